@@ -1,0 +1,29 @@
+--[[
+  Moves due timers of one partition into its stream, atomically: a timer is either still
+  scheduled or in the stream, never both and never lost. The clock is Redis TIME.
+
+  Input:
+    KEYS[1] timers     sorted set, member = timer id, score = due time (epoch ms)
+    KEYS[2] timer data hash, timer id => "<key byte length>:<key><message JSON>"
+    KEYS[3] stream     the partition stream `<prefix>:{<actor>:<p>}`
+    ARGV[1] max        most timers to move in this call (bounds the script's run time)
+
+  Output: number of timers moved (a caller that gets `max` back calls again).
+]]
+local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now, "LIMIT", 0, tonumber(ARGV[1]))
+for _, id in ipairs(due) do
+  local payload = redis.call("HGET", KEYS[2], id)
+  -- A timer without payload was half-written by a crashed writer of an older version: drop it.
+  if payload then
+    local sep = string.find(payload, ":", 1, true)
+    local keyLength = tonumber(string.sub(payload, 1, sep - 1))
+    local key = string.sub(payload, sep + 1, sep + keyLength)
+    local message = string.sub(payload, sep + keyLength + 1)
+    redis.call("XADD", KEYS[3], "*", "k", key, "m", message, "t", id)
+  end
+  redis.call("ZREM", KEYS[1], id)
+  redis.call("HDEL", KEYS[2], id)
+end
+return #due

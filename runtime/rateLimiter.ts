@@ -1,0 +1,50 @@
+// Distributed rate limiter (GCRA in one Lua script, Redis clock) shared by every process:
+// the HTTP tier limits per API key, the channel sender per provider.
+import type Redis from "ioredis";
+import { runtimeKeys } from "./keys";
+import { withScripts } from "./scripts";
+
+export interface RateLimitRule {
+  /** Units allowed per period; also the burst size. */
+  limit: number;
+  periodMs: number;
+  /** Units this call takes (default 1; 0 only reads the state). */
+  cost?: number;
+}
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Units still available right now, after this call. */
+  remaining: number;
+  /** Epoch ms at which the limit is fully replenished (for X-RateLimit-Reset). */
+  resetAt: number;
+  /** 0 when allowed, else ms to wait before this cost would be allowed (for Retry-After). */
+  retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  take(key: string, rule: RateLimitRule): Promise<RateLimitResult>;
+}
+
+/** Rate limits are never scaled by TIME_SCALE (DESIGN.md 3), so there is no timeScale here. */
+export function createRateLimiter(opts: { redis: Redis; prefix?: string }): RateLimiter {
+  const redis = withScripts(opts.redis);
+  const keys = runtimeKeys(opts.prefix ?? "nms");
+  return {
+    async take(key, { limit, periodMs, cost = 1 }) {
+      if (!(limit > 0) || !(periodMs > 0)) throw new RangeError("rate limit needs limit > 0 and periodMs > 0");
+      if (!(cost >= 0)) throw new RangeError("rate limit cost must be >= 0");
+      if (cost > limit) {
+        // Could never be allowed; answering "retry later" would make callers wait forever.
+        return { allowed: false, remaining: 0, resetAt: Date.now() + periodMs, retryAfterMs: Number.POSITIVE_INFINITY };
+      }
+      const [allowed, remaining, resetAfterMs, retryAfterMs, now] = await redis.nmsRuntime_rateLimit(keys.rateLimit(key), limit, periodMs, cost);
+      return {
+        allowed: Number(allowed) === 1,
+        remaining: Number(remaining),
+        resetAt: Number(now) + Number(resetAfterMs),
+        retryAfterMs: Number(retryAfterMs),
+      };
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Loads the runtime's Lua scripts (runtime/lua/<name>-<numKeys>.lua) once and registers them
+// on an ioredis client with defineCommand, so every call is EVALSHA (EVAL only after NOSCRIPT).
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type Redis from "ioredis";
+
+const SCRIPTS = ["rateLimit-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1"] as const;
+type ScriptName = (typeof SCRIPTS)[number];
+
+const sources = new Map<ScriptName, string>();
+function source(name: ScriptName): string {
+  let lua = sources.get(name);
+  if (!lua) {
+    lua = readFileSync(fileURLToPath(new URL(`./lua/${name}.lua`, import.meta.url)), "utf8");
+    sources.set(name, lua);
+  }
+  return lua;
+}
+
+/** Command names are prefixed so they cannot clash with anything else defined on a shared client. */
+export function commandName(name: ScriptName): string {
+  return "nmsRuntime_" + name.replace(/-\d+$/, "");
+}
+
+const defined = new WeakSet<object>();
+
+/** The script commands as methods; ioredis adds them to the client and to its pipelines. */
+export interface ScriptCommands {
+  nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
+  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number>;
+  nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
+  nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number): Promise<number>;
+  nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
+  nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
+  nmsRuntime_trimStream(stream: string, group: string): Promise<[number, string]>;
+}
+
+export type ScriptedRedis = Redis & ScriptCommands;
+
+export function withScripts(redis: Redis): ScriptedRedis {
+  if (!defined.has(redis)) {
+    for (const name of SCRIPTS) {
+      const numberOfKeys = Number(name.slice(name.lastIndexOf("-") + 1));
+      redis.defineCommand(commandName(name), { numberOfKeys, lua: source(name) });
+    }
+    defined.add(redis);
+  }
+  return redis as ScriptedRedis;
+}

@@ -1,0 +1,37 @@
+// Redis helpers for the runtime's tests: a random key prefix per test and SCAN+DEL cleanup
+// of exactly that prefix (never FLUSHALL: other engineers' tests share this Redis).
+import Redis from "ioredis";
+
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export function randomPrefix(label = "rt"): string {
+  return `test-${label}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export function connect(): Redis {
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+}
+
+export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = "0";
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) deleted += await redis.del(...keys);
+  } while (cursor !== "0");
+  return deleted;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls until check() returns a truthy value or the deadline passes (then returns the last value). */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await check();
+  while (!value && Date.now() < deadline) {
+    await sleep(everyMs);
+    value = await check();
+  }
+  return value;
+}
