@@ -1,0 +1,39 @@
+// The one event function: every notification.*, workflow.* and inbox.* event is written to
+// the events outbox in the caller's transaction; webhook dispatch and live streams read it.
+import type { Tx } from "../store/db";
+import { newId } from "../store/ids";
+
+export interface EventRecord {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+type Listener = (e: EventRecord & { tenantId: string; environment: string }) => void;
+const listeners = new Set<Listener>();
+
+/** In-process subscribers (webhook enqueueing, tests) run after the insert; they must not throw. */
+export function onEvent(fn: Listener): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export async function emitEvent(
+  tx: Tx,
+  e: { tenantId: string; environment: string; type: string; data: Record<string, unknown> },
+): Promise<EventRecord> {
+  const id = newId();
+  const createdAt = new Date();
+  await tx`insert into events (id, tenant_id, environment, type, data, created_at)
+           values (${id}, ${e.tenantId}, ${e.environment}, ${e.type}, ${tx.json(e.data as any)}, ${createdAt})`;
+  const record = { id, type: e.type, created_at: createdAt.toISOString(), data: e.data };
+  for (const fn of listeners) {
+    try {
+      fn({ ...record, tenantId: e.tenantId, environment: e.environment });
+    } catch {
+      /* a listener never breaks the emitter */
+    }
+  }
+  return record;
+}

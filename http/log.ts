@@ -1,0 +1,13 @@
+// The process logger (pino, JSON lines). Request-scoped children carry request_id.
+// Credentials never reach it: redact the usual places as a second line of defence.
+import pino from "pino";
+import { config } from "../config";
+
+export const logger = pino({
+  level: process.env.NODE_ENV === "test" && !process.env.LOG_LEVEL ? "warn" : config.logLevel,
+  base: { service: "nms" },
+  redact: {
+    paths: ["credentials", "*.credentials", "authorization", "*.authorization", "headers.authorization", "raw_key", "*.raw_key"],
+    censor: "[redacted]",
+  },
+});

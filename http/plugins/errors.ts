@@ -1,0 +1,115 @@
+// The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}}
+// with the request id header; JSON parsing and the 1 MiB body limit live here too.
+import { Elysia } from "elysia";
+import { ApiError, errorBody, type ErrorDetails } from "../errors";
+import { logger } from "../log";
+import { beginRequest, requestFacts } from "../request-context";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** JSON pointer "/subscribers/3/email" -> "subscribers[3].email" */
+export function fieldPath(pointer: string | undefined): string {
+  if (!pointer || pointer === "/" || pointer === "root") return "body";
+  const parts = pointer.replace(/^\//, "").split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let out = "";
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function humanMessage(e: any): string {
+  const msg: string = e?.message ?? "is invalid";
+  if (/required property/i.test(msg)) return "is required";
+  return msg.replace(/^Expected /, "must be ").replace(/^Unexpected property$/, "is not allowed");
+}
+
+export function validationDetails(error: any): ErrorDetails {
+  const details: ErrorDetails = {};
+  let all: any[] = [];
+  try {
+    all = error.all ?? [];
+  } catch {
+    all = [];
+  }
+  for (const e of all) {
+    const key = fieldPath(e.path);
+    const list = (details[key] ??= []);
+    const m = humanMessage(e);
+    if (!list.includes(m)) list.push(m);
+  }
+  if (Object.keys(details).length === 0) details.body = ["is invalid"];
+  return details;
+}
+
+const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json/i;
+
+export const errorsPlugin = new Elysia({ name: "plugins.errors" })
+  .onRequest(({ request, server, set }) => {
+    const f = beginRequest(request, server);
+    set.headers["x-request-id"] = f.id;
+    const len = Number(request.headers.get("content-length") ?? 0);
+    if (len > MAX_BODY_BYTES) {
+      set.status = 413;
+      return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+  })
+  .onParse({ as: "global" }, async ({ request, contentType }) => {
+    const type = contentType ?? request.headers.get("content-type") ?? "";
+    if (!JSON_TYPES.test(type)) return;
+    const buf = await request.arrayBuffer();
+    if (buf.byteLength > MAX_BODY_BYTES) {
+      throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    const text = new TextDecoder().decode(buf);
+    (request as any).__rawBody = text;
+    if (text.trim() === "") return {};
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new ApiError(400, "invalid_json", `Request body is not valid JSON: ${(err as Error).message}`);
+    }
+  })
+  .onError({ as: "global" }, ({ code, error, set, request }) => {
+    const f = requestFacts(request);
+    set.headers["x-request-id"] = f.id;
+    if (code === "PARSE" && (error as any).cause instanceof ApiError) error = (error as any).cause;
+    if (error instanceof ApiError) {
+      set.status = error.status;
+      if (error.headers) Object.assign(set.headers, error.headers);
+      return errorBody(error.code, error.message, error.details);
+    }
+    switch (code) {
+      case "VALIDATION": {
+        const on = (error as any).type;
+        if (on === "body" || on === "query" || on === "params" || on === "headers") {
+          set.status = 422;
+          return errorBody("validation_failed", "Validation failed", validationDetails(error));
+        }
+        break; // a response that fails its own schema is our bug: 500 below
+      }
+      case "PARSE":
+        set.status = 400;
+        return errorBody("invalid_json", "Request body is not valid JSON");
+      case "NOT_FOUND":
+        set.status = 404;
+        return errorBody("not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
+      case "INVALID_COOKIE_SIGNATURE":
+        set.status = 401;
+        return errorBody("invalid_session", "Session cookie is invalid");
+    }
+    const status = (error as any)?.status;
+    if (typeof status === "number" && status === 413) {
+      set.status = 413;
+      return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    logger.error({ request_id: f.id, err: error, code, path: new URL(request.url).pathname }, "unhandled error");
+    set.status = 500;
+    return { error: { code: "internal_error", message: `Internal error; quote request id ${f.id}`, request_id: f.id } };
+  })
+  .onAfterResponse({ as: "global" }, ({ request, set }) => {
+    const f = requestFacts(request);
+    const ms = Math.round((performance.now() - f.startedAt) * 10) / 10;
+    logger.info(
+      { request_id: f.id, method: request.method, path: new URL(request.url).pathname, status: set.status, ms },
+      "request",
+    );
+  });

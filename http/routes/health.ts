@@ -1,0 +1,31 @@
+// GET /health: liveness of the service and its two dependencies, for uptime checks.
+// 200 {status: "ok"} when PostgreSQL and Redis answer, 503 {status: "degraded"} otherwise.
+import { Elysia, t } from "elysia";
+import { config } from "../../config";
+import { pingPostgres } from "../../store/db";
+import { pingRedis } from "../../store/redis";
+
+const Check = t.Object({ status: t.Union([t.Literal("ok"), t.Literal("down")]), latency_ms: t.Number() });
+
+async function timed(fn: () => Promise<boolean>) {
+  const start = performance.now();
+  const ok = await fn();
+  return { status: ok ? ("ok" as const) : ("down" as const), latency_ms: Math.round((performance.now() - start) * 10) / 10 };
+}
+
+export const healthRoutes = new Elysia({ name: "routes.health" }).get(
+  "/health",
+  async ({ set }) => {
+    const [postgres, redis] = await Promise.all([timed(() => pingPostgres()), timed(() => pingRedis())]);
+    const ok = postgres.status === "ok" && redis.status === "ok";
+    set.status = ok ? 200 : 503;
+    return { status: ok ? ("ok" as const) : ("degraded" as const), checks: { postgres, redis }, version: config.version };
+  },
+  {
+    detail: { summary: "Service health", tags: ["public"] },
+    response: {
+      200: t.Object({ status: t.String(), checks: t.Object({ postgres: Check, redis: Check }), version: t.String() }),
+      503: t.Object({ status: t.String(), checks: t.Object({ postgres: Check, redis: Check }), version: t.String() }),
+    },
+  },
+);

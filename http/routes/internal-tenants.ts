@@ -1,0 +1,41 @@
+// POST /api/internal/tenants (admin token): creates a tenant with one production secret key.
+// The raw key is in this response only; scripts/create-tenant.ts offers the same from a shell.
+import { Elysia, t } from "elysia";
+import { createTenant } from "../../store/tenants";
+import { iso } from "../../store/time";
+import { adminPlugin } from "../plugins/auth";
+import { CreateTenantBody, TenantWithKey } from "../../schemas/tenants";
+
+export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants" })
+  .use(adminPlugin)
+  .post(
+    "/api/internal/tenants",
+    async ({ body, set }) => {
+      const { tenant, apiKey } = await createTenant(body.name.trim());
+      set.status = 201;
+      return {
+        data: {
+          id: tenant.id,
+          name: tenant.name,
+          created_at: iso(tenant.created_at)!,
+          api_key: {
+            id: apiKey.row.id,
+            key_type: apiKey.row.key_type,
+            environment: apiKey.row.environment,
+            prefix: apiKey.row.prefix,
+            raw_key: apiKey.raw,
+          },
+        },
+      };
+    },
+    {
+      body: CreateTenantBody,
+      response: { 201: t_data(TenantWithKey) },
+      detail: { summary: "Create a tenant (admin)", tags: ["admin"] },
+    },
+  );
+
+
+function t_data<T extends import("@sinclair/typebox").TSchema>(s: T) {
+  return t.Object({ data: s });
+}

@@ -1,0 +1,50 @@
+// The built-in `sandbox` provider (DESIGN.md 6): any channel, no network. Recipients starting
+// "fail" fail permanently, "bounce" bounce, everything else is delivered at once.
+import { randomUUID } from "node:crypto";
+import { ConfigChecks } from "./config-checks";
+import type { OutboundMessage, Provider, ProviderDefinition, SendResult } from "./types";
+import { CHANNELS } from "./types";
+
+export class SandboxProvider implements Provider {
+  readonly name = "sandbox";
+
+  async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
+    if (signal?.aborted) {
+      return { ok: false, retryable: true, error: { code: "aborted", message: "send was cancelled" } };
+    }
+    const recipient = msg.to.trim().toLowerCase();
+    if (recipient.startsWith("fail")) {
+      return {
+        ok: false,
+        retryable: false,
+        error: { code: "sandbox_rejected", message: "sandbox provider rejects recipients starting with 'fail'" },
+        response: { sandbox: true, outcome: "failed" },
+      };
+    }
+    const providerMessageId = `sandbox_${randomUUID()}`;
+    const bounced = recipient.startsWith("bounce");
+    return {
+      ok: true,
+      providerMessageId,
+      finalStatus: bounced ? "bounced" : "delivered",
+      response: { sandbox: true, outcome: bounced ? "bounced" : "delivered", message_id: providerMessageId },
+    };
+  }
+}
+
+export const sandboxDefinition: ProviderDefinition = {
+  name: "sandbox",
+  channels: [...CHANNELS],
+  // no network: the limit only exists so the sender's limiter has a number to use
+  defaultRateLimitPerSecond: 10_000,
+  credentialFields: [],
+  settingFields: [],
+  validate(credentials, settings) {
+    const checks = new ConfigChecks(credentials, settings);
+    checks.rateLimit();
+    return checks.errors;
+  },
+  create() {
+    return new SandboxProvider();
+  },
+};

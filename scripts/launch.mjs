@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// The quick-start launcher, run by `npm start` / `npm test` with plain Node: makes sure Redis
+// and PostgreSQL answer (installing and starting Debian's packages when nothing does), creates
+// and migrates the database, then hands over to Bun. Usage: node scripts/launch.mjs start|test|migrate|bench <script>
+import { spawn, spawnSync, execSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bun = join(root, "node_modules", ".bin", "bun");
+const [mode = "start", ...rest] = process.argv.slice(2);
+const log = (msg) => console.log(`[launch] ${msg}`);
+
+function probe(host, port, timeoutMs = 700) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    const done = (ok) => { s.destroy(); resolve(ok); };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once("connect", () => done(true));
+    s.once("error", () => done(false));
+  });
+}
+
+async function waitFor(host, port, what, seconds = 60) {
+  for (let i = 0; i < seconds * 4; i++) {
+    if (await probe(host, port)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not start answering on ${host}:${port}`);
+}
+
+const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+const isLocal = (h) => ["127.0.0.1", "localhost", "::1", "[::1]"].includes(h);
+let aptUpdated = false;
+function aptInstall(pkgs) {
+  const sudo = process.getuid && process.getuid() !== 0 && has("sudo") ? "sudo " : "";
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  if (!aptUpdated) {
+    log("apt-get update");
+    execSync(`${sudo}apt-get update -qq`, { stdio: "inherit", env });
+    aptUpdated = true;
+  }
+  log(`apt-get install ${pkgs.join(" ")}`);
+  execSync(`${sudo}apt-get install -y -qq ${pkgs.join(" ")}`, { stdio: "inherit", env });
+}
+
+async function ensureRedis(url) {
+  const u = new URL(url);
+  const host = u.hostname || "127.0.0.1";
+  const port = Number(u.port || 6379);
+  if (await probe(host, port)) return;
+  if (!isLocal(host)) throw new Error(`Redis at ${host}:${port} does not answer`);
+  if (!has("redis-server")) aptInstall(["redis-server"]);
+  const dir = join(root, ".nms", "redis");
+  mkdirSync(dir, { recursive: true });
+  log(`starting redis-server on ${port} (data in ${dir})`);
+  execSync(`redis-server --daemonize yes --bind 127.0.0.1 --port ${port} --dir ${dir} --appendonly yes --logfile ${join(dir, "redis.log")}`, { stdio: "inherit" });
+  await waitFor(host, port, "Redis");
+}
+
+function pgClusters() {
+  if (!existsSync("/etc/postgresql")) return [];
+  return readdirSync("/etc/postgresql").flatMap((v) =>
+    existsSync(`/etc/postgresql/${v}/main`) ? [{ version: v, dir: `/etc/postgresql/${v}/main` }] : [],
+  );
+}
+
+async function ensurePostgres(url) {
+  const u = new URL(url);
+  const host = u.hostname || "127.0.0.1";
+  const port = Number(u.port || 5432);
+  if (await probe(host, port)) return;
+  if (!isLocal(host)) throw new Error(`PostgreSQL at ${host}:${port} does not answer`);
+  if (pgClusters().length === 0) aptInstall(["postgresql"]);
+  const cluster = pgClusters()[0];
+  if (!cluster) throw new Error("postgresql is installed but has no cluster in /etc/postgresql");
+  // local development trusts loopback connections as the quick start promises (user postgres, no password)
+  const hba = join(cluster.dir, "pg_hba.conf");
+  const text = readFileSync(hba, "utf8");
+  if (!text.includes("# nms quick start")) {
+    writeFileSync(hba, `# nms quick start: trust loopback\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n${text}`);
+  }
+  log(`starting PostgreSQL ${cluster.version}`);
+  execSync(`pg_ctlcluster --skip-systemctl-redirect ${cluster.version} main start || pg_ctlcluster ${cluster.version} main start`, { stdio: "inherit", shell: "/bin/sh" });
+  await waitFor(host, port, "PostgreSQL");
+}
+
+function run(cmd, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
+    for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+function runCapture(cmd, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let tail = "";
+    const keep = (chunk) => { tail = (tail + chunk.toString()).slice(-20000); };
+    child.stdout.on("data", (c) => { process.stdout.write(c); keep(c); });
+    child.stderr.on("data", (c) => { process.stderr.write(c); keep(c); });
+    child.on("exit", (code) => resolve({ code: code ?? 1, tail }));
+  });
+}
+
+async function main() {
+  if (!existsSync(bun)) throw new Error("Bun is missing: run `npm install` first");
+  const env = { ...process.env };
+  if (mode === "test") {
+    env.NODE_ENV = "test";
+    env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms_test";
+  }
+  env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms";
+  env.REDIS_URL ??= "redis://127.0.0.1:6379";
+  await ensureRedis(env.REDIS_URL);
+  await ensurePostgres(env.DATABASE_URL);
+  const migrated = await run(bun, ["scripts/migrate.ts"], env);
+  if (migrated !== 0) process.exit(migrated);
+  if (mode === "migrate") return;
+  if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], env));
+  if (mode === "bench") process.exit(await run(bun, rest, env));
+  if (mode === "test") {
+    const { code, tail } = await runCapture(bun, ["test", ...rest], env);
+    const clean = tail.replace(/\x1b\[[0-9;]*m/g, "");
+    const passed = [...clean.matchAll(/^\s*(\d+) pass\s*$/gm)].pop()?.[1];
+    const failed = [...clean.matchAll(/^\s*(\d+) fail\s*$/gm)].pop()?.[1];
+    console.log(`tests: ${passed ?? 0} passed, ${failed ?? (code === 0 ? 0 : 1)} failed`);
+    process.exit(code);
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+main().catch((err) => {
+  console.error(`[launch] ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+// Runs the service: the API and every actor in one process (quick start), or one Procfile
+// kind with `--only <kind>` (api, or an actor name). Prints the URL, admin token and a ready line.
+import { config } from "../config";
+import { logger } from "../http/log";
+import { startServer } from "../http/server";
+import { startActors, actorKinds } from "../actors";
+
+const onlyIdx = process.argv.indexOf("--only");
+const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
+if (only && only !== "api" && !actorKinds().includes(only)) {
+  console.error(`unknown kind ${only}; expected api or one of: ${actorKinds().join(", ")}`);
+  process.exit(2);
+}
+
+const stops: (() => Promise<void>)[] = [];
+if (!only || only === "api") {
+  const server = startServer(config.port);
+  stops.push(() => server.stop());
+  console.log(`NMS API listening at ${server.url}`);
+  console.log(`Admin token: ${config.adminToken}${config.adminTokenGenerated ? " (generated for development, kept in .nms/dev-secrets.json)" : ""}`);
+  console.log(`OpenAPI document: ${server.url}/openapi.json`);
+}
+if (!only || only !== "api") {
+  const actors = await startActors(only ? [only] : actorKinds());
+  stops.push(() => actors.stop());
+  console.log(`Actors running: ${(only ? [only] : actorKinds()).join(", ") || "(none)"}`);
+}
+console.log(`ready: nms ${config.version} (${only ?? "api + all actors"}) pid ${process.pid}`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down: stop reading, finish in-flight work, release leases");
+  const timer = setTimeout(() => process.exit(1), 30_000);
+  for (const stop of stops.reverse()) {
+    try {
+      await stop();
+    } catch (err) {
+      logger.error({ err }, "error during shutdown");
+    }
+  }
+  clearTimeout(timer);
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,26 @@
+// The PostgreSQL connection pool (postgres.js) shared by every repository module.
+// PostgreSQL is the source of truth; Redis only carries work.
+import postgres from "postgres";
+import { config } from "../config";
+
+export const sql = postgres(config.databaseUrl, {
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+  onnotice: () => {},
+  // timestamps come back as Date; we format them in the serializers
+  transform: { undefined: null },
+});
+
+export type Sql = typeof sql;
+export type Tx = postgres.TransactionSql<Record<string, never>> | typeof sql;
+
+export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {
+  try {
+    await Promise.race([
+      sql`select 1`,
+      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs)),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,27 @@
+// The shared ioredis connection and the one place keys outside runtime/ get their prefix.
+// REDIS_PREFIX lets tests and several deployments share one Redis without collisions.
+import Redis from "ioredis";
+import { config } from "../config";
+
+export const redis = new Redis(config.redisUrl, {
+  maxRetriesPerRequest: 2,
+  enableOfflineQueue: true,
+  lazyConnect: false,
+});
+redis.on("error", () => {}); // health checks report it; ioredis reconnects by itself
+
+export function redisKey(...parts: (string | number)[]): string {
+  return [config.redisPrefix, ...parts].join(":");
+}
+
+export async function pingRedis(timeoutMs = 1000): Promise<boolean> {
+  try {
+    const r = await Promise.race([
+      redis.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs)),
+    ]);
+    return r === "PONG";
+  } catch {
+    return false;
+  }
+}

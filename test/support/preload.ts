@@ -1,0 +1,6 @@
+// Loaded before every test file (bunfig.toml): marks the process as a test run so the
+// logger stays quiet and app.handle() may pass a client address header.
+process.env.NODE_ENV = "test";
+process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms_test";
+process.env.ADMIN_TOKEN ??= "test_admin_token";
+process.env.REDIS_PREFIX ??= `nmstest${process.pid}`;
