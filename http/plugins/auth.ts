@@ -60,6 +60,16 @@ export const authPlugin = new Elysia({ name: "plugins.auth" }).derive({ as: "sco
   return { auth };
 });
 
+/**
+ * Auth for the subscriber-scoped inbox routes (list, read, read-all, unread-count,
+ * preferences, stream): secret keys and sessions as above, plus publishable keys with
+ * X-Subscriber-Id / X-Subscriber-Hash and the Origin check (DESIGN.md 5).
+ */
+export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive({ as: "scoped" }, async ({ request }) => {
+  const auth = await resolveApiKey(request);
+  return { auth };
+});
+
 /** Admin bearer token for /api/internal/* and /v1/admin/*. */
 export const adminPlugin = new Elysia({ name: "plugins.admin" }).onBeforeHandle({ as: "scoped" }, async ({ request }) => {
   const { config } = await import("../../config");
