@@ -1,0 +1,196 @@
+// The `smtp` email provider (nodemailer): DKIM-signs when the message carries the verified
+// domain's key, passes List-Unsubscribe headers, and reads SMTP reply codes as retryable (4xx) or permanent (5xx).
+import nodemailer, { type SendMailOptions, type SMTPTransportOptions, type Transporter } from "nodemailer";
+import { ConfigChecks, isEmail, stringSetting } from "../config-checks";
+import { failure } from "../outcome";
+import type {
+  OutboundMessage,
+  Provider,
+  ProviderConfig,
+  ProviderDefinition,
+  ProviderDeps,
+  SendFailure,
+  SendResult,
+} from "../types";
+import { DEFAULT_TIMEOUT_MS } from "../types";
+
+// nodemailer codes for a connection that never got as far as an SMTP reply
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNECTION",
+  "ETIMEDOUT",
+  "ESOCKET",
+  "EDNS",
+  "ETLS",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+  message?: string;
+  name?: string;
+  rejectedErrors?: SmtpError[];
+}
+
+/**
+ * Pure classification of a nodemailer error: an SMTP 4xx reply (and 421 closing) is transient,
+ * a 5xx reply is permanent, and connection-level errors (no reply at all) are transient.
+ */
+export function classifySmtpError(err: unknown, timedOut = false): SendFailure {
+  const e = (err ?? {}) as SmtpError;
+  // a refused recipient hides its reply code inside rejectedErrors
+  const replyCode = e.responseCode ?? e.rejectedErrors?.find((r) => r.responseCode)?.responseCode;
+  const response: Record<string, unknown> = {};
+  if (replyCode) response.smtp_code = replyCode;
+  if (e.response) response.smtp_response = String(e.response).slice(0, 512);
+  if (e.command) response.command = e.command;
+  const message = (e.message ?? String(err)).slice(0, 512);
+  if (replyCode) {
+    const retryable = replyCode >= 400 && replyCode < 500;
+    return failure(retryable, `smtp_${replyCode}`, message, { response });
+  }
+  if (timedOut || e.code === "EABORT" || e.name === "AbortError") {
+    return failure(true, timedOut ? "timeout" : "aborted", timedOut ? "SMTP server did not finish before the deadline" : message, {
+      response,
+    });
+  }
+  if (e.code && CONNECTION_ERROR_CODES.has(e.code)) {
+    return failure(true, "connection_error", message, { response: { ...response, error_code: e.code } });
+  }
+  if (e.code === "EAUTH" || e.code === "ENOAUTH") return failure(false, "auth_failed", message, { response });
+  // EENVELOPE/EMESSAGE/ECONFIG without a reply are our message or config being wrong: retrying repeats it
+  return failure(false, e.code ? e.code.toLowerCase() : "smtp_error", message, { response });
+}
+
+function domainOf(address: string): string {
+  const at = address.lastIndexOf("@");
+  return at >= 0 ? address.slice(at + 1) : "localhost";
+}
+
+export class SmtpProvider implements Provider {
+  readonly name = "smtp";
+  private readonly transport: Transporter;
+  private readonly fromEmail: string;
+  private readonly fromName: string;
+  private readonly timeoutMs: number;
+
+  constructor(config: ProviderConfig, deps: ProviderDeps) {
+    const { credentials, settings } = config;
+    const port = typeof settings.port === "number" ? settings.port : Number(settings.port ?? 587) || 587;
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const username = stringSetting(credentials, "username");
+    this.transport = nodemailer.createTransport({
+      host: stringSetting(settings, "host"),
+      port,
+      secure: typeof settings.secure === "boolean" ? settings.secure : port === 465,
+      auth: username ? { user: username, pass: stringSetting(credentials, "password") } : undefined,
+      // nodemailer's own timers bound each phase; the AbortSignal below bounds the whole send
+      connectionTimeout: this.timeoutMs,
+      greetingTimeout: this.timeoutMs,
+      socketTimeout: this.timeoutMs,
+      dnsTimeout: this.timeoutMs,
+    } as SMTPTransportOptions);
+    this.fromEmail = stringSetting(settings, "from_email");
+    this.fromName = stringSetting(settings, "from_name");
+  }
+
+  buildMail(msg: OutboundMessage): Record<string, unknown> {
+    const mail: Record<string, unknown> = {
+      from: this.fromName ? { name: this.fromName, address: this.fromEmail } : this.fromEmail,
+      to: msg.to,
+      subject: msg.subject ?? "",
+      // a Message-ID derived from the notification lets bounces and replies be matched back
+      messageId: `<${msg.notificationId}@${domainOf(this.fromEmail)}>`,
+      headers: { ...(msg.headers ?? {}), "X-Notification-Id": msg.notificationId },
+    };
+    const text = msg.text ?? msg.content;
+    if (text) mail.text = text;
+    if (msg.html) mail.html = msg.html;
+    if (msg.dkim) {
+      mail.dkim = {
+        domainName: msg.dkim.domainName,
+        keySelector: msg.dkim.keySelector,
+        privateKey: msg.dkim.privateKey,
+      };
+    }
+    return mail;
+  }
+
+  async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
+    if (!msg.text && !msg.content && !msg.html) return failure(false, "empty_content", "email has neither text nor html content");
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const joined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const info = (await this.transport.sendMail({ ...this.buildMail(msg), signal: joined } as SendMailOptions)) as {
+        messageId?: string;
+        response?: string;
+        accepted?: unknown[];
+        rejected?: unknown[];
+        serverMessageId?: string;
+      };
+      const response: Record<string, unknown> = {
+        smtp_response: info.response,
+        accepted: (info.accepted ?? []).map(String),
+        rejected: (info.rejected ?? []).map(String),
+      };
+      if (info.serverMessageId) response.server_message_id = info.serverMessageId;
+      if ((info.accepted ?? []).length === 0) {
+        return failure(false, "recipient_rejected", "SMTP server accepted no recipient", { response });
+      }
+      return { ok: true, providerMessageId: info.messageId ?? `<${msg.notificationId}>`, response };
+    } catch (err) {
+      return classifySmtpError(err, timeout.aborted && !(signal?.aborted ?? false));
+    }
+  }
+}
+
+export const smtpDefinition: ProviderDefinition = {
+  name: "smtp",
+  channels: ["email"],
+  defaultRateLimitPerSecond: 10,
+  credentialFields: [
+    { name: "username", required: false, description: "SMTP AUTH user" },
+    { name: "password", required: false, description: "SMTP AUTH password" },
+  ],
+  settingFields: [
+    { name: "host", required: true, description: "SMTP server host" },
+    { name: "port", required: false, description: "SMTP port 1-65535 (default 587)" },
+    { name: "secure", required: false, description: "implicit TLS (default: true on port 465)" },
+    { name: "from_email", required: true, description: "sender address" },
+    { name: "from_name", required: false, description: "sender display name" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)" },
+  ],
+  validate(credentials, settings) {
+    const checks = new ConfigChecks(credentials, settings);
+    const user = checks.optionalString("credentials", "username");
+    checks.optionalString("credentials", "password");
+    if (user === undefined && checks.present("credentials", "password")) {
+      checks.add("credentials", "username", "is required when a password is given");
+    }
+    const host = checks.requireString("settings", "host");
+    if (host !== undefined && /[\s/]/.test(host)) checks.add("settings", "host", "must be a host name or IP address");
+    if (checks.present("settings", "port")) {
+      const port = settings.port;
+      if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
+        checks.add("settings", "port", "must be an integer between 1 and 65535");
+      }
+    }
+    checks.optionalBoolean("settings", "secure");
+    const from = checks.requireString("settings", "from_email");
+    if (from !== undefined && !isEmail(from)) checks.add("settings", "from_email", "must be an email address");
+    checks.optionalString("settings", "from_name");
+    checks.rateLimit();
+    return checks.errors;
+  },
+  create(config, deps = {}) {
+    return new SmtpProvider(config, deps);
+  },
+};
