@@ -1,0 +1,123 @@
+// The standard error body of DESIGN.md section 4 for every error kind the foundation owns,
+// the request id on every response, and the tenant bootstrap route.
+import { describe, expect, test } from "bun:test";
+import { ADMIN_TOKEN, app, call } from "../support/fixtures";
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+function expectStandardError(body: any, code: string) {
+  expect(body).toBeObject();
+  expect(body.error).toBeObject();
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe("string");
+  expect(body.error.message.length).toBeGreaterThan(0);
+}
+
+describe("errors have the standard body {error: {code, message, details?}}", () => {
+  test("unknown route -> 404 not_found", async () => {
+    const r = await call("GET", "/v1/definitely-not-a-route");
+    expect(r.status).toBe(404);
+    expectStandardError(r.body, "not_found");
+  });
+
+  test("malformed JSON -> 400 invalid_json", async () => {
+    const r = await call("POST", "/api/internal/tenants", { rawBody: '{"name": ', headers: admin });
+    expect(r.status).toBe(400);
+    expectStandardError(r.body, "invalid_json");
+  });
+
+  test("validation error -> 422 validation_failed with details per field", async () => {
+    const r = await call("POST", "/api/internal/tenants", { body: { name: 42 }, headers: admin });
+    expect(r.status).toBe(422);
+    expectStandardError(r.body, "validation_failed");
+    expect(Object.keys(r.body.error.details)).toContain("name");
+    expect(r.body.error.details.name).toBeArray();
+    expect(typeof r.body.error.details.name[0]).toBe("string");
+  });
+
+  test("missing required field -> 422 with details for that field", async () => {
+    const r = await call("POST", "/api/internal/tenants", { body: {}, headers: admin });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details.name).toBeArray();
+  });
+
+  test("body over 1 MiB -> 413 payload_too_large (with and without Content-Length)", async () => {
+    const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) });
+    const withLength = await app().handle(
+      new Request("http://localhost/api/internal/tenants", {
+        method: "POST",
+        headers: { ...admin, "content-type": "application/json", "content-length": String(big.length) },
+        body: big,
+      }),
+    );
+    expect(withLength.status).toBe(413);
+    expectStandardError(await withLength.json(), "payload_too_large");
+    const streamed = await call("POST", "/api/internal/tenants", { rawBody: big, headers: admin });
+    expect(streamed.status).toBe(413);
+    expectStandardError(streamed.body, "payload_too_large");
+  });
+
+  test("admin route without the admin token -> 401 with the standard body", async () => {
+    const r = await call("POST", "/api/internal/tenants", { body: { name: "x" }, headers: { authorization: "Bearer wrong" } });
+    expect(r.status).toBe(401);
+    expectStandardError(r.body, "invalid_admin_token");
+  });
+
+  test("an unexpected failure -> 500 internal_error carrying the request id, never a stack", async () => {
+    const { Elysia } = await import("elysia");
+    const { errorsPlugin } = await import("../../http/plugins/errors");
+    const boom = new Elysia().use(errorsPlugin).get("/boom", () => {
+      throw new Error("secret internal detail at /srv/app.ts:12");
+    });
+    const res = await boom.handle(new Request("http://localhost/boom"));
+    expect(res.status).toBe(500);
+    const body: any = await res.json();
+    expectStandardError(body, "internal_error");
+    const rid = res.headers.get("x-request-id");
+    expect(rid).toBeTruthy();
+    expect(body.error.message).toContain(rid!);
+    expect(JSON.stringify(body)).not.toContain("secret internal detail");
+    expect(JSON.stringify(body)).not.toContain("app.ts");
+  });
+});
+
+describe("request ids", () => {
+  test("every response carries X-Request-Id, errors included", async () => {
+    for (const [m, p] of [["GET", "/health"], ["GET", "/nope"], ["POST", "/api/internal/tenants"]] as const) {
+      const r = await call(m, p, { headers: admin, rawBody: m === "POST" ? "{" : undefined });
+      expect(r.headers.get("x-request-id")).toMatch(/^[\w.:-]+$/);
+    }
+  });
+
+  test("a sane incoming X-Request-Id is kept", async () => {
+    const r = await call("GET", "/health", { headers: { "x-request-id": "trace-abc-123" } });
+    expect(r.headers.get("x-request-id")).toBe("trace-abc-123");
+  });
+});
+
+describe("POST /api/internal/tenants", () => {
+  test("creates a tenant and returns one production secret key once (data.api_key)", async () => {
+    const r = await call("POST", "/api/internal/tenants", { body: { name: "Acme Foundation" }, headers: admin });
+    expect(r.status).toBe(201);
+    expect(r.body.data.name).toBe("Acme Foundation");
+    expect(r.body.data.api_key.raw_key).toMatch(/^nk_live_[0-9A-Za-z]{40}$/);
+    expect(r.body.data.api_key.environment).toBe("production");
+    expect(r.body.data.api_key.key_type).toBe("secret");
+    expect(r.body.data.api_key.prefix).toBe(r.body.data.api_key.raw_key.slice(0, 12));
+    const { sql } = await import("../../store/db");
+    const rows = await sql`select key_hash from api_keys where id = ${r.body.data.api_key.id}`;
+    expect(rows[0]!.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]!.key_hash).not.toContain(r.body.data.api_key.raw_key);
+  });
+});
+
+describe("GET /health", () => {
+  test("200 {status: ok, checks: {postgres, redis}, version} when both answer", async () => {
+    const r = await call("GET", "/health");
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe("ok");
+    expect(r.body.checks.postgres.status).toBe("ok");
+    expect(r.body.checks.redis.status).toBe("ok");
+    expect(typeof r.body.version).toBe("string");
+  });
+});

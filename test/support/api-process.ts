@@ -1,0 +1,48 @@
+// Spawns a separate API process (test/support/api-process-main.ts) with extra environment and
+// resolves once it listens; tests use it for multi-process behaviour and dependency failures.
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+
+export interface ApiProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startApiProcess(env: Record<string, string> = {}): Promise<ApiProcess> {
+  const child = spawn(join(root, "node_modules", ".bin", "bun"), [join(root, "test/support/api-process-main.ts")], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening (\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+    child.once("exit", (code) => reject(new Error(`API process exited ${code}:\n${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+    },
+  };
+}
