@@ -1,0 +1,69 @@
+// Actor definitions and the context a handler receives. An actor is a plain object: a name,
+// how to find a message's key, and an idempotent handler (delivery is at-least-once).
+
+export interface RuntimeLogger {
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+  debug(obj: unknown, msg?: string): void;
+  child?(bindings: Record<string, unknown>): RuntimeLogger;
+}
+
+export interface TimerOptions {
+  /** Do not multiply the delay by timeScale (for waits that must stay real, e.g. provider rate limits). */
+  unscaled?: boolean;
+}
+
+export interface ActorContext {
+  /** The message's actor key; messages with the same key run one at a time, in stream order. */
+  readonly key: string;
+  /** Stream entry id; stable across redeliveries, usable as an idempotency key. */
+  readonly messageId: string;
+  /** 1 on the first run, then 2, 3 ... including runs on hosts that crashed. */
+  readonly deliveries: number;
+  readonly partition: number;
+  schedule<N>(timerId: string, delayMs: number, msg: N, opts?: TimerOptions): Promise<number>;
+  cancel(timerId: string): Promise<boolean>;
+  send<N>(actor: Actor<N>, msg: N): Promise<string>;
+  readonly log: RuntimeLogger;
+}
+
+export interface ActorDefinition<M> {
+  /** Stream names use it: letters, digits, '-' and '_' only. */
+  name: string;
+  keyOf(msg: M): string;
+  /**
+   * Must be idempotent: a message is handled at least once. It runs again after a crash before
+   * its ack, and after a throw (up to maxDeliveries), so side effects need deterministic keys.
+   */
+  handle(msg: M, ctx: ActorContext): Promise<void>;
+  /** Partitions of this actor's stream; senders and hosts must agree (default: the runtime's). */
+  partitions?: number;
+  /** Most handlers of this actor running at once in one host (default: the host's limit). */
+  concurrency?: number;
+  /** Runs before the message is dead-lettered (default 5). */
+  maxDeliveries?: number;
+  /** Back-off before the next run, in ms before timeScale (default retryDelayFor). */
+  retryDelayMs?(deliveries: number): number;
+}
+
+export interface Actor<M = unknown> extends Readonly<ActorDefinition<M>> {
+  readonly maxDeliveries: number;
+}
+
+const NAME = /^[A-Za-z0-9_-]+$/;
+
+export function defineActor<M>(def: ActorDefinition<M>): Actor<M> {
+  if (!NAME.test(def.name)) throw new Error(`actor name "${def.name}" must match ${NAME}`);
+  const maxDeliveries = def.maxDeliveries ?? 5;
+  if (!(maxDeliveries >= 1)) throw new Error("maxDeliveries must be >= 1");
+  if (def.partitions !== undefined && !(Number.isInteger(def.partitions) && def.partitions > 0)) throw new Error("partitions must be a positive integer");
+  return Object.freeze({ ...def, maxDeliveries });
+}
+
+export const silentLogger: RuntimeLogger = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+};

@@ -1,0 +1,139 @@
+// createRuntime: the client side of the actor runtime (send, sendMany, schedule, cancel, rate
+// limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
+import Redis from "ioredis";
+import { silentLogger, type Actor, type RuntimeLogger, type TimerOptions } from "./actor";
+import { encodeTimerPayload } from "./codec";
+import { startHost, type Host, type HostOptions } from "./host";
+import { runtimeKeys, type RuntimeKeys } from "./keys";
+import { partitionOf } from "./partition";
+import { createRateLimiter, type RateLimiter } from "./rateLimiter";
+import { withScripts, type ScriptedRedis } from "./scripts";
+
+export interface RuntimeOptions {
+  redisUrl?: string;
+  /** An ioredis client to share; the runtime duplicates it for blocking reads and never closes it. */
+  redis?: Redis;
+  prefix?: string;
+  partitions?: number;
+  /** Multiplies timer delays and retry back-off (tests set it small); never leases or rate limits. */
+  timeScale?: number;
+  logger?: RuntimeLogger;
+}
+
+export interface Runtime {
+  readonly prefix: string;
+  readonly partitions: number;
+  readonly timeScale: number;
+  readonly keys: RuntimeKeys;
+  readonly redis: ScriptedRedis;
+  readonly logger: RuntimeLogger;
+  readonly rateLimiter: RateLimiter;
+  partitionsOf(actor: Actor<any>): number;
+  partitionFor<M>(actor: Actor<M>, msg: M): number;
+  /** Appends one message to its partition stream; resolves to the stream entry id. */
+  send<M>(actor: Actor<M>, msg: M): Promise<string>;
+  /** Appends many messages in one pipeline; resolves to their entry ids in order. */
+  sendMany<M>(actor: Actor<M>, msgs: M[]): Promise<string[]>;
+  /** Schedules msg after delayMs (times timeScale unless unscaled); same timerId replaces. Resolves to the due time (ms). */
+  schedule<M>(actor: Actor<M>, timerId: string, delayMs: number, msg: M, opts?: TimerOptions): Promise<number>;
+  /** Removes a timer that has not fired; resolves to whether one was removed. */
+  cancel(actor: Actor<any>, timerId: string): Promise<boolean>;
+  startHost(opts: HostOptions): Host;
+  /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
+  close(): Promise<void>;
+}
+
+export function createRuntime(opts: RuntimeOptions): Runtime {
+  if (!opts.redis && !opts.redisUrl) throw new Error("createRuntime needs redis or redisUrl");
+  const ownsConnection = !opts.redis;
+  // Auto-pipelining batches the sends and timer writes that many handlers make in one tick.
+  const redis = withScripts(opts.redis ?? new Redis(opts.redisUrl!, { maxRetriesPerRequest: null, enableAutoPipelining: true }));
+  const prefix = opts.prefix ?? "nms";
+  const partitions = opts.partitions ?? 16;
+  const timeScale = opts.timeScale ?? 1;
+  if (!(Number.isInteger(partitions) && partitions > 0)) throw new Error("partitions must be a positive integer");
+  if (!(timeScale >= 0)) throw new Error("timeScale must be >= 0");
+  const keys = runtimeKeys(prefix);
+  const logger = opts.logger ?? silentLogger;
+
+  const partitionsOf = (actor: Actor<any>) => actor.partitions ?? partitions;
+  const partitionFor = <M>(actor: Actor<M>, msg: M) => partitionOf(actor.keyOf(msg), partitionsOf(actor));
+
+  const runtime: Runtime = {
+    prefix,
+    partitions,
+    timeScale,
+    keys,
+    redis,
+    logger,
+    rateLimiter: createRateLimiter({ redis, prefix }),
+    partitionsOf,
+    partitionFor,
+
+    async send(actor, msg) {
+      const key = actor.keyOf(msg);
+      const id = await redis.xadd(keys.stream(actor.name, partitionOf(key, partitionsOf(actor))), "*", "k", key, "m", JSON.stringify(msg));
+      return id as string;
+    },
+
+    async sendMany(actor, msgs) {
+      if (msgs.length === 0) return [];
+      const P = partitionsOf(actor);
+      const pipeline = redis.pipeline();
+      for (const msg of msgs) {
+        const key = actor.keyOf(msg);
+        pipeline.xadd(keys.stream(actor.name, partitionOf(key, P)), "*", "k", key, "m", JSON.stringify(msg));
+      }
+      const results = (await pipeline.exec()) ?? [];
+      return results.map(([err, id]) => {
+        if (err) throw err;
+        return id as string;
+      });
+    },
+
+    async schedule(actor, timerId, delayMs, msg, timerOpts) {
+      const key = actor.keyOf(msg);
+      const P = partitionsOf(actor);
+      const home = partitionOf(key, P);
+      const delay = timerOpts?.unscaled ? delayMs : delayMs * timeScale;
+      // Same id = replace, even when the new message's key lives in another partition.
+      const pipeline = redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+      for (let p = 0; p < P; p++) {
+        if (p === home) continue;
+        pipeline.zrem(keys.timers(actor.name, p), timerId);
+        pipeline.hdel(keys.timerData(actor.name, p), timerId);
+      }
+      pipeline.nmsRuntime_scheduleTimer(keys.timers(actor.name, home), keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg));
+      const results = (await pipeline.exec()) ?? [];
+      const [err, due] = results[results.length - 1]!;
+      if (err) throw err;
+      return Number(due);
+    },
+
+    async cancel(actor, timerId) {
+      const P = partitionsOf(actor);
+      const pipeline = redis.pipeline();
+      for (let p = 0; p < P; p++) {
+        pipeline.zrem(keys.timers(actor.name, p), timerId);
+        pipeline.hdel(keys.timerData(actor.name, p), timerId);
+      }
+      const results = (await pipeline.exec()) ?? [];
+      let removed = false;
+      for (let i = 0; i < results.length; i += 2) {
+        const [err, n] = results[i]!;
+        if (err) throw err;
+        if (Number(n) > 0) removed = true;
+      }
+      return removed;
+    },
+
+    startHost(hostOpts) {
+      return startHost(runtime, hostOpts);
+    },
+
+    async close() {
+      if (ownsConnection) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+  return runtime;
+}
