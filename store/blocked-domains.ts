@@ -1,0 +1,264 @@
+// Disposable/blocked email domains: the blocked_domains table (seeded from the
+// disposable-email-domains package), its admin edits, and the in-process lookup cache.
+//
+// Hot paths (notification sends, subscriber writes, sign-ups) call isBlockedEmail/isBlockedDomain,
+// so lookups read an in-process Set and never touch PostgreSQL after the first load.
+// Redis keys:
+//   <prefix>:blocked-domains:version  INCR'd on every change; polled every POLL_MS as a fallback
+//   <prefix>:blocked-domains:changed  pub/sub channel; a message makes every process reload now
+import { createRequire } from "node:module";
+import { domainToASCII } from "node:url";
+import { sql, type Tx } from "./db";
+import { redis, redisKey } from "./redis";
+
+const require = createRequire(import.meta.url);
+const POLL_MS = 2000;
+const SEED_LOCK = 827364777;
+
+export interface BlockedDomainRow {
+  domain: string;
+  source: "package" | "admin";
+  created_at: Date;
+}
+
+const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** Lower-case ASCII (punycode) form without a trailing dot, or null when it is not a hostname. */
+export function normalizeDomain(input: string): string | null {
+  if (typeof input !== "string") return null;
+  let d = input.trim().toLowerCase().replace(/\.$/, "");
+  if (d === "" || d.length > 253) return null;
+  if (/[^\x00-\x7f]/.test(d)) {
+    d = domainToASCII(d);
+    if (!d) return null;
+  }
+  const labels = d.split(".");
+  if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) return null;
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return null; // an IP address, not a domain
+  return d;
+}
+
+/** The domain part of an email address, normalized; null when the address has none. */
+export function emailDomain(email: string): string | null {
+  if (typeof email !== "string") return null;
+  const at = email.lastIndexOf("@");
+  if (at <= 0 || at === email.length - 1) return null;
+  return normalizeDomain(email.slice(at + 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding from the package: once per package version, skipping domains an admin unblocked.
+
+function packageList(): { version: string; domains: string[] } {
+  const version: string = require("disposable-email-domains/package.json").version;
+  const domains: string[] = require("disposable-email-domains");
+  return { version, domains };
+}
+
+let seeding: Promise<void> | null = null;
+
+/** Inserts the package's domains (ON CONFLICT DO NOTHING) unless this version was seeded already. */
+export function ensureBlocklistSeeded(): Promise<void> {
+  return (seeding ??= seedOnce().catch((err) => {
+    seeding = null; // let the next caller retry
+    throw err;
+  }));
+}
+
+async function seedOnce(): Promise<void> {
+  const { version, domains } = packageList();
+  const [done] = await sql`select 1 from blocked_domain_seeds where version = ${version}`;
+  if (done) return;
+  const clean = [...new Set(domains.map((d) => normalizeDomain(d)).filter((d): d is string => d !== null))];
+  await sql.begin(async (tx) => {
+    // several processes may start together; one seeds, the others find the version row
+    await tx`select pg_advisory_xact_lock(${SEED_LOCK})`;
+    const [again] = await tx`select 1 from blocked_domain_seeds where version = ${version}`;
+    if (again) return;
+    await tx`
+      insert into blocked_domains (domain, source)
+      select d, 'package' from unnest(${clean}::text[]) as d
+      where not exists (select 1 from unblocked_domains u where u.domain = d)
+      on conflict do nothing`;
+    await tx`insert into blocked_domain_seeds (version, count) values (${version}, ${clean.length})`;
+  });
+  await announceChange();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The in-process cache.
+
+let cache: Set<string> | null = null;
+let loading: Promise<Set<string>> | null = null;
+let knownVersion: string | null = null;
+let lastPoll = 0;
+let subscribed = false;
+
+async function load(): Promise<Set<string>> {
+  await ensureBlocklistSeeded();
+  const version = await currentVersion();
+  const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
+  cache = new Set(rows.map((r) => r.domain));
+  knownVersion = version;
+  lastPoll = Date.now();
+  return cache;
+}
+
+let reloadAgain = false;
+
+function reload(): Promise<Set<string>> {
+  if (loading) {
+    // a change may have committed after the running load read the table: read once more
+    reloadAgain = true;
+    return loading;
+  }
+  loading = load().finally(() => {
+    loading = null;
+    if (reloadAgain) {
+      reloadAgain = false;
+      void reload().catch(() => {});
+    }
+  });
+  return loading;
+}
+
+async function currentVersion(): Promise<string | null> {
+  try {
+    return await redis.get(redisKey("blocked-domains", "version"));
+  } catch {
+    return knownVersion; // Redis down: keep serving what we have
+  }
+}
+
+function subscribeOnce(): void {
+  if (subscribed) return;
+  subscribed = true;
+  try {
+    const sub = redis.duplicate();
+    sub.on("error", () => {});
+    sub.subscribe(redisKey("blocked-domains", "changed")).catch(() => {});
+    sub.on("message", () => void reload().catch(() => {}));
+    (sub as any).unref?.();
+  } catch {
+    // the version poll still picks changes up
+  }
+}
+
+function pollVersion(): void {
+  lastPoll = Date.now();
+  void currentVersion().then((v) => {
+    if (v !== knownVersion) void reload().catch(() => {});
+  });
+}
+
+async function blockedSet(): Promise<Set<string>> {
+  if (!cache) {
+    subscribeOnce();
+    return reload();
+  }
+  if (Date.now() - lastPoll > POLL_MS) pollVersion();
+  return cache;
+}
+
+async function announceChange(): Promise<void> {
+  try {
+    const v = await redis.incr(redisKey("blocked-domains", "version"));
+    knownVersion = String(v);
+    await redis.publish(redisKey("blocked-domains", "changed"), String(v));
+  } catch {
+    // other processes catch up on their next version poll once Redis is back
+  }
+}
+
+function matches(set: Set<string>, domain: string): boolean {
+  // a.b.example.com is blocked by a.b.example.com, b.example.com or example.com
+  let d = domain;
+  for (;;) {
+    if (set.has(d)) return true;
+    const dot = d.indexOf(".");
+    if (dot < 0) return false;
+    d = d.slice(dot + 1);
+  }
+}
+
+/** True when the domain or one of its parent domains is blocked. Case-insensitive. */
+export async function isBlockedDomain(domain: string): Promise<boolean> {
+  const d = normalizeDomain(domain);
+  if (!d) return false;
+  return matches(await blockedSet(), d);
+}
+
+/** True when the address's domain (or a parent of it) is blocked. Invalid addresses: false. */
+export async function isBlockedEmail(email: string): Promise<boolean> {
+  const d = emailDomain(email);
+  if (!d) return false;
+  return matches(await blockedSet(), d);
+}
+
+/** The blocked entry (the domain itself or its parent) that blocks this domain, if any. */
+export async function blockingEntry(domain: string): Promise<string | null> {
+  const d = normalizeDomain(domain);
+  if (!d) return null;
+  const set = await blockedSet();
+  for (let cur = d; ; ) {
+    if (set.has(cur)) return cur;
+    const dot = cur.indexOf(".");
+    if (dot < 0) return null;
+    cur = cur.slice(dot + 1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin edits.
+
+export async function listBlockedDomains(opts: { search?: string; limit: number; offset: number }) {
+  await ensureBlocklistSeeded();
+  const search = opts.search?.trim().toLowerCase() || null;
+  const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = pattern ? sql`where domain like ${pattern}` : sql``;
+  const [{ total }] = (await sql`select count(*)::int as total from blocked_domains ${where}`) as any;
+  const rows = await sql<BlockedDomainRow[]>`
+    select domain, source, created_at from blocked_domains ${where}
+    order by domain limit ${opts.limit} offset ${opts.offset}`;
+  return { rows, total: total as number };
+}
+
+export async function findBlockedDomain(domain: string, tx: Tx = sql): Promise<BlockedDomainRow | undefined> {
+  const [row] = await tx<BlockedDomainRow[]>`select domain, source, created_at from blocked_domains where domain = ${domain}`;
+  return row;
+}
+
+/** Blocks a normalized domain; `created` is false when it was already blocked. */
+export async function blockDomain(domain: string): Promise<{ row: BlockedDomainRow; created: boolean }> {
+  await ensureBlocklistSeeded();
+  const result = await sql.begin(async (tx) => {
+    await tx`delete from unblocked_domains where domain = ${domain}`;
+    const [row] = await tx<BlockedDomainRow[]>`
+      insert into blocked_domains (domain, source) values (${domain}, 'admin')
+      on conflict do nothing returning domain, source, created_at`;
+    if (row) return { row, created: true };
+    return { row: (await findBlockedDomain(domain, tx as unknown as Tx))!, created: false };
+  });
+  if (result.created) {
+    cache?.add(domain);
+    await announceChange();
+  }
+  return result;
+}
+
+/** Unblocks a normalized domain; false when it was not blocked. */
+export async function unblockDomain(domain: string): Promise<boolean> {
+  await ensureBlocklistSeeded();
+  const removed = await sql.begin(async (tx) => {
+    const rows = await tx`delete from blocked_domains where domain = ${domain} returning domain`;
+    if (rows.length === 0) return false;
+    // remembered so a later package version does not block it again
+    await tx`insert into unblocked_domains (domain) values (${domain}) on conflict do nothing`;
+    return true;
+  });
+  if (removed) {
+    cache?.delete(domain);
+    await announceChange();
+  }
+  return removed;
+}
