@@ -70,6 +70,16 @@ export function classifySmtpError(err: unknown, timedOut = false): SendFailure {
   return failure(false, e.code ? e.code.toLowerCase() : "smtp_error", message, { response });
 }
 
+/**
+ * nodemailer's default signed header list plus List-Unsubscribe-Post: RFC 8058 one-click
+ * unsubscribe only counts when the DKIM signature covers both List-Unsubscribe headers.
+ */
+export const DKIM_SIGNED_HEADERS =
+  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:" +
+  "Content-Transfer-Encoding:Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:" +
+  "Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:" +
+  "List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive";
+
 function domainOf(address: string): string {
   const at = address.lastIndexOf("@");
   return at >= 0 ? address.slice(at + 1) : "localhost";
@@ -119,6 +129,7 @@ export class SmtpProvider implements Provider {
         domainName: msg.dkim.domainName,
         keySelector: msg.dkim.keySelector,
         privateKey: msg.dkim.privateKey,
+        headerFieldNames: DKIM_SIGNED_HEADERS,
       };
     }
     return mail;
