@@ -1,0 +1,176 @@
+// Erasure (LGPD) and send-time suppression: erasing a subscriber, remembering its identifiers
+// only as SHA-256 hashes, and the one check the channel sender makes before every send.
+import { createHash } from "node:crypto";
+import { sql, type Tx } from "../store/db";
+import { isUuid } from "../store/ids";
+import { findSubscriber, findSubscribersByAddress, type Scope, type SubscriberRow } from "../store/subscribers";
+import { writeAudit, type ActorType } from "../store/audit";
+import { ApiError } from "../http/errors";
+
+export type SuppressionReason = "erased" | "preference_disabled" | "unsubscribed";
+
+/**
+ * Identifiers are compared after this normalization: trimmed, and lower-cased when they look
+ * like an email address or a UUID (both case-insensitive); phones are stored as E.164 already.
+ */
+export function normalizeIdentifier(value: string): string {
+  const v = value.trim();
+  return v.includes("@") || isUuid(v) ? v.toLowerCase() : v;
+}
+
+/** SHA-256 over tenant, environment and the normalized identifier: no PII is kept. */
+export function identifierHash(tenantId: string, environment: string, value: string): string {
+  return createHash("sha256").update(`${tenantId}:${environment}:${normalizeIdentifier(value)}`).digest("hex");
+}
+
+/** True when `recipient` was the id, external_id, email or phone of an erased subscriber. */
+export async function isErasedRecipient(
+  tenantId: string,
+  environment: string,
+  recipient: string,
+  tx: Tx = sql,
+): Promise<boolean> {
+  if (!recipient) return false;
+  const [row] = await tx`
+    select 1 from subscriber_erasures
+    where tenant_id = ${tenantId} and environment = ${environment}
+      and identifier_hash = ${identifierHash(tenantId, environment, recipient)}`;
+  return !!row;
+}
+
+/** The live subscriber named by id, external_id, email or phone (first match), if any. */
+export async function resolveSubscriber(
+  tenantId: string,
+  environment: string,
+  idOrExternalIdOrAddress: string,
+  tx: Tx = sql,
+): Promise<SubscriberRow | undefined> {
+  const scope = { tenantId, environment };
+  return (
+    (await findSubscriber(scope, idOrExternalIdOrAddress, tx)) ??
+    (await findSubscribersByAddress(scope, idOrExternalIdOrAddress, tx))[0]
+  );
+}
+
+/**
+ * Why a notification must not be sent, or null to send it. Checked by the channel sender
+ * right before each send. Erasure wins; then a preference row with enabled=false for this
+ * channel and category "all" or the notification's category. A row written by the
+ * unsubscribe link reports `unsubscribed`, one written through the API `preference_disabled`.
+ * Without subscriberId, every live subscriber whose id/external_id/email/phone equals the
+ * recipient is considered (an address shared by two subscribers is off if either turned it off).
+ */
+export async function suppressionFor(q: {
+  tenantId: string;
+  environment: string;
+  channel: string;
+  recipient: string | null;
+  subscriberId?: string | null;
+  category?: string | null;
+}): Promise<SuppressionReason | null> {
+  const candidates = [q.recipient, q.subscriberId].filter((v): v is string => !!v);
+  if (candidates.length > 0) {
+    const hashes = candidates.map((c) => identifierHash(q.tenantId, q.environment, c));
+    const [erased] = await sql`
+      select 1 from subscriber_erasures
+      where tenant_id = ${q.tenantId} and environment = ${q.environment} and identifier_hash = any(${hashes}::text[])
+      limit 1`;
+    if (erased) return "erased";
+  }
+  let ids: string[] = [];
+  if (q.subscriberId && isUuid(q.subscriberId)) {
+    ids = [q.subscriberId];
+  } else if (q.recipient) {
+    ids = (await findSubscribersByAddress(q, q.recipient)).map((s) => s.id);
+  }
+  if (ids.length === 0) return null;
+  const categories = q.category ? ["all", q.category] : ["all"];
+  const rows = await sql<{ source: string }[]>`
+    select p.source from subscriber_preferences p
+    where p.tenant_id = ${q.tenantId} and p.environment = ${q.environment}
+      and p.subscriber_id = any(${ids}::uuid[]) and p.channel = ${q.channel}
+      and p.category = any(${categories}::text[]) and not p.enabled`;
+  if (rows.length === 0) return null;
+  return rows.some((r) => r.source === "unsubscribe") ? "unsubscribed" : "preference_disabled";
+}
+
+/**
+ * DELETE /v1/subscribers/:id: irreversible. In one transaction: records the hashes of the id,
+ * external_id, email and phone; soft-deletes the row, nullifies email, phone, name and
+ * custom_properties (and the consent IP), frees the external_id (replaced by
+ * `erased:<id>`, so it can not be found again; re-creating it is refused through the
+ * hashes); redacts the subscriber's notifications (recipient "[erased]", data and content
+ * emptied), inbox items (title/body null, data {}) and inbox.* event payloads; deletes its
+ * preferences; writes audit `subscriber.erased`.
+ */
+export async function eraseSubscriber(
+  scope: Scope,
+  idOrExternalId: string,
+  actor: { actorType: ActorType; actorId: string | null; ip?: string | null; userAgent?: string | null },
+): Promise<{ subscriberId: string }> {
+  return sql.begin(async (t) => {
+    const tx = t as unknown as Tx;
+    const sub = await findSubscriber(scope, idOrExternalId, tx, { forUpdate: true });
+    if (!sub) throw new ApiError(404, "subscriber_not_found", "Subscriber not found");
+    const identifiers: { kind: string; value: string }[] = [
+      { kind: "id", value: sub.id },
+      { kind: "external_id", value: sub.external_id },
+    ];
+    if (sub.email) identifiers.push({ kind: "email", value: sub.email });
+    if (sub.phone) identifiers.push({ kind: "phone", value: sub.phone });
+    const erasures = identifiers.map((i) => ({
+      tenant_id: scope.tenantId,
+      environment: scope.environment,
+      identifier_hash: identifierHash(scope.tenantId, scope.environment, i.value),
+      kind: i.kind,
+      subscriber_id: sub.id,
+    }));
+    await tx`insert into subscriber_erasures ${tx(erasures as any)} on conflict do nothing`;
+
+    await tx`
+      update subscribers set
+        deleted_at = now(), updated_at = now(), external_id = ${"erased:" + sub.id},
+        email = null, phone = null, name = null, custom_properties = '{}'::jsonb,
+        consent = case when consent is null then null else consent - 'ip' end
+      where id = ${sub.id}`;
+
+    // email compares case-insensitively; ids, external_id and E.164 phones exactly
+    const exact = [sub.id, sub.external_id, sub.phone].filter((v): v is string => !!v);
+    const email = sub.email ? sub.email.toLowerCase() : null;
+    const redacted = await tx`
+      update notifications set recipient = '[erased]', data = '{}'::jsonb,
+        content = case when content is null then null else '{}'::jsonb end, updated_at = now()
+      where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+        and (subscriber_id = ${sub.id} or recipient = any(${exact}::text[])
+             ${email ? tx`or lower(recipient) = ${email}` : tx``})
+      returning id`;
+    const inbox = await tx`
+      update inbox_items set title = null, body = null, data = '{}'::jsonb
+      where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and subscriber_id = ${sub.id}
+      returning id`;
+    await tx`
+      update events set data = jsonb_build_object('subscriber_id', ${sub.id}::text, 'erased', true)
+      where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+        and type in ('inbox.notification.received', 'inbox.notification.read')
+        and data ->> 'subscriber_id' = ${sub.id}`;
+    await tx`delete from subscriber_preferences where subscriber_id = ${sub.id}`;
+
+    await writeAudit(tx, {
+      tenantId: scope.tenantId,
+      actorType: actor.actorType,
+      actorId: actor.actorId,
+      action: "subscriber.erased",
+      resourceType: "subscriber",
+      resourceId: sub.id,
+      metadata: {
+        environment: scope.environment,
+        notifications_redacted: redacted.length,
+        inbox_items_redacted: inbox.length,
+        identifiers_hashed: identifiers.map((i) => i.kind),
+      },
+      ip: actor.ip,
+      userAgent: actor.userAgent,
+    });
+    return { subscriberId: sub.id };
+  }) as Promise<{ subscriberId: string }>;
+}

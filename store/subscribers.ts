@@ -1,0 +1,200 @@
+// Subscriber repository: lookup by id / external_id / address, multi-row upsert on external_id,
+// search-list, update, and the erasure rewrite. Every query is scoped by tenant and environment.
+import { sql, type Tx } from "./db";
+import { isUuid, newId } from "./ids";
+import { iso } from "./time";
+
+export interface Consent {
+  given_at: string;
+  ip: string | null;
+  method: string;
+}
+
+export interface SubscriberRow {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  external_id: string;
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  locale: string | null;
+  timezone: string | null;
+  custom_properties: Record<string, unknown>;
+  consent: Consent | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Normalized subscriber fields; `undefined` = not given (keep), `null` = clear (PUT only). */
+export interface SubscriberFields {
+  external_id?: string;
+  email?: string | null;
+  phone?: string | null;
+  name?: string | null;
+  locale?: string | null;
+  timezone?: string | null;
+  custom_properties?: Record<string, unknown> | null;
+}
+
+export interface Scope {
+  tenantId: string;
+  environment: string;
+}
+
+/** DESIGN.md 6: the subscriber record as the API returns it. */
+export function serializeSubscriber(r: SubscriberRow) {
+  return {
+    id: r.id,
+    external_id: r.external_id,
+    email: r.email,
+    phone: r.phone,
+    name: r.name,
+    locale: r.locale,
+    timezone: r.timezone,
+    custom_properties: r.custom_properties ?? {},
+    consent: r.consent
+      ? { given_at: r.consent.given_at ?? null, ip: r.consent.ip ?? null, method: r.consent.method ?? null }
+      : null,
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+  };
+}
+export type SubscriberRecord = ReturnType<typeof serializeSubscriber>;
+
+/** A live (not deleted) subscriber by its id or its external_id; the id wins when both match. */
+export async function findSubscriber(
+  scope: Scope,
+  idOrExternalId: string,
+  tx: Tx = sql,
+  opts: { forUpdate?: boolean; includeDeleted?: boolean } = {},
+): Promise<SubscriberRow | undefined> {
+  const byId = isUuid(idOrExternalId);
+  const lock = opts.forUpdate ? tx`for update` : tx``;
+  const live = opts.includeDeleted ? tx`` : tx`and deleted_at is null`;
+  const [row] = await tx<SubscriberRow[]>`
+    select * from subscribers
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+      and (external_id = ${idOrExternalId} ${byId ? tx`or id = ${idOrExternalId}::uuid` : tx``})
+      ${live}
+    order by ${byId ? tx`(id = ${idOrExternalId}::uuid) desc` : tx`id`}
+    limit 1 ${lock}`;
+  return row;
+}
+
+/** Live subscribers whose id, external_id, email (case-insensitive) or phone equals the address. */
+export async function findSubscribersByAddress(scope: Scope, address: string, tx: Tx = sql): Promise<SubscriberRow[]> {
+  const byId = isUuid(address);
+  return tx<SubscriberRow[]>`
+    select * from subscribers
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
+      and (external_id = ${address} or lower(email) = ${address.toLowerCase()} or phone = ${address}
+           ${byId ? tx`or id = ${address}::uuid` : tx``})
+    limit 50`;
+}
+
+export interface UpsertResult {
+  row: SubscriberRow;
+  inserted: boolean;
+}
+
+const COLUMNS = ["email", "phone", "name", "locale", "timezone"] as const;
+
+/**
+ * Inserts or updates many subscribers with two set-based statements over one jsonb
+ * parameter (jsonb_to_recordset): INSERT ... ON CONFLICT DO NOTHING for new external_ids,
+ * then UPDATE ... FROM for the existing ones. Given fields replace stored ones; absent or null
+ * fields keep the stored value (an upsert never clears; PUT does). Consent is set only when
+ * the row is created. Rows come back in input order. Callers make sure external_ids are
+ * unique within `entries`; an external_id held by a deleted row is left untouched and missing
+ * from the result (callers check erasures first).
+ */
+export async function upsertSubscribers(
+  tx: Tx,
+  scope: Scope,
+  entries: SubscriberFields[],
+  consent: Consent,
+): Promise<UpsertResult[]> {
+  if (entries.length === 0) return [];
+  const now = new Date().toISOString();
+  const payload = entries.map((e, i) => ({
+    ord: i,
+    id: newId(),
+    external_id: e.external_id,
+    email: e.email ?? null,
+    phone: e.phone ?? null,
+    name: e.name ?? null,
+    locale: e.locale ?? null,
+    timezone: e.timezone ?? null,
+    custom_properties: e.custom_properties ?? null,
+  }));
+  const input = tx`jsonb_to_recordset(${tx.json(payload as any)}::jsonb) as i(
+      ord int, id uuid, external_id text, email text, phone text, name text, locale text, timezone text,
+      custom_properties jsonb)`;
+  const inserted = await tx<SubscriberRow[]>`
+    insert into subscribers (id, tenant_id, environment, external_id, email, phone, name, locale, timezone,
+                             custom_properties, consent, created_at, updated_at)
+    select i.id, ${scope.tenantId}, ${scope.environment}, i.external_id, i.email, i.phone, i.name, i.locale, i.timezone,
+           coalesce(i.custom_properties, '{}'::jsonb), ${tx.json(consent as any)}::jsonb, ${now}, ${now}
+    from ${input} order by i.ord
+    on conflict (tenant_id, environment, external_id) do nothing
+    returning *`;
+  const byExternal = new Map<string, UpsertResult>();
+  for (const row of inserted) byExternal.set(row.external_id, { row, inserted: true });
+  if (inserted.length < entries.length) {
+    const fresh = inserted.map((r) => r.external_id);
+    const updated = await tx<SubscriberRow[]>`
+      update subscribers s set
+        email = coalesce(i.email, s.email), phone = coalesce(i.phone, s.phone), name = coalesce(i.name, s.name),
+        locale = coalesce(i.locale, s.locale), timezone = coalesce(i.timezone, s.timezone),
+        custom_properties = coalesce(i.custom_properties, s.custom_properties), updated_at = ${now}
+      from ${input}
+      where s.tenant_id = ${scope.tenantId} and s.environment = ${scope.environment}
+        and s.external_id = i.external_id and s.deleted_at is null and not (i.external_id = any(${fresh}::text[]))
+      returning s.*`;
+    for (const row of updated) byExternal.set(row.external_id, { row, inserted: false });
+  }
+  const out: UpsertResult[] = [];
+  for (const e of entries) {
+    const r = byExternal.get(e.external_id!);
+    if (r) out.push(r);
+  }
+  return out;
+}
+
+/** PUT: replaces the given fields (null clears) of a live subscriber. */
+export async function updateSubscriber(
+  tx: Tx,
+  scope: Scope,
+  id: string,
+  fields: SubscriberFields,
+): Promise<SubscriberRow | undefined> {
+  const set: Record<string, unknown> = {};
+  for (const c of [...COLUMNS, "external_id"] as const) if (fields[c] !== undefined) set[c] = fields[c];
+  if (fields.custom_properties !== undefined) set.custom_properties = tx.json((fields.custom_properties ?? {}) as any);
+  set.updated_at = new Date();
+  const [row] = await tx<SubscriberRow[]>`
+    update subscribers set ${tx(set as any)}
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and id = ${id} and deleted_at is null
+    returning *`;
+  return row;
+}
+
+export async function listSubscribers(
+  scope: Scope,
+  opts: { limit: number; offset: number; search?: string | null },
+): Promise<{ rows: SubscriberRow[]; total: number }> {
+  const term = opts.search?.trim();
+  const pattern = term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const filter = pattern
+    ? sql`and (email ilike ${pattern} or name ilike ${pattern} or external_id ilike ${pattern})`
+    : sql``;
+  const base = sql`from subscribers
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null ${filter}`;
+  const [[count], rows] = await Promise.all([
+    sql<{ total: number }[]>`select count(*)::int as total ${base}`,
+    sql<SubscriberRow[]>`select * ${base} order by created_at desc, id desc limit ${opts.limit} offset ${opts.offset}`,
+  ]);
+  return { rows, total: count!.total };
+}
