@@ -45,6 +45,8 @@ export interface Runtime {
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
   if (!opts.redis && !opts.redisUrl) throw new Error("createRuntime needs redis or redisUrl");
+  // Key names are built in keys.ts; a client-level keyPrefix would double-prefix and break Lua KEYS.
+  if (opts.redis?.options.keyPrefix) throw new Error("createRuntime: pass a Redis client without keyPrefix; use the prefix option");
   const ownsConnection = !opts.redis;
   // Auto-pipelining batches the sends and timer writes that many handlers make in one tick.
   const redis = withScripts(opts.redis ?? new Redis(opts.redisUrl!, { maxRetriesPerRequest: null, enableAutoPipelining: true }));

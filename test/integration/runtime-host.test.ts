@@ -1,0 +1,272 @@
+// Runtime behaviour inside one process against real Redis: retries and dead letters, takeover of
+// pending entries, graceful stop, trimming, and timers. Each test uses its own key prefix.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type Redis from "ioredis";
+import { createRuntime, defineActor, GROUP, partitionOf, runtimeKeys, type Actor, type Host, type Runtime } from "../../runtime";
+import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+
+let admin: Redis;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(() => {
+  admin = connect();
+});
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => {});
+});
+afterAll(async () => {
+  await admin.quit();
+});
+
+/** A runtime on a fresh prefix; its hosts are stopped and its keys deleted after the test. */
+function setup(opts: { timeScale?: number; partitions?: number } = {}) {
+  const prefix = randomPrefix("host");
+  const runtime = createRuntime({ redisUrl: REDIS_URL, prefix, timeScale: opts.timeScale ?? 1, partitions: opts.partitions ?? 4 });
+  const hosts: Host[] = [];
+  cleanups.push(async () => {
+    await Promise.all(hosts.map((h) => h.stop()));
+    await runtime.close();
+    await deletePrefix(admin, prefix);
+  });
+  const start = (actors: Actor<any>[], extra: Record<string, unknown> = {}) => {
+    const host = runtime.startHost({ actors, leaseMs: 1500, timerPollMs: 20, ...extra });
+    hosts.push(host);
+    return host;
+  };
+  return { prefix, runtime, keys: runtimeKeys(prefix), start };
+}
+
+async function pendingCount(runtime: Runtime, actor: Actor<any>): Promise<number> {
+  let total = 0;
+  for (let p = 0; p < runtime.partitionsOf(actor); p++) {
+    const summary = (await admin.xpending(runtime.keys.stream(actor.name, p), GROUP).catch(() => [0])) as [number];
+    total += Number(summary[0]);
+  }
+  return total;
+}
+
+interface Msg {
+  key: string;
+  seq: number;
+}
+
+describe("retries and dead letters", () => {
+  test("a handler that throws ends in nms:dead:<actor> after exactly 5 deliveries, with its error", async () => {
+    const { runtime, keys, start } = setup({ timeScale: 0.01 });
+    const seen: number[] = [];
+    const actor = defineActor<Msg>({
+      name: "always-fails",
+      keyOf: (m) => m.key,
+      async handle(m, ctx) {
+        seen.push(ctx.deliveries);
+        throw new Error(`provider exploded on ${m.key}`);
+      },
+    });
+    const id = await runtime.send(actor, { key: "k1", seq: 1 });
+    start([actor]);
+    const dead = await waitFor(async () => (await admin.xrange(keys.dead("always-fails"), "-", "+"))[0], 5000);
+    expect(dead).toBeDefined();
+    const fields = Object.fromEntries(
+      dead![1].reduce<[string, string][]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]!]]), []),
+    );
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(fields.deliveries).toBe("5");
+    expect(fields.error).toBe("provider exploded on k1");
+    expect(fields.stack).toContain("provider exploded on k1");
+    expect(fields.id).toBe(id);
+    expect(fields.k).toBe("k1");
+    expect(JSON.parse(fields.m!)).toEqual({ key: "k1", seq: 1 });
+    await sleep(100);
+    expect(seen.length).toBe(5);
+    expect(await pendingCount(runtime, actor)).toBe(0);
+    expect(await admin.hlen(keys.attempts("always-fails", partitionOf("k1", 4)))).toBe(0);
+  });
+
+  test("a retried message holds its key: later messages of that key wait, other keys do not", async () => {
+    const { runtime, keys, start } = setup({ timeScale: 0.01 });
+    const log: string[] = [];
+    let failures = 0;
+    const actor = defineActor<Msg>({
+      name: "flaky",
+      keyOf: (m) => m.key,
+      async handle(m, ctx) {
+        if (m.key === "a" && m.seq === 1 && failures < 2) {
+          failures++;
+          throw new Error("transient");
+        }
+        log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+      },
+    });
+    await runtime.sendMany(actor, [
+      { key: "a", seq: 1 },
+      { key: "a", seq: 2 },
+      { key: "b", seq: 1 },
+    ]);
+    start([actor]);
+    await waitFor(() => log.length === 3, 5000);
+    expect(log.filter((l) => l.startsWith("a"))).toEqual(["a1@3", "a2@1"]);
+    expect(log.indexOf("b1@1")).toBeLessThan(log.indexOf("a1@3"));
+    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    expect(await admin.exists(keys.dead("flaky"))).toBe(0);
+  });
+});
+
+describe("takeover", () => {
+  test("a new owner claims the old owner's pending entries (XAUTOCLAIM) and runs them before new ones", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1 });
+    const actor = defineActor<Msg>({ name: "takeover", keyOf: (m) => m.key, async handle(m, ctx) {
+      handled.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+    } });
+    const handled: string[] = [];
+    const stream = keys.stream("takeover", 0);
+    await runtime.sendMany(actor, [1, 2, 3].map((seq) => ({ key: "k", seq })));
+    // A host that read them and died before acking: they sit pending under its consumer name.
+    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+    const read = (await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">")) as any[];
+    expect(read[0][1].length).toBe(3);
+    await runtime.sendMany(actor, [4, 5].map((seq) => ({ key: "k", seq })));
+    start([actor]);
+    await waitFor(() => handled.length === 5, 5000);
+    expect(handled).toEqual(["k1@2", "k2@2", "k3@2", "k4@1", "k5@1"]);
+    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+  });
+
+  test("the failure count survives a crash: an entry that already failed 4 times gets one more run", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1, timeScale: 0.01 });
+    const runs: number[] = [];
+    const actor = defineActor<Msg>({ name: "crashy", keyOf: (m) => m.key, async handle(_m, ctx) {
+      runs.push(ctx.deliveries);
+      throw new Error("still broken");
+    } });
+    const stream = keys.stream("crashy", 0);
+    const id = await runtime.send(actor, { key: "k", seq: 1 });
+    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+    await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">");
+    await admin.hset(keys.attempts("crashy", 0), id, 4);
+    start([actor]);
+    const dead = await waitFor(async () => (await admin.xrange(keys.dead("crashy"), "-", "+"))[0], 5000);
+    expect(runs).toEqual([5]);
+    expect(dead![1]).toContain("still broken");
+  });
+});
+
+describe("graceful stop", () => {
+  test("stop() finishes in-flight handlers, acks them, releases leases: nothing pending, nothing lost", async () => {
+    const { runtime, keys, start } = setup({ partitions: 4 });
+    let handled = 0;
+    const seen = new Set<string>();
+    const actor = defineActor<Msg>({
+      name: "slow",
+      keyOf: (m) => m.key,
+      async handle(m) {
+        await sleep(2);
+        seen.add(`${m.key}:${m.seq}`);
+        handled++;
+      },
+    });
+    const total = 3000;
+    await runtime.sendMany(actor, Array.from({ length: total }, (_, i) => ({ key: `k${i % 50}`, seq: i })));
+    const first = start([actor], { batch: 100 });
+    await waitFor(() => handled > 300, 5000);
+    await first.stop();
+    const atStop = handled;
+    expect(atStop).toBeLessThan(total);
+    expect(await pendingCount(runtime, actor)).toBe(0);
+    for (let p = 0; p < 4; p++) expect(await admin.exists(keys.lease("slow", p))).toBe(0);
+    expect(first.owned().get("slow")).toEqual([]);
+    await sleep(50);
+    expect(handled).toBe(atStop);
+
+    // The rest is still in the streams and a new host picks it up; every message exactly once.
+    start([actor]);
+    await waitFor(() => handled >= total, 10_000);
+    await sleep(100);
+    expect(handled).toBe(total);
+    expect(seen.size).toBe(total);
+  });
+});
+
+describe("trimming", () => {
+  test("XTRIM MINID never removes a pending entry, and trims everything acked below it", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1 });
+    let release!: () => void;
+    const blocker = new Promise<void>((r) => (release = r));
+    let handled = 0;
+    const actor = defineActor<Msg>({
+      name: "trim",
+      keyOf: (m) => m.key,
+      async handle(m) {
+        if (m.key === "stuck") await blocker;
+        handled++;
+      },
+    });
+    const stream = keys.stream("trim", 0);
+    await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, seq: i })));
+    const stuckId = await runtime.send(actor, { key: "stuck", seq: 0 });
+    await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `j${i}`, seq: i })));
+    const host = start([actor], { trimIntervalMs: 60_000 });
+    await waitFor(() => handled === 200, 5000);
+    await waitFor(async () => (await pendingCount(runtime, actor)) === 1, 2000);
+
+    expect(await host.trimNow()).toBe(100);
+    expect((await admin.xrange(stream, stuckId, stuckId)).length).toBe(1);
+    expect(await admin.xlen(stream)).toBe(101);
+    expect(await host.trimNow()).toBe(0);
+
+    release();
+    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+    // Nothing pending: the bound is the last-delivered id, which itself stays.
+    expect(await host.trimNow()).toBe(100);
+    expect(await admin.xlen(stream)).toBe(1);
+  });
+});
+
+describe("timers", () => {
+  test("schedule with the same id replaces, cancel removes, due timers arrive in the key's stream", async () => {
+    const { runtime, keys, start } = setup({ partitions: 4, timeScale: 0.1 });
+    const got: string[] = [];
+    const actor = defineActor<Msg & { tag: string }>({
+      name: "timed",
+      keyOf: (m) => m.key,
+      async handle(m) {
+        got.push(m.tag);
+      },
+    });
+    const t0 = Date.now();
+    await runtime.schedule(actor, "reminder", 3000, { key: "a", seq: 1, tag: "first" });
+    await runtime.schedule(actor, "reminder", 2000, { key: "b", seq: 1, tag: "replaced" }); // 200 ms scaled; other partition
+    await runtime.schedule(actor, "doomed", 1000, { key: "a", seq: 2, tag: "cancelled" });
+    expect(await runtime.cancel(actor, "doomed")).toBe(true);
+    expect(await runtime.cancel(actor, "doomed")).toBe(false);
+    await runtime.schedule(actor, "real-time", 300, { key: "c", seq: 1, tag: "unscaled" }, { unscaled: true });
+    let total = 0;
+    for (let p = 0; p < 4; p++) total += await admin.zcard(keys.timers("timed", p));
+    expect(total).toBe(2);
+
+    start([actor]);
+    await waitFor(() => got.length === 2, 3000);
+    expect(got).toEqual(["replaced", "unscaled"]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    await sleep(400);
+    expect(got).toEqual(["replaced", "unscaled"]);
+    const entries = await admin.xrange(keys.stream("timed", partitionOf("b", 4)), "-", "+");
+    expect(entries.some(([, f]) => f.includes("reminder") && f.includes("b"))).toBe(true);
+  });
+
+  test("ctx.schedule from a handler: the timer message runs later for the same key", async () => {
+    const { runtime, start } = setup({ timeScale: 0.01 });
+    const got: number[] = [];
+    const actor = defineActor<Msg>({
+      name: "self-timer",
+      keyOf: (m) => m.key,
+      async handle(m, ctx) {
+        got.push(m.seq);
+        if (m.seq < 3) await ctx.schedule(`next:${m.key}`, 1000, { key: m.key, seq: m.seq + 1 });
+      },
+    });
+    await runtime.send(actor, { key: "run-1", seq: 1 });
+    start([actor]);
+    await waitFor(() => got.length === 3, 3000);
+    expect(got).toEqual([1, 2, 3]);
+  });
+});
