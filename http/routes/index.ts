@@ -2,8 +2,10 @@
 // Each resource adds one line here.
 import { healthRoutes } from "./health";
 import { internalTenantRoutes } from "./internal-tenants";
+import { templateRoutes } from "./templates";
 
 export const routePlugins = [
   healthRoutes,
   internalTenantRoutes,
+  templateRoutes,
 ] as const;

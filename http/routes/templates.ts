@@ -1,0 +1,321 @@
+// /v1/templates: CRUD, preview and validate (SPEC Endpoints "Templates"; status rules DESIGN.md 6).
+// Drafts may hold Liquid syntax errors while being edited; an `active` template must parse.
+import { Elysia, t } from "elysia";
+import { extractVariables, renderTemplate, validateTemplate, type TemplateVariants } from "../../domain/render";
+import {
+  CHANNEL_VALUES,
+  LANGUAGE_RE,
+  PreviewByIdBody,
+  PreviewInlineBody,
+  PreviewResponse,
+  SLUG_MESSAGE,
+  SLUG_RE,
+  TEMPLATE_STATUS_VALUES,
+  TemplateCreateBody,
+  TemplateListQuery,
+  TemplateListResponse,
+  TemplateParams,
+  TemplateResponse,
+  TemplateUpdateBody,
+  ValidateInlineBody,
+  ValidationResponse,
+} from "../../schemas/templates";
+import { writeAudit } from "../../store/audit";
+import { sql } from "../../store/db";
+import {
+  DEFAULT_LANGUAGE,
+  findTemplate,
+  insertTemplate,
+  listTemplates,
+  serializeTemplate,
+  SlugTakenError,
+  softDeleteTemplate,
+  updateTemplate,
+  type TemplateFields,
+  type TemplateRow,
+  type TemplateStatus,
+} from "../../store/templates";
+import { notFound, validationFailed, type ErrorDetails } from "../errors";
+import { parseLimit } from "../pagination";
+import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+
+const VARIANT_KEY_RE = /^[a-z][a-z0-9_]{0,49}$/;
+const LIST_LIMIT_DEFAULT = 100;
+const LIST_LIMIT_MAX = 100;
+
+function add(details: ErrorDetails, field: string, message: string) {
+  (details[field] ??= []).push(message);
+}
+
+function checkEnum(details: ErrorDetails, field: string, value: unknown, allowed: readonly string[]) {
+  if (value !== undefined && !allowed.includes(value as string)) add(details, field, `must be one of ${allowed.join(", ")}`);
+}
+
+/** Field-named messages for what the schema leaves to us (enums, slug, blank strings, variant names). */
+function checkFields(details: ErrorDetails, b: Partial<TemplateFields>) {
+  checkEnum(details, "channel", b.channel, CHANNEL_VALUES);
+  checkEnum(details, "status", b.status, TEMPLATE_STATUS_VALUES);
+  if (b.slug !== undefined && !SLUG_RE.test(b.slug)) add(details, "slug", SLUG_MESSAGE);
+  if (b.name !== undefined && b.name.trim() === "") add(details, "name", "must not be blank");
+  if (b.content !== undefined && b.content.trim() === "") add(details, "content", "must not be blank");
+  if (b.language !== undefined && !LANGUAGE_RE.test(b.language)) add(details, "language", "must be a locale such as pt_BR or en-US");
+  for (const k of Object.keys(b.variants ?? {})) {
+    if (!VARIANT_KEY_RE.test(k)) add(details, `variants.${k}`, "variant names are lowercase letters, digits and underscores");
+  }
+}
+
+/** "content: msg" / "subject: msg" from the renderer -> details keyed content / variants.subject */
+function syntaxDetails(details: ErrorDetails, errors: string[]) {
+  for (const e of errors) {
+    const at = e.indexOf(": ");
+    const part = e.slice(0, at);
+    add(details, part === "content" ? "content" : `variants.${part}`, e.slice(at + 2));
+  }
+}
+
+function scopeOf(auth: AuthContext) {
+  return { tenantId: auth.tenantId, environment: auth.environment };
+}
+
+function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
+  return {
+    tenantId: auth.tenantId,
+    actorType: auth.actorType,
+    actorId: auth.actorId,
+    action,
+    resourceType: "template",
+    resourceId: row.id,
+    metadata: { environment: auth.environment, slug: row.slug, channel: row.channel, status: row.status },
+    ip: auth.ip,
+    userAgent: auth.userAgent,
+  };
+}
+
+const slugTaken = () => validationFailed({ slug: ["is already taken"] });
+
+async function loadOr404(auth: AuthContext, idOrSlug: string): Promise<TemplateRow> {
+  const row = await findTemplate(sql, scopeOf(auth), idOrSlug);
+  if (!row) throw notFound("template_not_found", "Template not found");
+  return row;
+}
+
+function previewOf(
+  t: { content: string; channel: string; variants?: TemplateVariants | null; declared?: string[] },
+  variables: Record<string, unknown>,
+) {
+  const render = renderTemplate({ content: t.content, channel: t.channel, variants: t.variants }, variables);
+  const check = validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.declared });
+  const errors = [...new Set([...check.errors, ...render.errors])];
+  return {
+    data: {
+      rendered: render.rendered as Record<string, string>,
+      variables: check.variables,
+      validation: { valid: errors.length === 0, errors, warnings: [...check.warnings, ...render.warnings] },
+    },
+  };
+}
+
+export const templateRoutes = new Elysia({ name: "routes.templates" })
+  .use(authPlugin)
+  // static paths first: /v1/templates/preview and /validate are not template ids
+  .post(
+    "/v1/templates/preview",
+    ({ auth, body }) => {
+      requireSecret(auth);
+      const details: ErrorDetails = {};
+      checkFields(details, { channel: body.channel, variants: body.variants });
+      if (Object.keys(details).length) throw validationFailed(details);
+      return previewOf(body, body.variables ?? {});
+    },
+    {
+      body: PreviewInlineBody,
+      response: { 200: PreviewResponse },
+      detail: { summary: "Preview a template given inline", tags: ["templates"] },
+    },
+  )
+  .post(
+    "/v1/templates/validate",
+    ({ auth, body }) => {
+      requireSecret(auth);
+      const details: ErrorDetails = {};
+      checkFields(details, { channel: body.channel, variants: body.variants });
+      if (Object.keys(details).length) throw validationFailed(details);
+      return { data: validateTemplate(body) };
+    },
+    {
+      body: ValidateInlineBody,
+      response: { 200: ValidationResponse },
+      detail: { summary: "Validate a template given inline", tags: ["templates"] },
+    },
+  )
+  .post(
+    "/v1/templates",
+    async ({ auth, body, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const details: ErrorDetails = {};
+      checkFields(details, body);
+      const variants = body.variants ?? {};
+      const status = (body.status ?? "draft") as TemplateStatus;
+      if (status === "active" && !details.content && !details.channel) {
+        syntaxDetails(details, validateTemplate({ content: body.content, channel: body.channel, variants }).errors);
+      }
+      if (Object.keys(details).length) throw validationFailed(details);
+      const fields: TemplateFields = {
+        slug: body.slug,
+        name: body.name.trim(),
+        channel: body.channel,
+        content: body.content,
+        variables: body.variables ?? extractVariables(body.content, variants),
+        variants,
+        language: body.language ?? DEFAULT_LANGUAGE,
+        status,
+        metadata: body.metadata ?? {},
+        provider_template_id: body.provider_template_id ?? null,
+      };
+      try {
+        const row = await sql.begin(async (tx) => {
+          const row = await insertTemplate(tx, scopeOf(auth), fields);
+          await writeAudit(tx, auditOf(auth, "template.created", row));
+          return row;
+        });
+        set.status = 201;
+        return { data: serializeTemplate(row) };
+      } catch (err) {
+        if (err instanceof SlugTakenError) throw slugTaken();
+        throw err;
+      }
+    },
+    {
+      body: TemplateCreateBody,
+      response: { 201: TemplateResponse },
+      detail: { summary: "Create a template", tags: ["templates"] },
+    },
+  )
+  .get(
+    "/v1/templates",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const details: ErrorDetails = {};
+      checkEnum(details, "channel", query.channel, CHANNEL_VALUES);
+      checkEnum(details, "status", query.status, TEMPLATE_STATUS_VALUES);
+      if (Object.keys(details).length) throw validationFailed(details);
+      const limit = parseLimit(query.limit, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX);
+      const { page, meta } = await listTemplates(scopeOf(auth), {
+        channel: query.channel,
+        status: query.status,
+        limit,
+        cursor: query.cursor,
+      });
+      return { data: page.map(serializeTemplate), meta };
+    },
+    {
+      query: TemplateListQuery,
+      response: { 200: TemplateListResponse },
+      detail: { summary: "List templates (filters: channel, status)", tags: ["templates"] },
+    },
+  )
+  .get(
+    "/v1/templates/:id",
+    async ({ auth, params }) => {
+      requireSecret(auth);
+      return { data: serializeTemplate(await loadOr404(auth, params.id)) };
+    },
+    {
+      params: TemplateParams,
+      response: { 200: TemplateResponse },
+      detail: { summary: "Get a template by id or slug", tags: ["templates"] },
+    },
+  )
+  .put(
+    "/v1/templates/:id",
+    async ({ auth, params, body }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const details: ErrorDetails = {};
+      checkFields(details, body);
+      if (Object.keys(details).length) throw validationFailed(details);
+      try {
+        const row = await sql.begin(async (tx) => {
+          const cur = await findTemplate(tx, scopeOf(auth), params.id, true);
+          if (!cur) throw notFound("template_not_found", "Template not found");
+          const content = body.content ?? cur.content;
+          const variants = body.variants ?? cur.variants ?? {};
+          const sourceChanged = body.content !== undefined || body.variants !== undefined;
+          const next: TemplateFields = {
+            slug: body.slug ?? cur.slug,
+            name: body.name !== undefined ? body.name.trim() : cur.name,
+            channel: body.channel ?? cur.channel,
+            content,
+            variables: body.variables ?? (sourceChanged ? extractVariables(content, variants) : cur.variables),
+            variants,
+            language: body.language ?? cur.language,
+            status: (body.status ?? cur.status) as TemplateStatus,
+            metadata: body.metadata ?? cur.metadata ?? {},
+            provider_template_id: body.provider_template_id !== undefined ? body.provider_template_id : cur.provider_template_id,
+          };
+          if (next.status === "active") {
+            const errs: ErrorDetails = {};
+            syntaxDetails(errs, validateTemplate({ content, channel: next.channel, variants }).errors);
+            if (Object.keys(errs).length) throw validationFailed(errs);
+          }
+          const row = await updateTemplate(tx, scopeOf(auth), cur.id, next);
+          await writeAudit(tx, auditOf(auth, "template.updated", row));
+          return row;
+        });
+        return { data: serializeTemplate(row) };
+      } catch (err) {
+        if (err instanceof SlugTakenError) throw slugTaken();
+        throw err;
+      }
+    },
+    {
+      params: TemplateParams,
+      body: TemplateUpdateBody,
+      response: { 200: TemplateResponse },
+      detail: { summary: "Update a template (fields not given keep their value)", tags: ["templates"] },
+    },
+  )
+  .delete(
+    "/v1/templates/:id",
+    async ({ auth, params, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      await sql.begin(async (tx) => {
+        const cur = await findTemplate(tx, scopeOf(auth), params.id, true);
+        if (!cur || !(await softDeleteTemplate(tx, scopeOf(auth), cur.id))) {
+          throw notFound("template_not_found", "Template not found");
+        }
+        await writeAudit(tx, auditOf(auth, "template.deleted", cur));
+      });
+      set.status = 204;
+    },
+    { params: TemplateParams, detail: { summary: "Delete a template (its slug becomes free)", tags: ["templates"] } },
+  )
+  .post(
+    "/v1/templates/:id/preview",
+    async ({ auth, params, body }) => {
+      requireSecret(auth);
+      const t = await loadOr404(auth, params.id);
+      return previewOf({ ...t, declared: t.variables }, body?.variables ?? {});
+    },
+    {
+      params: TemplateParams,
+      body: t.Optional(PreviewByIdBody),
+      response: { 200: PreviewResponse },
+      detail: { summary: "Preview a stored template with variables", tags: ["templates"] },
+    },
+  )
+  .post(
+    "/v1/templates/:id/validate",
+    async ({ auth, params }) => {
+      requireSecret(auth);
+      const t = await loadOr404(auth, params.id);
+      return { data: validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.variables }) };
+    },
+    {
+      params: TemplateParams,
+      response: { 200: ValidationResponse },
+      detail: { summary: "Validate a stored template", tags: ["templates"] },
+    },
+  );

@@ -1,0 +1,112 @@
+// TypeBox schemas of the templates API (SPEC "Template", Endpoints "Templates"). Enumerations
+// and the slug rule are checked by http/routes/templates.ts too, for field-named 422 messages.
+import { t } from "elysia";
+
+export const CHANNEL_VALUES = ["email", "whatsapp", "sms", "in_app", "push"] as const;
+export const TEMPLATE_STATUS_VALUES = ["draft", "active"] as const;
+
+export const SLUG_RE = /^[a-z0-9_-]{1,100}$/;
+export const SLUG_MESSAGE = "must be 1-100 characters: lowercase letters, digits, hyphens or underscores";
+// pt_BR, en, en-US, zh_Hant_TW
+export const LANGUAGE_RE = /^[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8}){0,3}$/;
+
+export const MAX_CONTENT = 100_000;
+
+const Channel = t.String({ enum: [...CHANNEL_VALUES], description: "email, whatsapp, sms, in_app or push" });
+const Status = t.String({ enum: [...TEMPLATE_STATUS_VALUES], description: "draft (default) or active" });
+const Variables = t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 });
+const Variants = t.Record(t.String(), t.String({ maxLength: MAX_CONTENT }), {
+  description: "Per-channel parts such as subject, html_body (email) or title (push, in_app)",
+});
+const Metadata = t.Record(t.String(), t.Unknown());
+
+const fields = {
+  slug: t.String({ description: "1-100 characters: lowercase letters, digits, hyphens, underscores" }),
+  name: t.String({ maxLength: 255 }),
+  channel: Channel,
+  content: t.String({ maxLength: MAX_CONTENT, description: "Liquid text with {{variable}} placeholders" }),
+  variables: Variables,
+  variants: Variants,
+  language: t.String({ description: "Default pt_BR" }),
+  status: Status,
+  metadata: Metadata,
+  provider_template_id: t.Nullable(t.String({ maxLength: 255 })),
+};
+
+export const TemplateCreateBody = t.Object({
+  slug: fields.slug,
+  name: fields.name,
+  channel: fields.channel,
+  content: fields.content,
+  variables: t.Optional(fields.variables),
+  variants: t.Optional(fields.variants),
+  language: t.Optional(fields.language),
+  status: t.Optional(fields.status),
+  metadata: t.Optional(fields.metadata),
+  provider_template_id: t.Optional(fields.provider_template_id),
+});
+
+/** PUT is a partial update: every field optional, absent fields keep their value. */
+export const TemplateUpdateBody = t.Partial(TemplateCreateBody);
+
+export const TemplateListQuery = t.Object({
+  channel: t.Optional(t.String()),
+  status: t.Optional(t.String()),
+  limit: t.Optional(t.String()),
+  cursor: t.Optional(t.String()),
+});
+
+export const TemplateParams = t.Object({ id: t.String({ description: "Template id or slug" }) });
+
+export const PreviewByIdBody = t.Object({ variables: t.Optional(Metadata) });
+
+export const PreviewInlineBody = t.Object({
+  content: fields.content,
+  channel: fields.channel,
+  variables: t.Optional(Metadata),
+  variants: t.Optional(fields.variants),
+});
+
+export const ValidateInlineBody = t.Object({
+  content: fields.content,
+  channel: fields.channel,
+  variants: t.Optional(fields.variants),
+  variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
+});
+
+export const Template = t.Object({
+  id: t.String(),
+  slug: t.String(),
+  name: t.String(),
+  channel: t.String(),
+  content: t.String(),
+  variables: t.Array(t.String()),
+  variants: t.Record(t.String(), t.String()),
+  language: t.String(),
+  status: t.String(),
+  metadata: t.Record(t.String(), t.Unknown()),
+  provider_template_id: t.Nullable(t.String()),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+
+export const ValidationResult = t.Object({
+  valid: t.Boolean(),
+  errors: t.Array(t.String()),
+  warnings: t.Array(t.String()),
+  variables: t.Array(t.String()),
+});
+
+export const PreviewResult = t.Object({
+  rendered: t.Record(t.String(), t.String(), { description: "body, and subject/html_body/... for each variant" }),
+  variables: t.Array(t.String()),
+  validation: t.Object({ valid: t.Boolean(), errors: t.Array(t.String()), warnings: t.Array(t.String()) }),
+});
+
+export const TemplateResponse = t.Object({ data: Template });
+export const TemplateListResponse = t.Object({
+  data: t.Array(Template),
+  meta: t.Object({ cursor: t.Nullable(t.String()), has_more: t.Boolean() }),
+});
+export const ValidationResponse = t.Object({ data: ValidationResult });
+export const PreviewResponse = t.Object({ data: PreviewResult });
