@@ -1,9 +1,11 @@
 // Dashboard sessions at the HTTP edge: the nms_session cookie (read, set, clear), resolving it
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
+import { Elysia } from "elysia";
 import { config } from "../config";
+import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
 import { ApiError, validationFailed } from "./errors";
-import type { AuthContext } from "./plugins/auth";
+import { bearerToken, type AuthContext } from "./plugins/auth";
 import { requestFacts } from "./request-context";
 
 export const SESSION_COOKIE = "nms_session";
@@ -107,4 +109,48 @@ export async function resolveSession(request: Request): Promise<AuthContext | nu
     ip: requestFacts(request).ip,
     userAgent: request.headers.get("user-agent"),
   };
+}
+
+/**
+ * For dashboard-only routes (/v1/me, /v1/team/*): derives `auth` and the session's `user`.
+ * No session -> 401 invalid_session; an API key instead of a session -> 403 session_required.
+ */
+export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as: "scoped" }, async ({ request }) => {
+  const session = await findRequestSession(request);
+  if (!session) {
+    if (bearerToken(request)) {
+      throw new ApiError(403, "session_required", "This route is for the signed-in dashboard user; API keys cannot use it");
+    }
+    throw new ApiError(401, "invalid_session", "Sign in to the dashboard: a valid session cookie is required");
+  }
+  assertSessionOrigin(request);
+  const auth: AuthContext = {
+    tenantId: session.tenant_id,
+    environment: sessionEnvironment(request),
+    actorType: "user",
+    actorId: session.user_id,
+    permissions: ["read", "write"],
+    ip: requestFacts(request).ip,
+    userAgent: request.headers.get("user-agent"),
+  };
+  return { auth, user: session };
+});
+
+const EMAIL_RE = /^[^\s@"(),:;<>[\\\]]{1,64}@[^\s@]+$/;
+
+/**
+ * A dashboard address as stored (trimmed, lower-case), or 422: validation_failed for a malformed
+ * one, email_domain_blocked for a disposable or blocked domain (DESIGN.md 6).
+ */
+export async function acceptableEmail(raw: unknown, field = "email"): Promise<string> {
+  const email = typeof raw === "string" ? raw.trim().toLowerCase() : "";
+  if (email.length > 254 || !EMAIL_RE.test(email) || !emailDomain(email)) {
+    throw validationFailed({ [field]: ["must be a valid email address"] });
+  }
+  if (await isBlockedEmail(email)) {
+    throw new ApiError(422, "email_domain_blocked", "Email addresses on this domain are not accepted", {
+      [field]: ["uses a blocked (disposable) email domain"],
+    });
+  }
+  return email;
 }

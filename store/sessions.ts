@@ -60,6 +60,7 @@ export interface MagicLinkRow {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  expired: boolean;
 }
 
 export async function createMagicLink(
@@ -68,9 +69,9 @@ export async function createMagicLink(
 ): Promise<string> {
   const token = newToken();
   await tx`
-    insert into magic_link_tokens (id, token_hash, email, user_id, purpose, expires_at)
+    insert into magic_link_tokens (id, token_hash, email, user_id, purpose, created_at, expires_at)
     values (${newId()}, ${hashToken(token)}, ${m.email}, ${m.userId}, ${m.purpose},
-            ${new Date(Date.now() + MAGIC_LINK_TTL_MS)})`;
+            now(), now() + ${MAGIC_LINK_TTL_MS} * interval '1 millisecond')`;
   return token;
 }
 
@@ -83,11 +84,11 @@ export async function consumeMagicLink(
   rawToken: string,
 ): Promise<{ status: "ok"; link: MagicLinkRow } | { status: "unknown" | "used" | "expired" }> {
   const [link] = await tx<MagicLinkRow[]>`
-    select id, email, user_id, purpose, created_at, expires_at, used_at
+    select id, email, user_id, purpose, created_at, expires_at, used_at, expires_at <= now() as expired
     from magic_link_tokens where token_hash = ${hashToken(rawToken)} for update`;
   if (!link) return { status: "unknown" };
   if (link.used_at) return { status: "used" };
-  if (link.expires_at.getTime() <= Date.now()) return { status: "expired" };
+  if (link.expired) return { status: "expired" };
   await tx`update magic_link_tokens set used_at = now() where id = ${link.id}`;
   return { status: "ok", link };
 }

@@ -91,6 +91,6 @@ export async function deleteUser(tx: Tx, tenantId: string, id: string): Promise<
 
 /** Owners left in the tenant, counted under lock so two removals cannot both pass the check. */
 export async function countOwnersForUpdate(tx: Tx, tenantId: string): Promise<number> {
-  const rows = await tx`select id from users where tenant_id = ${tenantId} and role = 'owner' for update`;
+  const rows = await tx`select id from users where tenant_id = ${tenantId} and role = 'owner' order by id for update`;
   return rows.length;
 }

@@ -3,9 +3,15 @@
 import { healthRoutes } from "./health";
 import { internalTenantRoutes } from "./internal-tenants";
 import { templateRoutes } from "./templates";
+import { authSessionRoutes } from "./auth-session";
+import { teamMemberRoutes } from "./team-members";
+import { blockedDomainRoutes } from "./blocked-domains";
 
 export const routePlugins = [
   healthRoutes,
   internalTenantRoutes,
   templateRoutes,
+  authSessionRoutes,
+  teamMemberRoutes,
+  blockedDomainRoutes,
 ] as const;

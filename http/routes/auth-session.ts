@@ -1,0 +1,283 @@
+// Dashboard sign-in: magic link, Google/GitHub OAuth (state + PKCE), logout, and GET /v1/me.
+// Every successful sign-in ends the same way: a stored session, the nms_session cookie, a 302 to APP_URL.
+import { Elysia, t } from "elysia";
+import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
+import { config } from "../../config";
+import { sendSystemMail } from "../../domain/mailer";
+import { sql, type Tx } from "../../store/db";
+import { redis, redisKey } from "../../store/redis";
+import { consumeMagicLink, createMagicLink, createSession, deleteSession } from "../../store/sessions";
+import { findOrSignUp, findUser, findUserByEmail, touchLogin, type UserRow } from "../../store/users";
+import { ApiError, notFound } from "../errors";
+import { logger } from "../log";
+import { requestFacts } from "../request-context";
+import {
+  acceptableEmail,
+  assertSessionOrigin,
+  clearedCookie,
+  cookieHeader,
+  findRequestSession,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  sessionPlugin,
+} from "../session";
+import { CallbackQuery, MagicLinkBody, MagicLinkSent, Me, ProviderParams, VerifyQuery } from "../../schemas/session";
+
+const OAUTH_STATE_COOKIE = "nms_oauth_state";
+const OAUTH_STATE_TTL_SECONDS = 600;
+
+// ---------------------------------------------------------------------------------------------
+// Shared ending of every sign-in.
+
+async function signInResponse(
+  request: Request,
+  signIn: (tx: Tx) => Promise<UserRow>,
+  extraCookies: string[] = [],
+): Promise<Response> {
+  const facts = requestFacts(request);
+  const session = await sql.begin(async (tx) => {
+    const user = await signIn(tx as unknown as Tx);
+    return createSession(tx as unknown as Tx, {
+      userId: user.id,
+      tenantId: user.tenant_id,
+      ip: facts.ip,
+      userAgent: request.headers.get("user-agent"),
+    });
+  });
+  const headers = new Headers({ location: config.appUrl, "cache-control": "no-store", "x-request-id": facts.id });
+  headers.append("set-cookie", sessionCookie(session.token, session.expiresAt));
+  for (const c of extraCookies) headers.append("set-cookie", c);
+  return new Response(null, { status: 302, headers });
+}
+
+function magicLinkUrl(token: string): string {
+  return `${config.publicUrl.replace(/\/$/, "")}/auth/magic-link/verify?token=${encodeURIComponent(token)}`;
+}
+
+export async function sendLoginLink(email: string, token: string, invitedBy?: string): Promise<boolean> {
+  const link = magicLinkUrl(token);
+  const subject = invitedBy ? "You have been invited to NMS" : "Your NMS sign-in link";
+  const intro = invitedBy ? `${invitedBy} invited you to their NMS team.` : "Use this link to sign in to NMS.";
+  return sendSystemMail({
+    to: email,
+    subject,
+    text: `${intro}\n\n${link}\n\nThe link works once and expires in 15 minutes.\n`,
+    html: `<p>${intro}</p><p><a href="${link}">Sign in</a></p><p>The link works once and expires in 15 minutes.</p>`,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// OAuth providers: endpoints come from the environment so tests can point at a local server.
+
+type ProviderName = "google" | "github";
+
+interface ProviderConfig {
+  name: ProviderName;
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  emailsUrl?: string;
+  scopes: string[];
+}
+
+function providerConfig(name: string): ProviderConfig {
+  if (name !== "google" && name !== "github") throw notFound("provider_not_found", "OAuth provider must be google or github");
+  const P = name.toUpperCase();
+  const env = (k: string) => process.env[`${P}_${k}`] || undefined;
+  const clientId = env("CLIENT_ID");
+  const clientSecret = env("CLIENT_SECRET");
+  if (!clientId || !clientSecret) {
+    throw new ApiError(404, "provider_not_configured", `Sign-in with ${name} is not configured on this server`);
+  }
+  if (name === "google") {
+    return {
+      name,
+      clientId,
+      clientSecret,
+      authUrl: env("AUTH_URL") ?? "https://accounts.google.com/o/oauth2/v2/auth",
+      tokenUrl: env("TOKEN_URL") ?? "https://oauth2.googleapis.com/token",
+      userinfoUrl: env("USERINFO_URL") ?? "https://openidconnect.googleapis.com/v1/userinfo",
+      scopes: ["openid", "email", "profile"],
+    };
+  }
+  return {
+    name,
+    clientId,
+    clientSecret,
+    authUrl: env("AUTH_URL") ?? "https://github.com/login/oauth/authorize",
+    tokenUrl: env("TOKEN_URL") ?? "https://github.com/login/oauth/access_token",
+    userinfoUrl: env("USERINFO_URL") ?? "https://api.github.com/user",
+    emailsUrl: env("EMAILS_URL") ?? "https://api.github.com/user/emails",
+    scopes: ["read:user", "user:email"],
+  };
+}
+
+function oauthClient(p: ProviderConfig): OAuth2Client {
+  const redirectUri = `${config.publicUrl.replace(/\/$/, "")}/auth/${p.name}/callback`;
+  return new OAuth2Client(p.clientId, p.clientSecret, redirectUri);
+}
+
+async function fetchJson(url: string, accessToken: string): Promise<any> {
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${accessToken}`, accept: "application/json", "user-agent": "nms-dashboard" },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  return res.json();
+}
+
+/** The provider's verified email address and display name for an access token. */
+async function providerIdentity(p: ProviderConfig, accessToken: string): Promise<{ email: string | null; name: string | null }> {
+  const info = await fetchJson(p.userinfoUrl, accessToken);
+  const name = typeof info?.name === "string" && info.name ? info.name : (info?.login ?? null);
+  if (p.name === "google") {
+    // an unverified Google address could belong to someone else
+    if (info?.email_verified === false) return { email: null, name };
+    return { email: typeof info?.email === "string" ? info.email : null, name };
+  }
+  if (typeof info?.email === "string" && info.email) return { email: info.email, name };
+  // GitHub hides private addresses from /user; /user/emails lists them with verification
+  const emails = await fetchJson(p.emailsUrl!, accessToken);
+  const best = Array.isArray(emails) ? (emails.find((e) => e?.primary && e?.verified) ?? emails.find((e) => e?.verified)) : null;
+  return { email: typeof best?.email === "string" ? best.email : null, name };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
+  .post(
+    "/auth/magic-link",
+    async ({ body, request, set }) => {
+      // blocked domains are refused for everyone, so the answer never tells whether an account exists
+      const email = await acceptableEmail(body.email);
+      const token = await sql.begin(async (tx) => {
+        const user = await findUserByEmail(email, tx as unknown as Tx);
+        return createMagicLink(tx as unknown as Tx, {
+          email,
+          userId: user?.id ?? null,
+          purpose: user ? "login" : "signup",
+        });
+      });
+      const sent = await sendLoginLink(email, token);
+      if (!sent) logger.warn({ request_id: requestFacts(request).id }, "magic link not delivered");
+      set.status = 202;
+      return { data: { sent: true } };
+    },
+    {
+      body: MagicLinkBody,
+      response: { 202: MagicLinkSent },
+      detail: { summary: "Send a sign-in (or sign-up) link", tags: ["session"] },
+    },
+  )
+  .get(
+    "/auth/magic-link/verify",
+    async ({ query, request }) => {
+      const raw = query.token;
+      if (!raw || raw.length > 200) throw new ApiError(400, "invalid_token", "The sign-in link is invalid");
+      return signInResponse(request, async (tx) => {
+        const result = await consumeMagicLink(tx, raw);
+        if (result.status === "expired") throw new ApiError(400, "token_expired", "The sign-in link has expired; request a new one");
+        if (result.status !== "ok") throw new ApiError(400, "invalid_token", "The sign-in link is invalid or was already used");
+        const link = result.link;
+        let user: UserRow | undefined;
+        if (link.user_id) {
+          user = await findUserByEmail(link.email, tx);
+          if (!user || user.id !== link.user_id) throw new ApiError(400, "invalid_token", "The sign-in link is no longer valid");
+        } else {
+          user = (await findOrSignUp(tx, link.email)).user;
+        }
+        await touchLogin(tx, user.id);
+        return user;
+      });
+    },
+    {
+      query: VerifyQuery,
+      detail: { summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL", tags: ["session"] },
+    },
+  )
+  .get(
+    "/auth/:provider",
+    async ({ params }) => {
+      const p = providerConfig(params.provider);
+      const state = generateState();
+      const verifier = generateCodeVerifier();
+      await redis.set(
+        redisKey("oauth-state", state),
+        JSON.stringify({ provider: p.name, verifier }),
+        "EX",
+        OAUTH_STATE_TTL_SECONDS,
+      );
+      const url = oauthClient(p).createAuthorizationURLWithPKCE(p.authUrl, state, CodeChallengeMethod.S256, verifier, p.scopes);
+      const headers = new Headers({ location: url.toString(), "cache-control": "no-store" });
+      // the cookie binds the flow to this browser, so a callback URL planted by someone else fails
+      headers.append("set-cookie", cookieHeader(OAUTH_STATE_COOKIE, state, { maxAgeSeconds: OAUTH_STATE_TTL_SECONDS, path: "/auth" }));
+      return new Response(null, { status: 302, headers });
+    },
+    { params: ProviderParams, detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"] } },
+  )
+  .get(
+    "/auth/:provider/callback",
+    async ({ params, query, request }) => {
+      const p = providerConfig(params.provider);
+      const cookieState = readCookie(request, OAUTH_STATE_COOKIE);
+      const state = query.state;
+      if (!state || !cookieState || state !== cookieState || state.length > 200) {
+        throw new ApiError(400, "invalid_state", "OAuth state is missing or does not match this browser's sign-in");
+      }
+      const stored = await redis.getdel(redisKey("oauth-state", state));
+      const flow = stored ? (JSON.parse(stored) as { provider: string; verifier: string }) : null;
+      if (!flow || flow.provider !== p.name) {
+        throw new ApiError(400, "invalid_state", "OAuth state is unknown, expired or already used");
+      }
+      if (query.error) throw new ApiError(400, "oauth_denied", `The provider refused the sign-in: ${query.error}`);
+      if (!query.code) throw new ApiError(400, "invalid_parameters", "The callback carries no authorization code");
+
+      let identity: { email: string | null; name: string | null };
+      try {
+        const tokens = await oauthClient(p).validateAuthorizationCode(p.tokenUrl, query.code, flow.verifier);
+        identity = await providerIdentity(p, tokens.accessToken());
+      } catch (err) {
+        logger.warn({ provider: p.name, err: (err as Error).message }, "oauth code exchange failed");
+        throw new ApiError(400, "oauth_exchange_failed", "The authorization code could not be exchanged with the provider");
+      }
+      if (!identity.email) throw new ApiError(400, "email_not_verified", `The ${p.name} account has no verified email address`);
+      const email = await acceptableEmail(identity.email);
+      return signInResponse(
+        request,
+        async (tx) => {
+          const { user } = await findOrSignUp(tx, email, identity.name);
+          await touchLogin(tx, user.id, identity.name);
+          return user;
+        },
+        [clearedCookie(OAUTH_STATE_COOKIE, "/auth")],
+      );
+    },
+    { params: ProviderParams, query: CallbackQuery, detail: { summary: "OAuth callback", tags: ["session"] } },
+  )
+  .delete(
+    "/auth/logout",
+    async ({ request }) => {
+      const session = await findRequestSession(request);
+      if (session) {
+        assertSessionOrigin(request);
+        await deleteSession(readCookie(request, SESSION_COOKIE)!);
+      }
+      // answered the same with or without a session: the browser ends up signed out either way
+      const headers = new Headers({ "set-cookie": clearedCookie(SESSION_COOKIE), "x-request-id": requestFacts(request).id });
+      return new Response(null, { status: 204, headers });
+    },
+    { detail: { summary: "End the dashboard session", tags: ["session"] } },
+  )
+  .use(sessionPlugin)
+  .get(
+    "/v1/me",
+    async ({ user }) => {
+      const row = await findUser(user.tenant_id, user.user_id);
+      if (!row) throw new ApiError(401, "invalid_session", "The session's user no longer exists");
+      return { data: { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role } };
+    },
+    { response: { 200: t.Object({ data: Me }) }, detail: { summary: "The signed-in dashboard user", tags: ["session"] } },
+  );

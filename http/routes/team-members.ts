@@ -1,0 +1,142 @@
+// Team members of the signed-in user's tenant (dashboard sessions only): list, invite, change
+// role, remove. Owners and admins manage, members read; only owners touch the owner role.
+import { Elysia } from "elysia";
+import { sql, type Tx } from "../../store/db";
+import { writeAudit } from "../../store/audit";
+import { isUuid } from "../../store/ids";
+import { createMagicLink } from "../../store/sessions";
+import { iso } from "../../store/time";
+import {
+  countOwnersForUpdate,
+  deleteUser,
+  findUserByEmail,
+  findUserForUpdate,
+  insertUser,
+  listUsers,
+  setRole,
+  type Role,
+  type UserRow,
+} from "../../store/users";
+import { conflict, forbidden, notFound } from "../errors";
+import type { AuthContext } from "../plugins/auth";
+import { acceptableEmail, sessionPlugin } from "../session";
+import { InviteMemberBody, MemberParams, UpdateMemberBody } from "../../schemas/team";
+import { sendLoginLink } from "./auth-session";
+
+function member(u: UserRow) {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    created_at: iso(u.created_at)!,
+    last_login_at: iso(u.last_login_at),
+  };
+}
+
+function requireManager(actorRole: Role): void {
+  if (actorRole === "member") throw forbidden("insufficient_permissions", "Only owners and admins manage team members");
+}
+
+function requireOwnerFor(actorRole: Role, touchesOwner: boolean): void {
+  if (touchesOwner && actorRole !== "owner") {
+    throw forbidden("insufficient_permissions", "Only an owner can grant, change or remove the owner role");
+  }
+}
+
+function audit(tx: Tx, auth: AuthContext, action: string, target: UserRow, metadata: Record<string, unknown>) {
+  return writeAudit(tx, {
+    tenantId: auth.tenantId,
+    actorType: "user",
+    actorId: auth.actorId,
+    action,
+    resourceType: "team_member",
+    resourceId: target.id,
+    metadata,
+    ip: auth.ip,
+    userAgent: auth.userAgent,
+  });
+}
+
+async function lockedMember(tx: Tx, tenantId: string, id: string): Promise<UserRow> {
+  const target = isUuid(id) ? await findUserForUpdate(tx, tenantId, id) : undefined;
+  if (!target) throw notFound("team_member_not_found", "Team member not found");
+  return target;
+}
+
+export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
+  .use(sessionPlugin)
+  .get(
+    "/v1/team/members",
+    async ({ auth }) => ({ data: (await listUsers(auth.tenantId)).map(member) }),
+    { detail: { summary: "List team members", tags: ["team"] } },
+  )
+  .post(
+    "/v1/team/members",
+    async ({ auth, user, body, set }) => {
+      requireManager(user.role);
+      requireOwnerFor(user.role, body.role === "owner");
+      const email = await acceptableEmail(body.email);
+      const { invited, token } = await sql.begin(async (t) => {
+        const tx = t as unknown as Tx;
+        // one dashboard identity per address (see docs/sessions.md)
+        if (await findUserByEmail(email, tx)) throw conflict("email_taken", "This email already belongs to a dashboard user");
+        let invited: UserRow;
+        try {
+          invited = await insertUser(tx, { tenantId: auth.tenantId, email, role: body.role });
+        } catch (err: any) {
+          if (err?.code === "23505") throw conflict("email_taken", "This email already belongs to a dashboard user");
+          throw err;
+        }
+        const token = await createMagicLink(tx, { email, userId: invited.id, purpose: "invite" });
+        await audit(tx, auth, "team_member.invited", invited, { email, role: body.role });
+        return { invited, token };
+      });
+      await sendLoginLink(email, token, user.email);
+      set.status = 201;
+      return { data: member(invited) };
+    },
+    { body: InviteMemberBody, detail: { summary: "Invite a team member by email", tags: ["team"] } },
+  )
+  .put(
+    "/v1/team/members/:id",
+    async ({ auth, user, params, body }) => {
+      requireManager(user.role);
+      const updated = await sql.begin(async (t) => {
+        const tx = t as unknown as Tx;
+        // owners are locked first, in id order, so concurrent demotions cannot deadlock or both pass
+        const owners = await countOwnersForUpdate(tx, auth.tenantId);
+        const target = await lockedMember(tx, auth.tenantId, params.id);
+        requireOwnerFor(user.role, target.role === "owner" || body.role === "owner");
+        if (target.role === body.role) return target;
+        if (target.role === "owner" && owners <= 1) {
+          throw conflict("last_owner", "The tenant's last owner cannot be demoted");
+        }
+        const row = await setRole(tx, auth.tenantId, target.id, body.role);
+        await audit(tx, auth, "team_member.role_changed", row, { old_role: target.role, new_role: body.role });
+        return row;
+      });
+      return { data: member(updated) };
+    },
+    { params: MemberParams, body: UpdateMemberBody, detail: { summary: "Change a team member's role", tags: ["team"] } },
+  )
+  .delete(
+    "/v1/team/members/:id",
+    async ({ auth, user, params, set }) => {
+      requireManager(user.role);
+      await sql.begin(async (t) => {
+        const tx = t as unknown as Tx;
+        const owners = await countOwnersForUpdate(tx, auth.tenantId);
+        const target = await lockedMember(tx, auth.tenantId, params.id);
+        requireOwnerFor(user.role, target.role === "owner");
+        if (target.role === "owner" && owners <= 1) {
+          throw conflict("last_owner", "The tenant's last owner cannot be removed");
+        }
+        await deleteUser(tx, auth.tenantId, target.id);
+        await audit(tx, auth, "team_member.removed", target, { email: target.email, role: target.role });
+      });
+      set.status = 204;
+      return null;
+    },
+    { params: MemberParams, detail: { summary: "Remove a team member (their sessions end)", tags: ["team"] } },
+  );

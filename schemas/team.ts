@@ -1,0 +1,24 @@
+// TypeBox schemas of the team member routes (/v1/team/members).
+import { t } from "elysia";
+
+export const RoleSchema = t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")], {
+  description: "owner, admin or member",
+});
+
+export const InviteMemberBody = t.Object({
+  email: t.String({ maxLength: 320 }),
+  role: RoleSchema,
+});
+
+export const UpdateMemberBody = t.Object({ role: RoleSchema });
+
+export const MemberParams = t.Object({ id: t.String() });
+
+export const TeamMember = t.Object({
+  id: t.String(),
+  email: t.String(),
+  name: t.Union([t.String(), t.Null()]),
+  role: t.String(),
+  created_at: t.String(),
+  last_login_at: t.Union([t.String(), t.Null()]),
+});
