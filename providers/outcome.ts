@@ -59,3 +59,63 @@ export function failureFromFetchError(err: unknown, timedOut: boolean): SendFail
   const detail = e?.code ? `${e.code}: ${e?.message ?? ""}` : (e?.message ?? String(err));
   return failure(true, "network_error", `could not reach provider (${detail.slice(0, 200)})`);
 }
+
+// fields of a Google service account key that are public identifiers, not secrets: redacting
+// "service_account" or the project id would mangle every FCM answer
+const PUBLIC_CREDENTIAL_FIELDS = new Set([
+  "type",
+  "project_id",
+  "client_id",
+  "auth_uri",
+  "token_uri",
+  "auth_provider_x509_cert_url",
+  "client_x509_cert_url",
+  "universe_domain",
+]);
+
+/** every string leaf of a credentials object (service_account JSON included) worth hiding */
+export function secretValues(credentials: Record<string, unknown> | undefined, minLength = 6): string[] {
+  const out = new Set<string>();
+  const walk = (v: unknown, key?: string) => {
+    if (key !== undefined && PUBLIC_CREDENTIAL_FIELDS.has(key)) return;
+    if (typeof v === "string") {
+      if (v.length >= minLength) out.add(v);
+      // a service account may arrive as JSON text: hide its fields too
+      if (v.startsWith("{")) {
+        try {
+          walk(JSON.parse(v));
+        } catch {
+          /* not JSON: the whole string is already hidden */
+        }
+      }
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) walk(x, Array.isArray(v) ? undefined : k);
+    }
+  };
+  walk(credentials);
+  // longest first, so a secret that contains another is replaced whole
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Deep copy with every occurrence of a secret replaced by "[redacted]": provider bodies echo
+ * identifiers such as Twilio's account_sid (in `account_sid` and `uri`), and error messages may quote a user.
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const scrub = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      let s = v;
+      for (const secret of secrets) if (s.includes(secret)) s = s.split(secret).join("[redacted]");
+      return s;
+    }
+    if (Array.isArray(v)) return v.map(scrub);
+    if (v && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = scrub(x);
+      return out;
+    }
+    return v;
+  };
+  return scrub(value) as T;
+}

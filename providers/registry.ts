@@ -7,7 +7,8 @@ import { fcmDefinition } from "./push/fcm";
 import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
 import { twilioDefinition } from "./sms/twilio";
-import type { Channel, Provider, ProviderConfig, ProviderDefinition, ProviderDeps } from "./types";
+import { redactSecrets, secretValues } from "./outcome";
+import type { Channel, OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "./types";
 import { whatsappCloudDefinition } from "./whatsapp/whatsapp-cloud";
 
 const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
@@ -41,9 +42,29 @@ export class UnknownProviderError extends Error {
   }
 }
 
-/** throws UnknownProviderError for a name the registry does not hold */
+/**
+ * Builds a provider from a channel's decrypted config. Throws UnknownProviderError for a name the
+ * registry does not hold. Every result it returns has the config's credential values redacted,
+ * because SendResult.response and error.message are stored and shown in attempt records.
+ */
 export function createProvider(name: string, config: ProviderConfig, deps: ProviderDeps = {}): Provider {
   const definition = definitions.get(name);
   if (!definition) throw new UnknownProviderError(name);
-  return definition.create({ credentials: config.credentials ?? {}, settings: config.settings ?? {} }, deps);
+  const credentials = config.credentials ?? {};
+  const provider = definition.create({ credentials, settings: config.settings ?? {} }, deps);
+  const secrets = secretValues(credentials);
+  if (secrets.length === 0) return provider;
+  return {
+    name: provider.name,
+    async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
+      const result = await provider.send(msg, signal);
+      // the message id is left alone: inbound status webhooks match on it verbatim
+      if (result.ok) return { ...result, response: redactSecrets(result.response, secrets) };
+      return {
+        ...result,
+        error: { code: result.error.code, message: redactSecrets(result.error.message, secrets) },
+        ...(result.response ? { response: redactSecrets(result.response, secrets) } : {}),
+      };
+    },
+  };
 }

@@ -48,7 +48,10 @@ describe("twilio provider (POST {base_url}/2010-04-01/Accounts/{sid}/Messages.js
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${SID}:${TOKEN}`).toString("base64")}`);
     expect(req.form).toEqual({ To: "+5511988887777", From: "+14155550100", Body: "Your code is 123456" });
     expect(result.response).toMatchObject({ status: 201, body: { sid: result.providerMessageId, status: "queued" } });
+    // Twilio echoes account_sid (a credential) in its resource: the registry redacts it
+    expect(result.response).toMatchObject({ body: { account_sid: "[redacted]", uri: expect.stringContaining("/Accounts/[redacted]/") } });
     expect(JSON.stringify(result)).not.toContain(TOKEN);
+    expect(JSON.stringify(result)).not.toContain(SID);
   });
 
   test("whatsapp channel prefixes To and From with whatsapp:", async () => {

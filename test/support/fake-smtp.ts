@@ -95,6 +95,7 @@ export async function start(opts: FakeSmtpOptions = {}): Promise<FakeSmtp> {
     banner: "fake-smtp ready",
     // stop() should not wait the default 30 s for a client stuck in a scripted hang
     closeTimeout: 500,
+    disableReverseLookup: true,
     onAuth(auth, _session, callback) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) {
         return callback(null, { user: auth.username });

@@ -10,6 +10,8 @@ import {
   isRetryableStatus,
   parseRateLimitReset,
   parseRetryAfter,
+  redactSecrets,
+  secretValues,
 } from "../../providers/outcome";
 import { parseServiceAccount, readFcmError, toFcmData } from "../../providers/push/fcm";
 import { parseSubscription } from "../../providers/push/webpush";
@@ -190,5 +192,29 @@ describe("PushSubscription recipient parsing", () => {
     expect(parseSubscription(JSON.stringify({ endpoint: "ftp://x/y", keys: { p256dh, auth } }))).toBeString();
     expect(parseSubscription(JSON.stringify({ endpoint: "https://x/y", keys: { p256dh: "short", auth } }))).toBeString();
     expect(parseSubscription(JSON.stringify({ endpoint: "https://x/y", keys: { p256dh } }))).toBeString();
+  });
+});
+
+describe("credential redaction (credentials never in any response)", () => {
+  test("secretValues: string leaves, nested and JSON-text service accounts, public identifiers kept", () => {
+    const account = { type: "service_account", project_id: "demo-project", client_email: "a@demo.iam.gserviceaccount.com", private_key: "-----BEGIN PRIVATE KEY-----xyz" };
+    expect(secretValues({ api_key: "SG.abcdef", short: "abc" })).toEqual(["SG.abcdef"]);
+    const fromObject = secretValues({ service_account: account });
+    expect(fromObject).toContain(account.private_key);
+    expect(fromObject).toContain(account.client_email);
+    expect(fromObject).not.toContain("service_account");
+    expect(fromObject).not.toContain("demo-project");
+    expect(secretValues({ service_account: JSON.stringify(account) })).toContain(account.private_key);
+  });
+  test("redactSecrets replaces every occurrence, deeply, longest secret first", () => {
+    const sid = "AC0123456789abcdef0123456789abcdef";
+    const body = { account_sid: sid, uri: `/2010-04-01/Accounts/${sid}/Messages/SM1.json`, list: [sid], n: 3 };
+    expect(redactSecrets(body, [sid])).toEqual({
+      account_sid: "[redacted]",
+      uri: "/2010-04-01/Accounts/[redacted]/Messages/SM1.json",
+      list: ["[redacted]"],
+      n: 3,
+    });
+    expect(redactSecrets("token=abcdef-long", secretValues({ a: "abcdef", b: "abcdef-long" }))).toBe("token=[redacted]");
   });
 });
