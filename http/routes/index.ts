@@ -1,6 +1,8 @@
 // Every route plugin of the API, in one list that http/app.ts mounts.
 // Each resource adds one line here.
 import { healthRoutes } from "./health";
+import { subscriberRoutes } from "./subscribers";
+import { inboxRoutes } from "./inbox";
 import { internalTenantRoutes } from "./internal-tenants";
 import { templateRoutes } from "./templates";
 import { authSessionRoutes } from "./auth-session";
@@ -9,6 +11,8 @@ import { blockedDomainRoutes } from "./blocked-domains";
 
 export const routePlugins = [
   healthRoutes,
+  subscriberRoutes,
+  inboxRoutes,
   internalTenantRoutes,
   templateRoutes,
   authSessionRoutes,

@@ -1,0 +1,144 @@
+// Field rules for subscriber input shared by POST, PUT and bulk import: email syntax and the
+// disposable-domain blocklist, E.164 phone, BCP 47 locale, IANA timezone, custom_properties.
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
+import type { SubscriberFields } from "../store/subscribers";
+import type { ErrorDetails } from "../http/errors";
+
+export const SUBSCRIBER_FIELDS = ["external_id", "email", "phone", "name", "locale", "timezone", "custom_properties"] as const;
+const MAX_CUSTOM_PROPERTIES_BYTES = 64 * 1024;
+
+const EMAIL_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/;
+const LOCALE_RE = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8})*$/;
+const TIMEZONE_RE = /^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+)*$/;
+
+const zoneCache = new Map<string, string | null>();
+/** The canonical IANA name (America/Sao_Paulo for america/sao_paulo), or null if unknown. */
+export function canonicalTimezone(tz: string): string | null {
+  if (zoneCache.has(tz)) return zoneCache.get(tz)!;
+  let out: string | null = null;
+  // UTC offsets such as "+03:00" are accepted by Intl but are not IANA zone names
+  if (TIMEZONE_RE.test(tz)) {
+    try {
+      out = new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
+    } catch {
+      out = null;
+    }
+  }
+  if (zoneCache.size < 10_000) zoneCache.set(tz, out);
+  return out;
+}
+
+/** BCP 47 tags, also in the pt_BR underscore style the templates use. */
+export function isValidLocale(locale: string): boolean {
+  if (!LOCALE_RE.test(locale) || locale.length > 35) return false;
+  try {
+    return Intl.getCanonicalLocales(locale.replace(/_/g, "-")).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+export function isValidEmailSyntax(email: string): boolean {
+  if (email.length > 254 || !EMAIL_RE.test(email)) return false;
+  const at = email.lastIndexOf("@");
+  return at <= 64 && emailDomain(email) !== null;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks one subscriber object. `mode`: "upsert" (POST and import: external_id required,
+ * null means "not given"), "update" (PUT: every field optional, null clears). Returns the
+ * normalized fields (email lower-cased, phone as E.164, timezone canonical) and the
+ * errors keyed `<prefix><field>`.
+ */
+export async function validateSubscriberInput(
+  input: unknown,
+  mode: "upsert" | "update",
+  prefix = "",
+): Promise<{ fields: SubscriberFields; errors: ErrorDetails }> {
+  const errors: ErrorDetails = {};
+  const fail = (field: string, msg: string) => (errors[prefix + field] ??= []).push(msg);
+  const fields: SubscriberFields = {};
+  if (!isPlainObject(input)) {
+    errors[prefix ? prefix.replace(/\.$/, "") : "body"] = ["must be an object"];
+    return { fields, errors };
+  }
+  for (const key of Object.keys(input)) {
+    if (!(SUBSCRIBER_FIELDS as readonly string[]).includes(key)) fail(key, "is not a subscriber field");
+  }
+
+  const ext = input.external_id;
+  if (ext === undefined || ext === null) {
+    if (mode === "upsert") fail("external_id", "is required");
+  } else if (typeof ext !== "string") fail("external_id", "must be a string");
+  else if (ext.trim() === "" || ext.length > 255) fail("external_id", "must be 1 to 255 characters");
+  else if (/[\u0000-\u001f\u007f]/.test(ext)) fail("external_id", "must not contain control characters");
+  else if (ext.startsWith("erased:")) fail("external_id", "must not start with the reserved prefix \"erased:\"");
+  else fields.external_id = ext;
+
+  const email = input.email;
+  if (email === null) fields.email = null;
+  else if (email !== undefined) {
+    if (typeof email !== "string") fail("email", "must be a string");
+    else {
+      const value = email.trim().toLowerCase();
+      if (!isValidEmailSyntax(value)) fail("email", "must be a valid email address");
+      else if (await isBlockedEmail(value)) fail("email", "uses a blocked (disposable) email domain");
+      else fields.email = value;
+    }
+  }
+
+  const phone = input.phone;
+  if (phone === null) fields.phone = null;
+  else if (phone !== undefined) {
+    if (typeof phone !== "string") fail("phone", "must be a string");
+    else {
+      const trimmed = phone.trim();
+      const parsed = /^\+[1-9]\d{6,14}$/.test(trimmed) ? parsePhoneNumberFromString(trimmed) : undefined;
+      if (!parsed || !parsed.isValid()) fail("phone", "must be a valid E.164 phone number (e.g. +5511912345678)");
+      else fields.phone = parsed.number;
+    }
+  }
+
+  const name = input.name;
+  if (name === null) fields.name = null;
+  else if (name !== undefined) {
+    if (typeof name !== "string") fail("name", "must be a string");
+    else if (name.length > 255) fail("name", "must be at most 255 characters");
+    else fields.name = name;
+  }
+
+  const locale = input.locale;
+  if (locale === null) fields.locale = null;
+  else if (locale !== undefined) {
+    if (typeof locale !== "string") fail("locale", "must be a string");
+    else if (!isValidLocale(locale)) fail("locale", "must be a BCP 47 language tag such as pt-BR or pt_BR");
+    else fields.locale = locale;
+  }
+
+  const timezone = input.timezone;
+  if (timezone === null) fields.timezone = null;
+  else if (timezone !== undefined) {
+    if (typeof timezone !== "string") fail("timezone", "must be a string");
+    else {
+      const canonical = canonicalTimezone(timezone);
+      if (!canonical) fail("timezone", "must be an IANA time zone such as America/Sao_Paulo");
+      else fields.timezone = canonical;
+    }
+  }
+
+  const props = input.custom_properties;
+  if (props === null) fields.custom_properties = null;
+  else if (props !== undefined) {
+    if (!isPlainObject(props)) fail("custom_properties", "must be an object");
+    else if (JSON.stringify(props).length > MAX_CUSTOM_PROPERTIES_BYTES) {
+      fail("custom_properties", `must be at most ${MAX_CUSTOM_PROPERTIES_BYTES} bytes as JSON`);
+    } else fields.custom_properties = props;
+  }
+
+  return { fields, errors };
+}

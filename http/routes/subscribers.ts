@@ -1,0 +1,232 @@
+// /v1/subscribers (secret keys): upsert on external_id, search list, get, PUT, DELETE (erasure)
+// and the all-or-nothing bulk import. Preferences and the inbox live in http/routes/inbox.ts.
+import { Elysia } from "elysia";
+import { sql, type Tx } from "../../store/db";
+import {
+  findSubscriber,
+  listSubscribers,
+  serializeSubscriber,
+  updateSubscriber,
+  upsertSubscribers,
+  type Consent,
+  type Scope,
+  type SubscriberFields,
+} from "../../store/subscribers";
+import { validateSubscriberInput } from "../../domain/subscriber-validation";
+import { eraseSubscriber, identifierHash } from "../../domain/erasure";
+import { ApiError, validationFailed, type ErrorDetails } from "../errors";
+import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import {
+  ImportBody,
+  ImportResponse,
+  ListQuery,
+  SubscriberBody,
+  SubscriberListResponse,
+  SubscriberParams,
+  SubscriberResponse,
+} from "../../schemas/subscribers";
+
+export const MAX_IMPORT = 1000;
+const TAG = { tags: ["subscribers"] };
+
+/** limit (default 20, 1..100) and offset (>= 0) of the offset-paged lists; 422 otherwise. */
+export function offsetPage(query: { limit?: string; offset?: string }): { limit: number; offset: number } {
+  const details: ErrorDetails = {};
+  const limit = query.limit === undefined || query.limit === "" ? 20 : Number(query.limit);
+  const offset = query.offset === undefined || query.offset === "" ? 0 : Number(query.offset);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) details.limit = ["must be an integer from 1 to 100"];
+  if (!Number.isInteger(offset) || offset < 0 || offset > 1_000_000) details.offset = ["must be an integer from 0 to 1000000"];
+  if (Object.keys(details).length) throw validationFailed(details);
+  return { limit, offset };
+}
+
+const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
+const consentOf = (auth: AuthContext): Consent => ({ given_at: new Date().toISOString(), ip: auth.ip, method: "api" });
+
+/** External ids of erased subscribers (by hash) among the given ones. */
+async function erasedExternalIds(scope: Scope, externalIds: string[]): Promise<Set<string>> {
+  if (externalIds.length === 0) return new Set();
+  const byHash = new Map(externalIds.map((e) => [identifierHash(scope.tenantId, scope.environment, e), e]));
+  const rows = await sql<{ identifier_hash: string }[]>`
+    select identifier_hash from subscriber_erasures
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and kind = 'external_id'
+      and identifier_hash = any(${[...byHash.keys()]}::text[])`;
+  return new Set(rows.map((r) => byHash.get(r.identifier_hash)!));
+}
+
+const erasedConflict = () =>
+  new ApiError(409, "subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
+
+export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
+  .use(authPlugin)
+  .post(
+    "/v1/subscribers",
+    async ({ auth, body, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const scope = scopeOf(auth);
+      const { fields, errors } = await validateSubscriberInput(body, "upsert");
+      if (Object.keys(errors).length) throw validationFailed(errors);
+      if ((await erasedExternalIds(scope, [fields.external_id!])).size) throw erasedConflict();
+      const [result] = await sql.begin((tx) => upsertSubscribers(tx as unknown as Tx, scope, [fields], consentOf(auth)));
+      if (!result) throw erasedConflict(); // erased between the check and the write
+      set.status = result.inserted ? 201 : 200;
+      return { data: serializeSubscriber(result.row) };
+    },
+    {
+      body: SubscriberBody,
+      response: { 200: SubscriberResponse, 201: SubscriberResponse },
+      detail: {
+        ...TAG,
+        summary: "Create or update a subscriber (upsert on external_id)",
+        description:
+          "201 when created (consent recorded: given_at, caller IP, method api), 200 when updated. Absent or null fields keep their stored value. An external_id of an erased subscriber gives 409 subscriber_erased.",
+      },
+    },
+  )
+  .post(
+    "/v1/subscribers/import",
+    async ({ auth, body, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      try {
+        return await importSubscribers(auth, body.subscribers);
+      } catch (err) {
+        if (!(err instanceof ImportFailure)) throw err;
+        // the standard error body plus error.index (DESIGN.md 4)
+        set.status = 422;
+        return { error: { code: err.code, message: err.message, details: err.details!, index: err.index } };
+      }
+    },
+    {
+      body: ImportBody,
+      response: { 200: ImportResponse },
+      detail: {
+        ...TAG,
+        summary: "Import up to 1,000 subscribers in one transaction (all-or-nothing)",
+        description:
+          "On the first invalid entry: 422 validation_failed with details keyed subscribers[<i>].<field> and error.index = i; nothing is written. More than 1,000 entries: 413 payload_too_large.",
+      },
+    },
+  )
+  .get(
+    "/v1/subscribers",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const { limit, offset } = offsetPage(query);
+      const { rows, total } = await listSubscribers(scopeOf(auth), { limit, offset, search: query.search });
+      return { data: rows.map(serializeSubscriber), meta: { total, limit, offset } };
+    },
+    {
+      query: ListQuery,
+      response: { 200: SubscriberListResponse },
+      detail: { ...TAG, summary: "List subscribers, newest first; search matches email, name or external_id" },
+    },
+  )
+  .get(
+    "/v1/subscribers/:id",
+    async ({ auth, params }) => {
+      requireSecret(auth);
+      const sub = await findSubscriber(scopeOf(auth), params.id);
+      if (!sub) throw subscriberNotFound();
+      return { data: serializeSubscriber(sub) };
+    },
+    { params: SubscriberParams, response: { 200: SubscriberResponse }, detail: { ...TAG, summary: "Get a subscriber by id or external_id" } },
+  )
+  .put(
+    "/v1/subscribers/:id",
+    async ({ auth, params, body }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const scope = scopeOf(auth);
+      const { fields, errors } = await validateSubscriberInput(body, "update");
+      const row = await sql.begin(async (t) => {
+        const tx = t as unknown as Tx;
+        const sub = await findSubscriber(scope, params.id, tx, { forUpdate: true });
+        if (!sub) throw subscriberNotFound();
+        if (fields.external_id !== undefined && fields.external_id !== sub.external_id) {
+          (errors.external_id ??= []).push("can not be changed; it is the subscriber's upsert key");
+        }
+        if (Object.keys(errors).length) throw validationFailed(errors);
+        delete fields.external_id;
+        return updateSubscriber(tx, scope, sub.id, fields);
+      });
+      return { data: serializeSubscriber(row!) };
+    },
+    {
+      params: SubscriberParams,
+      body: SubscriberBody,
+      response: { 200: SubscriberResponse },
+      detail: { ...TAG, summary: "Update a subscriber; given fields replace stored ones, null clears" },
+    },
+  )
+  .delete(
+    "/v1/subscribers/:id",
+    async ({ auth, params, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      await eraseSubscriber(scopeOf(auth), params.id, {
+        actorType: auth.actorType,
+        actorId: auth.actorId,
+        ip: auth.ip,
+        userAgent: auth.userAgent,
+      });
+      set.status = 204;
+      return null;
+    },
+    {
+      params: SubscriberParams,
+      detail: {
+        ...TAG,
+        summary: "Erase a subscriber (LGPD): irreversible soft delete with PII nullification",
+        description:
+          "Nullifies email, phone, name and custom_properties; redacts the subscriber's notifications and inbox; later notifications to any of its former identifiers are suppressed. 204.",
+      },
+    },
+  );
+
+class ImportFailure extends ApiError {
+  constructor(readonly index: number, details: ErrorDetails) {
+    super(422, "validation_failed", `Subscriber at index ${index} is invalid; nothing was imported`, details);
+  }
+}
+const importFailure = (index: number, details: ErrorDetails) => new ImportFailure(index, details);
+
+/** The import itself; throws ImportFailure (nothing written) on the first invalid entry. */
+async function importSubscribers(auth: AuthContext, list: unknown[]) {
+  const scope = scopeOf(auth);
+  if (list.length > MAX_IMPORT) {
+    throw new ApiError(413, "payload_too_large", `At most ${MAX_IMPORT} subscribers per import (got ${list.length})`);
+  }
+  const entries: SubscriberFields[] = [];
+  const seen = new Map<string, number>();
+  for (let i = 0; i < list.length; i++) {
+    const { fields, errors } = await validateSubscriberInput(list[i], "upsert", `subscribers[${i}].`);
+    const ext = fields.external_id;
+    if (ext !== undefined && seen.has(ext)) {
+      (errors[`subscribers[${i}].external_id`] ??= []).push(`repeats the external_id of subscribers[${seen.get(ext)}]`);
+    }
+    if (Object.keys(errors).length) throw importFailure(i, errors);
+    seen.set(ext!, i);
+    entries.push(fields);
+  }
+  const erased = await erasedExternalIds(scope, [...seen.keys()]);
+  if (erased.size) {
+    const i = entries.findIndex((e) => erased.has(e.external_id!));
+    throw importFailure(i, { [`subscribers[${i}].external_id`]: ["belongs to an erased subscriber"] });
+  }
+  const results = await sql.begin(async (tx) => {
+    const out = await upsertSubscribers(tx as unknown as Tx, scope, entries, consentOf(auth));
+    if (out.length !== entries.length) {
+      const got = new Set(out.map((r) => r.row.external_id));
+      const i = entries.findIndex((e) => !got.has(e.external_id!));
+      throw importFailure(i, { [`subscribers[${i}].external_id`]: ["belongs to an erased subscriber"] });
+    }
+    return out;
+  });
+  return { data: { imported: results.length, subscribers: results.map((r) => serializeSubscriber(r.row)) } };
+}
+
+export function subscriberNotFound(): ApiError {
+  return new ApiError(404, "subscriber_not_found", "Subscriber not found");
+}

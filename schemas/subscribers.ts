@@ -1,0 +1,62 @@
+// TypeBox schemas of the subscriber routes (SPEC "Subscribers", DESIGN.md 6): bodies, queries
+// and the subscriber record. Field rules beyond types live in domain/subscriber-validation.ts.
+import { t } from "elysia";
+
+// Field types are checked by domain/subscriber-validation.ts, which reports every field at
+// once with readable messages (and refuses unknown fields); the schema documents them.
+const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
+
+/** POST /v1/subscribers and PUT /v1/subscribers/:id. */
+export const SubscriberBody = t.Object(
+  {
+    external_id: Field("string", "Caller's user id; the upsert key (required on POST, can not change on PUT)."),
+    email: Field("string|null", "Email address; disposable domains are refused."),
+    phone: Field("string|null", "E.164, e.g. +5511912345678."),
+    name: Field("string|null", "Display name."),
+    locale: Field("string|null", "BCP 47 tag, pt-BR or pt_BR."),
+    timezone: Field("string|null", "IANA time zone, e.g. America/Sao_Paulo."),
+    custom_properties: Field("object|null", "Key-value data, at most 64 KiB as JSON."),
+  },
+  { additionalProperties: true },
+);
+
+export const ImportBody = t.Object({
+  subscribers: t.Array(t.Unknown(), { description: "Up to 1,000 subscriber objects; all-or-nothing." }),
+});
+
+export const ListQuery = t.Object({
+  limit: t.Optional(t.String({ description: "1-100, default 20" })),
+  offset: t.Optional(t.String({ description: ">= 0, default 0" })),
+  search: t.Optional(t.String({ description: "Case-insensitive substring of email, name or external_id" })),
+});
+
+export const SubscriberParams = t.Object({ id: t.String({ description: "Subscriber id or external_id" }) });
+
+export const Consent = t.Object({
+  given_at: t.Union([t.String(), t.Null()]),
+  ip: t.Union([t.String(), t.Null()]),
+  method: t.Union([t.String(), t.Null()]),
+});
+
+export const SubscriberRecord = t.Object({
+  id: t.String(),
+  external_id: t.String(),
+  email: t.Union([t.String(), t.Null()]),
+  phone: t.Union([t.String(), t.Null()]),
+  name: t.Union([t.String(), t.Null()]),
+  locale: t.Union([t.String(), t.Null()]),
+  timezone: t.Union([t.String(), t.Null()]),
+  custom_properties: t.Record(t.String(), t.Unknown()),
+  consent: t.Union([Consent, t.Null()]),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+
+export const SubscriberResponse = t.Object({ data: SubscriberRecord });
+export const SubscriberListResponse = t.Object({
+  data: t.Array(SubscriberRecord),
+  meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer() }),
+});
+export const ImportResponse = t.Object({
+  data: t.Object({ imported: t.Integer(), subscribers: t.Array(SubscriberRecord) }),
+});
