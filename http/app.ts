@@ -4,11 +4,15 @@ import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { config } from "../config";
 import { errorsPlugin } from "./plugins/errors";
+import { corsPlugin } from "./plugins/cors";
+import { idempotencyPlugin } from "./plugins/idempotency";
 import { routePlugins } from "./routes";
 
 export function buildApp() {
   let app = new Elysia({ name: "nms" })
     .use(errorsPlugin)
+    .use(corsPlugin)
+    .use(idempotencyPlugin)
     .use(
       openapi({
         path: "/docs",

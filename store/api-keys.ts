@@ -1,8 +1,10 @@
-// API key repository: generation (prefix + base62 secret), SHA-256 hashing, lookup, insert.
-// Raw keys exist only in the creation response; the table holds hashes.
+// API key repository: generation (prefix + base62 secret), SHA-256 hashing, management queries,
+// and the cached lookup the auth plugin runs per request. Raw keys exist only in creation responses.
 import { createHash, randomBytes } from "node:crypto";
-import type { Tx } from "./db";
 import { newId } from "./ids";
+import { redis, redisKey } from "./redis";
+import { sql, type Tx } from "./db";
+import { logger } from "../http/log";
 
 export type Environment = "production" | "sandbox";
 export type KeyType = "secret" | "publishable";
@@ -77,4 +79,169 @@ export async function insertApiKey(
 export async function findKeyByHash(tx: Tx, hash: string): Promise<(ApiKeyRow & { key_hash: string }) | undefined> {
   const [row] = await tx<(ApiKeyRow & { key_hash: string })[]>`select * from api_keys where key_hash = ${hash}`;
   return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Management queries. Every query filters by tenant AND environment: another tenant's or the
+// other environment's key is "not found".
+
+/** Keys that still authenticate: not revoked and not past a rotation grace period. */
+export async function listActiveKeys(
+  tx: Tx,
+  tenantId: string,
+  environment: Environment,
+  page?: { limit: number; offset: number },
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const rows = await tx<(ApiKeyRow & { total: string })[]>`
+    select *, count(*) over () as total from api_keys
+    where tenant_id = ${tenantId} and environment = ${environment}
+      and revoked_at is null and (expires_at is null or expires_at > now())
+    order by created_at desc, id desc
+    ${page ? tx`limit ${page.limit} offset ${page.offset}` : tx``}`;
+  let total = rows.length ? Number(rows[0]!.total) : 0;
+  if (!rows.length && page && page.offset > 0) {
+    const [c] = await tx<{ n: string }[]>`
+      select count(*) as n from api_keys where tenant_id = ${tenantId} and environment = ${environment}
+        and revoked_at is null and (expires_at is null or expires_at > now())`;
+    total = Number(c!.n);
+  }
+  return { rows: rows.map(({ total: _t, ...r }) => r as ApiKeyRow), total };
+}
+
+/** An active key of this tenant and environment, locked for the caller's transaction. */
+export async function findActiveKeyForUpdate(
+  tx: Tx,
+  tenantId: string,
+  environment: Environment,
+  id: string,
+): Promise<ApiKeyRow | undefined> {
+  const [row] = await tx<ApiKeyRow[]>`
+    select * from api_keys
+    where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}
+      and revoked_at is null and (expires_at is null or expires_at > now())
+    for update`;
+  return row;
+}
+
+export async function revokeKey(tx: Tx, id: string, reason: string): Promise<ApiKeyRow> {
+  const [row] = await tx<ApiKeyRow[]>`
+    update api_keys set revoked_at = now(), revoked_reason = ${reason} where id = ${id} returning *`;
+  return row!;
+}
+
+/** Ends a rotated key's life at now + grace (0 hours: at once); a second rotation never extends it. */
+export async function expireKeyAfter(tx: Tx, id: string, graceHours: number): Promise<ApiKeyRow> {
+  const [row] = await tx<ApiKeyRow[]>`
+    update api_keys set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(hours => ${graceHours}))
+    where id = ${id} returning *`;
+  return row!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key lookups on the request path. Each process caches key rows by hash; a Redis counter
+// (the auth epoch) is bumped after every revocation, rotation or origin/settings change, and
+// every request reads it in the same round trip as its rate-limit call, so a change made
+// through any process is seen by every other process on its very next request.
+
+
+const CACHE_TTL_MS = 60_000; // backstop should Redis lose the epoch counter
+const CACHE_MAX = 10_000;
+
+export type CachedKey = ApiKeyRow & { key_hash: string };
+interface CacheEntry<T> {
+  value: T;
+  epoch: string | null;
+  at: number;
+}
+
+export const authEpochKey = () => redisKey("auth", "epoch");
+
+/** Called after a committed change that must invalidate cached auth facts in every process. */
+export async function bumpAuthEpoch(): Promise<void> {
+  try {
+    await redis.incr(authEpochKey());
+  } catch (err) {
+    // Without Redis every process falls back to reading PostgreSQL on each request (see readEpoch)
+    logger.warn({ err }, "could not bump auth epoch");
+  }
+}
+
+let redisDownUntil = 0;
+/** The current epoch, or undefined when Redis does not answer (then nothing is trusted from cache). */
+export async function readEpoch(): Promise<string | null | undefined> {
+  if (Date.now() < redisDownUntil) return undefined;
+  try {
+    return await redis.get(authEpochKey());
+  } catch (err) {
+    redisDownUntil = Date.now() + 1000;
+    logger.warn({ err }, "auth epoch unreadable; reading keys from PostgreSQL");
+    return undefined;
+  }
+}
+
+export class EpochCache<T> {
+  private map = new Map<string, CacheEntry<T>>();
+  get(k: string, epoch: string | null | undefined): T | undefined {
+    const e = this.map.get(k);
+    if (!e) return undefined;
+    if (epoch === undefined || e.epoch !== epoch || Date.now() - e.at > CACHE_TTL_MS) {
+      this.map.delete(k);
+      return undefined;
+    }
+    return e.value;
+  }
+  peek(k: string): T | undefined {
+    const e = this.map.get(k);
+    return e && Date.now() - e.at <= CACHE_TTL_MS ? e.value : undefined;
+  }
+  set(k: string, value: T, epoch: string | null | undefined): void {
+    if (epoch === undefined) return;
+    if (this.map.size >= CACHE_MAX) this.map.clear();
+    this.map.set(k, { value, epoch, at: Date.now() });
+  }
+  clear() {
+    this.map.clear();
+  }
+}
+
+export const keyCache = new EpochCache<CachedKey>();
+
+/** Row for a key hash, from cache when the epoch still matches. `epoch` must be read BEFORE the row. */
+export async function lookupKey(hash: string, epoch: string | null | undefined): Promise<CachedKey | undefined> {
+  const hit = keyCache.get(hash, epoch);
+  if (hit) return hit;
+  const row = await findKeyByHash(sql, hash);
+  if (row) keyCache.set(hash, row, epoch);
+  return row;
+}
+
+/** A cached row (whatever its epoch) so the caller can start its rate-limit call early. */
+export function peekKey(hash: string): CachedKey | undefined {
+  return keyCache.peek(hash);
+}
+
+// last_used_at: at most one UPDATE per key per minute per process, and the WHERE clause makes
+// the other processes' writes within that minute no-ops.
+const LAST_USED_EVERY_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+const pendingTouches = new Set<Promise<unknown>>();
+
+export function touchLastUsed(keyId: string): void {
+  const now = Date.now();
+  const prev = lastUsedWritten.get(keyId);
+  if (prev !== undefined && now - prev < LAST_USED_EVERY_MS) return;
+  if (lastUsedWritten.size >= CACHE_MAX) lastUsedWritten.clear();
+  lastUsedWritten.set(keyId, now);
+  const p = sql`
+    update api_keys set last_used_at = now()
+    where id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '60 seconds')`
+    .then(() => undefined)
+    .catch((err) => logger.warn({ err, key_id: keyId }, "could not record last_used_at"))
+    .finally(() => pendingTouches.delete(p));
+  pendingTouches.add(p);
+}
+
+/** Waits for last_used_at writes in flight (graceful shutdown, tests). */
+export async function flushLastUsed(): Promise<void> {
+  await Promise.all([...pendingTouches]);
 }

@@ -1,10 +1,28 @@
-// Authentication for /v1 routes: resolves the Bearer API key (or, later, a dashboard session)
-// into an `auth` context, and the small guards routes call (requireWrite, requireSecret).
+// Authentication for /v1 routes: resolves the Bearer API key (or the dashboard session) into an
+// `auth` context, enforces revocation, expiry, allowed IPs, read-only keys, publishable-key rules and the rate limit centrally.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
+import * as ipaddr from "ipaddr.js";
+import { config } from "../../config";
 import { sql } from "../../store/db";
-import { findKeyByHash, hashKey, KEY_RE, type Environment } from "../../store/api-keys";
+import {
+  EpochCache,
+  hashKey,
+  KEY_RE,
+  lookupKey,
+  peekKey,
+  readEpoch,
+  touchLastUsed,
+  type CachedKey,
+  type Environment,
+} from "../../store/api-keys";
+import { loadInboxAuthFacts, type InboxAuthFacts } from "../../store/allowed-origins";
 import { ApiError, forbidden, unauthorized } from "../errors";
 import { requestFacts } from "../request-context";
+import { resolveSession } from "../session";
+import { applyRateLimit, takeRequest } from "./rate-limit";
+import type { RateLimitResult } from "../../runtime/rateLimiter";
+import { isLocalDevOrigin, setCorsHeaders } from "./cors";
 
 export interface AuthContext {
   tenantId: string;
@@ -19,6 +37,8 @@ export interface AuthContext {
   userAgent: string | null;
 }
 
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
 export function bearerToken(request: Request): string | null {
   const h = request.headers.get("authorization");
   if (!h) return null;
@@ -26,13 +46,82 @@ export function bearerToken(request: Request): string | null {
   return m ? m[1]! : null;
 }
 
-export async function resolveApiKey(request: Request): Promise<AuthContext> {
+// ---------------------------------------------------------------------------------------------
+// allowed_ips: compiled once per cached key row
+
+type IpMatcher = (addr: ipaddr.IPv4 | ipaddr.IPv6) => boolean;
+const matchers = new WeakMap<CachedKey, IpMatcher[]>();
+
+function toKind(addr: ipaddr.IPv4 | ipaddr.IPv6, kind: "ipv4" | "ipv6"): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (addr.kind() === kind) return addr;
+  if (kind === "ipv6") return (addr as ipaddr.IPv4).toIPv4MappedAddress();
+  const v6 = addr as ipaddr.IPv6;
+  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : null;
+}
+
+export function compileAllowedIps(entries: string[]): IpMatcher[] {
+  const out: IpMatcher[] = [];
+  for (const entry of entries) {
+    try {
+      if (entry.includes("/")) {
+        const [range, bits] = ipaddr.parseCIDR(entry);
+        out.push((a) => {
+          const c = toKind(a, range.kind());
+          return c !== null && (c as any).match(range, bits);
+        });
+      } else {
+        const ip = ipaddr.parse(entry);
+        out.push((a) => {
+          const c = toKind(a, ip.kind());
+          return c !== null && c.toNormalizedString() === ip.toNormalizedString();
+        });
+      }
+    } catch {
+      // entries were validated on creation; a bad stored one simply matches nothing
+    }
+  }
+  return out;
+}
+
+function ipAllowed(key: CachedKey, ip: string | null): boolean {
+  if (!key.allowed_ips || key.allowed_ips.length === 0) return true;
+  if (!ip) return false;
+  let list = matchers.get(key);
+  if (!list) matchers.set(key, (list = compileAllowedIps(key.allowed_ips)));
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(ip);
+  } catch {
+    return false;
+  }
+  return list.some((m) => m(addr));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolution
+
+interface Resolved {
+  auth: AuthContext;
+  epoch: string | null | undefined;
+  rate: Promise<RateLimitResult | null>;
+  ipRefused: boolean;
+}
+
+async function resolveKey(request: Request): Promise<Resolved> {
   const raw = bearerToken(request);
   if (!raw || !KEY_RE.test(raw)) throw unauthorized();
-  const key = await findKeyByHash(sql, hashKey(raw));
+  const hash = hashKey(raw);
+  // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
+  const peeked = peekKey(hash);
+  let rate = peeked ? takeRequest(`key:${peeked.id}`) : null;
+  const epoch = await readEpoch();
+  const key = await lookupKey(hash, epoch);
   if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw unauthorized();
-  const facts = requestFacts(request);
-  return {
+  if (!rate || peeked!.id !== key.id) rate = takeRequest(`key:${key.id}`);
+  const ip = requestFacts(request).ip;
+  const ipRefused = !ipAllowed(key, ip);
+  if (!ipRefused) touchLastUsed(key.id);
+  const auth: AuthContext = {
     tenantId: key.tenant_id,
     environment: key.environment,
     actorType: "api_key",
@@ -40,9 +129,43 @@ export async function resolveApiKey(request: Request): Promise<AuthContext> {
     keyId: key.id,
     keyType: key.key_type,
     permissions: key.permissions as ("read" | "write")[],
-    ip: facts.ip,
+    ip,
     userAgent: request.headers.get("user-agent"),
   };
+  return { auth, epoch, rate, ipRefused };
+}
+
+const ipForbidden = () => forbidden("insufficient_permissions", "This key may not be used from this IP address");
+
+/** Resolves and validates a Bearer API key (401 invalid_api_key, 403 for allowed_ips); no rate limit. */
+export async function resolveApiKey(request: Request): Promise<AuthContext> {
+  const r = await resolveKey(request);
+  await r.rate;
+  if (r.ipRefused) throw ipForbidden();
+  return r.auth;
+}
+
+/**
+ * Key or session -> auth, with the rate limit applied (headers set, 429 thrown). A caller refused
+ * for its address still holds a valid key, so it is counted and sees the headers too.
+ */
+async function authenticate(request: Request, set: { headers: Record<string, any> }) {
+  if (request.headers.get("authorization") === null) {
+    const auth = await resolveSession(request);
+    if (!auth) throw unauthorized("Missing API key: send Authorization: Bearer <key>");
+    applyRateLimit(set, await takeRequest(`user:${auth.actorId}`));
+    return { auth, epoch: undefined as string | null | undefined };
+  }
+  const r = await resolveKey(request);
+  applyRateLimit(set, await r.rate);
+  if (r.ipRefused) throw ipForbidden();
+  return { auth: r.auth, epoch: r.epoch };
+}
+
+function enforceMethod(request: Request, auth: AuthContext): void {
+  if (MUTATING.has(request.method.toUpperCase()) && !auth.permissions.includes("write")) {
+    throw forbidden("insufficient_permissions", "This key is read-only");
+  }
 }
 
 export function requireWrite(auth: AuthContext): void {
@@ -55,24 +178,106 @@ export function requireSecret(auth: AuthContext): void {
   }
 }
 
-export const authPlugin = new Elysia({ name: "plugins.auth" }).derive({ as: "scoped" }, async ({ request }) => {
-  const auth = await resolveApiKey(request);
+const authByRequest = new WeakMap<Request, AuthContext>();
+/** The auth context of a request that went through authPlugin or inboxAuthPlugin (for global plugins). */
+export function authOf(request: Request): AuthContext | undefined {
+  return authByRequest.get(request);
+}
+
+/** Every /v1 route except the inbox ones: secret keys and dashboard sessions. */
+export const authPlugin = new Elysia({ name: "plugins.auth" }).derive({ as: "scoped" }, async ({ request, set }) => {
+  const { auth } = await authenticate(request, set);
+  requireSecret(auth);
+  enforceMethod(request, auth);
+  authByRequest.set(request, auth);
   return { auth };
 });
+
+// ---------------------------------------------------------------------------------------------
+// Publishable keys on the inbox routes
+
+const inboxFacts = new EpochCache<InboxAuthFacts>();
+
+async function factsFor(tenantId: string, environment: Environment, epoch: string | null | undefined) {
+  const k = `${tenantId}:${environment}`;
+  let f = inboxFacts.get(k, epoch);
+  if (!f) {
+    f = await loadInboxAuthFacts(tenantId, environment);
+    if (!f) throw unauthorized();
+    inboxFacts.set(k, f, epoch);
+  }
+  return f;
+}
+
+/** SPEC Authentication 3: developer mode lets localhost/127.0.0.1 on any port through; else exact match. */
+export function originAllowed(origin: string | null, facts: { developerMode: boolean; origins: Set<string> }): boolean {
+  if (!origin) return false;
+  if (facts.developerMode && isLocalDevOrigin(origin)) return true;
+  return facts.origins.has(origin);
+}
+
+export function subscriberHash(secret: string, externalId: string): string {
+  return createHmac("sha256", secret).update(externalId).digest("hex");
+}
+
+function hashMatches(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, "utf8");
+  const b = Buffer.from(given.toLowerCase(), "utf8");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A publishable key names its subscriber by external id; a path naming another subscriber is refused. */
+async function assertOwnSubscriber(auth: AuthContext, pathId: string | undefined): Promise<void> {
+  if (pathId === undefined || pathId === auth.subscriberExternalId) return;
+  const [row] = await sql<{ id: string }[]>`
+    select id from subscribers
+    where tenant_id = ${auth.tenantId} and environment = ${auth.environment} and external_id = ${auth.subscriberExternalId!}`;
+  if (!row || row.id !== pathId) {
+    throw forbidden("insufficient_permissions", "A publishable key may only reach the subscriber named by X-Subscriber-Id");
+  }
+}
 
 /**
  * Auth for the subscriber-scoped inbox routes (list, read, read-all, unread-count,
  * preferences, stream): secret keys and sessions as above, plus publishable keys with
  * X-Subscriber-Id / X-Subscriber-Hash and the Origin check (DESIGN.md 5).
  */
-export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive({ as: "scoped" }, async ({ request }) => {
-  const auth = await resolveApiKey(request);
-  return { auth };
-});
+export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive(
+  { as: "scoped" },
+  async ({ request, set, params }) => {
+    const { auth, epoch } = await authenticate(request, set);
+    const origin = request.headers.get("origin");
+    if (auth.keyType === "publishable") {
+      const facts = await factsFor(auth.tenantId, auth.environment, epoch);
+      if (!originAllowed(origin, facts)) {
+        throw new ApiError(403, "origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
+      }
+      setCorsHeaders(set, origin!);
+      const externalId = request.headers.get("x-subscriber-id");
+      const given = request.headers.get("x-subscriber-hash");
+      if (!externalId || !given || !hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {
+        throw forbidden(
+          "insufficient_permissions",
+          "Publishable keys need X-Subscriber-Id and X-Subscriber-Hash = hex HMAC-SHA256(subscriber id, inbox secret)",
+        );
+      }
+      auth.subscriberExternalId = externalId;
+      enforceMethod(request, auth);
+      await assertOwnSubscriber(auth, (params as Record<string, string> | undefined)?.id);
+    } else {
+      if (origin && auth.actorType === "api_key") {
+        const facts = await factsFor(auth.tenantId, auth.environment, epoch);
+        if (originAllowed(origin, facts)) setCorsHeaders(set, origin);
+      }
+      enforceMethod(request, auth);
+    }
+    authByRequest.set(request, auth);
+    return { auth };
+  },
+);
 
 /** Admin bearer token for /api/internal/* and /v1/admin/*. */
 export const adminPlugin = new Elysia({ name: "plugins.admin" }).onBeforeHandle({ as: "scoped" }, async ({ request }) => {
-  const { config } = await import("../../config");
   const token = bearerToken(request);
   if (!token || !timingSafeEqualStr(token, config.adminToken)) {
     throw new ApiError(401, "invalid_admin_token", "A valid admin bearer token is required");
@@ -83,5 +288,5 @@ function timingSafeEqualStr(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
   if (ab.length !== bb.length) return false;
-  return require("node:crypto").timingSafeEqual(ab, bb);
+  return timingSafeEqual(ab, bb);
 }

@@ -4,6 +4,9 @@ import { healthRoutes } from "./health";
 import { subscriberRoutes } from "./subscribers";
 import { inboxRoutes } from "./inbox";
 import { internalTenantRoutes } from "./internal-tenants";
+import { apiKeyRoutes } from "./api-keys";
+import { inboxEmbedRoutes } from "./inbox-embed";
+import { auditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -14,6 +17,9 @@ export const routePlugins = [
   subscriberRoutes,
   inboxRoutes,
   internalTenantRoutes,
+  apiKeyRoutes,
+  inboxEmbedRoutes,
+  auditLogRoutes,
   templateRoutes,
   authSessionRoutes,
   teamMemberRoutes,

@@ -1,0 +1,276 @@
+// API key management in both SPEC shapes over one table: /v1/api-keys (reference: key_type, label,
+// environment, prefix, raw_key, rotate) and /api-keys (guide: name, key, permissions, allowed_ips).
+import { Elysia } from "elysia";
+import * as ipaddr from "ipaddr.js";
+import {
+  CreateGuideKeyBody,
+  CreateKeyBody,
+  GuideKey,
+  GuideKeyWithRaw,
+  GuideListQuery,
+  KeyIdParams,
+  ReferenceKey,
+  ReferenceKeyWithRaw,
+  RevokeQuery,
+  RotateKeyBody,
+  RotatedKey,
+} from "../../schemas/api-keys";
+import {
+  bumpAuthEpoch,
+  expireKeyAfter,
+  findActiveKeyForUpdate,
+  insertApiKey,
+  listActiveKeys,
+  revokeKey,
+  type ApiKeyRow,
+  type Environment,
+  type KeyType,
+} from "../../store/api-keys";
+import { writeAudit } from "../../store/audit";
+import { sql, type Tx } from "../../store/db";
+import { isUuid } from "../../store/ids";
+import { iso } from "../../store/time";
+import { t } from "elysia";
+import { forbidden, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { parseLimit } from "../pagination";
+import { authPlugin, type AuthContext } from "../plugins/auth";
+
+const PERMISSIONS = ["read", "write"] as const;
+const DEFAULT_GRACE_HOURS = 24;
+
+export function referenceShape(k: ApiKeyRow) {
+  return {
+    id: k.id,
+    key_type: k.key_type,
+    label: k.label,
+    environment: k.environment,
+    prefix: k.prefix,
+    permissions: k.permissions,
+    allowed_ips: k.allowed_ips,
+    created_at: iso(k.created_at)!,
+    last_used_at: iso(k.last_used_at),
+    expires_at: iso(k.expires_at),
+  };
+}
+
+export function guideShape(k: ApiKeyRow) {
+  return {
+    id: k.id,
+    name: k.name ?? k.label,
+    permissions: k.permissions,
+    allowed_ips: k.allowed_ips,
+    created_at: iso(k.created_at)!,
+    last_used_at: iso(k.last_used_at),
+  };
+}
+
+function add(details: ErrorDetails, field: string, message: string) {
+  (details[field] ??= []).push(message);
+}
+
+/** Default read+write; otherwise a non-empty list of `read` / `write` without repeats. */
+export function checkPermissions(details: ErrorDetails, raw: string[] | undefined): string[] {
+  if (raw === undefined) return ["read", "write"];
+  if (raw.length === 0) add(details, "permissions", "must contain read, write or both");
+  raw.forEach((p, i) => {
+    if (!(PERMISSIONS as readonly string[]).includes(p)) add(details, `permissions[${i}]`, "must be read or write");
+  });
+  if (new Set(raw).size !== raw.length) add(details, "permissions", "must not repeat a value");
+  return PERMISSIONS.filter((p) => raw.includes(p));
+}
+
+function isValidIpOrCidr(s: string): boolean {
+  if (s.includes("/")) return ipaddr.IPv4.isValidCIDRFourPartDecimal(s) || (ipaddr.IPv6.isValidCIDR(s) && s.includes(":"));
+  return ipaddr.IPv4.isValidFourPartDecimal(s) || (ipaddr.IPv6.isValid(s) && s.includes(":"));
+}
+
+/** Each entry an IPv4/IPv6 address or CIDR range (ipaddr.js); 422 names the failing index. Empty = no restriction. */
+export function checkAllowedIps(details: ErrorDetails, raw: string[] | null | undefined): string[] | null {
+  if (!raw || raw.length === 0) return null;
+  const out: string[] = [];
+  raw.forEach((entry, i) => {
+    const s = typeof entry === "string" ? entry.trim() : "";
+    if (!isValidIpOrCidr(s)) add(details, `allowed_ips[${i}]`, "must be an IPv4 or IPv6 address or CIDR range");
+    else out.push(s);
+  });
+  if (raw.length > 100) add(details, "allowed_ips", "must have at most 100 entries");
+  return out;
+}
+
+function auditActor(auth: AuthContext) {
+  return { tenantId: auth.tenantId, actorType: auth.actorType, actorId: auth.actorId, ip: auth.ip, userAgent: auth.userAgent };
+}
+
+async function createKey(
+  auth: AuthContext,
+  k: { environment: Environment; keyType: KeyType; label?: string | null; name?: string | null; permissions: string[]; allowedIps: string[] | null },
+) {
+  return sql.begin(async (tx) => {
+    const created = await insertApiKey(tx as unknown as Tx, {
+      tenantId: auth.tenantId,
+      environment: k.environment,
+      keyType: k.keyType,
+      label: k.label ?? null,
+      name: k.name ?? null,
+      permissions: k.permissions,
+      allowedIps: k.allowedIps,
+      createdByUserId: auth.actorType === "user" ? auth.actorId : null,
+    });
+    await writeAudit(tx as unknown as Tx, {
+      ...auditActor(auth),
+      action: "api_key.created",
+      resourceType: "api_key",
+      resourceId: created.row.id,
+      metadata: { environment: k.environment, key_type: k.keyType, scopes: k.permissions },
+    });
+    return created;
+  });
+}
+
+async function revoke(auth: AuthContext, id: string, reason: string): Promise<void> {
+  if (!isUuid(id)) throw notFound("not_found", "API key not found");
+  const found = await sql.begin(async (tx) => {
+    const key = await findActiveKeyForUpdate(tx as unknown as Tx, auth.tenantId, auth.environment, id);
+    if (!key) return false;
+    await revokeKey(tx as unknown as Tx, id, reason);
+    await writeAudit(tx as unknown as Tx, {
+      ...auditActor(auth),
+      action: "api_key.revoked",
+      resourceType: "api_key",
+      resourceId: id,
+      metadata: { key_prefix: key.prefix, revoked_reason: reason },
+    });
+    return true;
+  });
+  if (!found) throw notFound("not_found", "API key not found");
+  // after commit, before answering: every process's next request sees the revocation
+  await bumpAuthEpoch();
+}
+
+function parseKeyType(details: ErrorDetails, raw: string): KeyType {
+  if (raw === "secret") return "secret";
+  if (raw === "publishable" || raw === "public") return "publishable";
+  add(details, "key_type", "must be secret or publishable (alias public)");
+  return "secret";
+}
+
+export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
+  .use(authPlugin)
+  // ---- reference shape --------------------------------------------------------------------
+  .get("/v1/api-keys", async ({ auth }) => {
+    const { rows } = await listActiveKeys(sql, auth.tenantId, auth.environment);
+    return { data: rows.map(referenceShape) };
+  }, {
+    response: { 200: t.Object({ data: t.Array(ReferenceKey) }) },
+    detail: { summary: "List API keys of the caller's environment (no raw keys)", tags: ["api-keys"] },
+  })
+  .post("/v1/api-keys", async ({ auth, body, set }) => {
+    const details: ErrorDetails = {};
+    const keyType = parseKeyType(details, body.key_type);
+    const environment = (body.environment ?? auth.environment) as Environment;
+    if (environment !== "production" && environment !== "sandbox") add(details, "environment", "must be production or sandbox");
+    const permissions = checkPermissions(details, body.permissions);
+    const allowedIps = checkAllowedIps(details, body.allowed_ips);
+    if (Object.keys(details).length) throw validationFailed(details);
+    // A production key has full access (SPEC Authentication 2) and may issue sandbox keys; a sandbox key never issues live keys.
+    if (auth.environment === "sandbox" && environment === "production") {
+      throw forbidden("insufficient_permissions", "A sandbox credential cannot create production keys");
+    }
+    const { row, raw } = await createKey(auth, { environment, keyType, label: body.label ?? null, permissions, allowedIps });
+    set.status = 201;
+    return { data: { ...referenceShape(row), raw_key: raw } };
+  }, {
+    body: CreateKeyBody,
+    response: { 201: t.Object({ data: ReferenceKeyWithRaw }) },
+    detail: { summary: "Create an API key; raw_key is shown once", tags: ["api-keys"] },
+  })
+  .delete("/v1/api-keys/:id", async ({ auth, params, query, set }) => {
+    await revoke(auth, params.id, query.reason ?? "revoked");
+    set.status = 204;
+  }, {
+    params: KeyIdParams,
+    query: RevokeQuery,
+    detail: { summary: "Revoke an API key (effective on the next request)", tags: ["api-keys"] },
+  })
+  .post("/v1/api-keys/:id/rotate", async ({ auth, params, body, set }) => {
+    if (!isUuid(params.id)) throw notFound("not_found", "API key not found");
+    const grace = body?.grace_period_hours ?? DEFAULT_GRACE_HOURS;
+    const result = await sql.begin(async (tx) => {
+      const t2 = tx as unknown as Tx;
+      const old = await findActiveKeyForUpdate(t2, auth.tenantId, auth.environment, params.id);
+      if (!old) return null;
+      const created = await insertApiKey(t2, {
+        tenantId: old.tenant_id,
+        environment: old.environment,
+        keyType: old.key_type,
+        label: old.label,
+        name: old.name,
+        permissions: old.permissions,
+        allowedIps: old.allowed_ips,
+        createdByUserId: auth.actorType === "user" ? auth.actorId : null,
+      });
+      const expired = await expireKeyAfter(t2, old.id, grace);
+      await writeAudit(t2, {
+        ...auditActor(auth),
+        action: "api_key.rotated",
+        resourceType: "api_key",
+        resourceId: old.id,
+        metadata: { old_key_prefix: old.prefix, new_key_prefix: created.row.prefix, grace_period_hours: grace, new_key_id: created.row.id },
+      });
+      return { created, expired };
+    });
+    if (!result) throw notFound("not_found", "API key not found");
+    await bumpAuthEpoch();
+    set.status = 201;
+    return {
+      data: {
+        ...referenceShape(result.created.row),
+        raw_key: result.created.raw,
+        rotated_from: { id: result.expired.id, prefix: result.expired.prefix, expires_at: iso(result.expired.expires_at)! },
+      },
+    };
+  }, {
+    params: KeyIdParams,
+    body: RotateKeyBody,
+    response: { 201: t.Object({ data: RotatedKey }) },
+    detail: { summary: "Rotate a key: a new key now, the old one valid for grace_period_hours (default 24)", tags: ["api-keys"] },
+  })
+  // ---- guide shape ------------------------------------------------------------------------
+  .get("/api-keys", async ({ auth, query }) => {
+    const page = parseLimit(query.page, 1, 1_000_000, "page");
+    const perPage = parseLimit(query.per_page, 20, 100, "per_page");
+    const { rows, total } = await listActiveKeys(sql, auth.tenantId, auth.environment, { limit: perPage, offset: (page - 1) * perPage });
+    return { data: rows.map(guideShape), meta: { total, page, per_page: perPage } };
+  }, {
+    query: GuideListQuery,
+    response: { 200: t.Object({ data: t.Array(GuideKey), meta: t.Object({ total: t.Integer(), page: t.Integer(), per_page: t.Integer() }) }) },
+    detail: { summary: "List API keys (guide shape, no key values)", tags: ["api-keys"] },
+  })
+  .post("/api-keys", async ({ auth, body, set }) => {
+    const details: ErrorDetails = {};
+    if (body.name.trim() === "") add(details, "name", "must not be blank");
+    const permissions = checkPermissions(details, body.permissions);
+    const allowedIps = checkAllowedIps(details, body.allowed_ips);
+    if (Object.keys(details).length) throw validationFailed(details);
+    const { row, raw } = await createKey(auth, {
+      environment: auth.environment,
+      keyType: "secret",
+      name: body.name.trim(),
+      permissions,
+      allowedIps,
+    });
+    set.status = 201;
+    return { data: { ...guideShape(row), key: raw } };
+  }, {
+    body: CreateGuideKeyBody,
+    response: { 201: t.Object({ data: GuideKeyWithRaw }) },
+    detail: { summary: "Create an API key (guide shape); the key is shown once", tags: ["api-keys"] },
+  })
+  .delete("/api-keys/:id", async ({ auth, params, query, set }) => {
+    await revoke(auth, params.id, query.reason ?? "revoked");
+    set.status = 204;
+  }, {
+    params: KeyIdParams,
+    query: RevokeQuery,
+    detail: { summary: "Revoke an API key; every request using it then fails", tags: ["api-keys"] },
+  });

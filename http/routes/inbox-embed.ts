@@ -1,0 +1,110 @@
+// /v1/inbox-embed: developer mode and the allowed origins publishable keys are checked against
+// (SPEC "Inbox embed" validation rules); secret keys and sessions only.
+import { Elysia, t } from "elysia";
+import {
+  AllowedOrigin,
+  CreateAllowedOriginBody,
+  EmbedSettings,
+  OriginIdParams,
+  UpdateEmbedSettingsBody,
+} from "../../schemas/inbox-embed";
+import {
+  addOrigin,
+  countOrigins,
+  deleteOrigin,
+  getEmbedSettings,
+  listOrigins,
+  MAX_ORIGINS_PER_TENANT,
+  setDeveloperMode,
+  type AllowedOriginRow,
+} from "../../store/allowed-origins";
+import { sql } from "../../store/db";
+import { isUuid } from "../../store/ids";
+import { iso } from "../../store/time";
+import { conflict, notFound, validationFailed } from "../errors";
+import { authPlugin, type AuthContext } from "../plugins/auth";
+
+function originShape(o: AllowedOriginRow) {
+  return { id: o.id, origin: o.origin, created_at: iso(o.created_at)! };
+}
+
+/** SPEC: scheme http:// or https://, no trailing slash, no path, no wildcard `*`. Returns the origin or the messages. */
+export function checkOrigin(raw: string): { origin: string } | { errors: string[] } {
+  const s = raw.trim();
+  const errors: string[] = [];
+  if (s.includes("*")) errors.push("must not contain a wildcard (*)");
+  const m = /^(https?):\/\/([^/?#]+)(.*)$/i.exec(s);
+  if (!m) {
+    errors.push("must start with http:// or https://");
+    return { errors };
+  }
+  const rest = m[3]!;
+  if (rest === "/") errors.push("must not end with a trailing slash");
+  else if (rest !== "") errors.push("must not contain a path, query or fragment");
+  if (errors.length) return { errors };
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return { errors: ["must be a valid origin (scheme://host[:port])"] };
+  }
+  if (u.username || u.password) return { errors: ["must not contain credentials"] };
+  // Browsers send the serialised origin (lower-case host, default port dropped): store the same
+  return { origin: u.origin };
+}
+
+async function settingsOf(auth: AuthContext) {
+  const s = await getEmbedSettings(auth.tenantId);
+  if (!s) throw notFound();
+  return {
+    developer_mode: s.developer_mode,
+    allowed_origins_count: await countOrigins(sql, auth.tenantId, auth.environment),
+    inbox_secret: s.inbox_secret,
+  };
+}
+
+export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
+  .use(authPlugin)
+  .get("/v1/inbox-embed/settings", ({ auth }) => settingsOf(auth).then((data) => ({ data })), {
+    response: { 200: t.Object({ data: EmbedSettings }) },
+    detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
+  })
+  .put("/v1/inbox-embed/settings", async ({ auth, body }) => {
+    await setDeveloperMode(auth.tenantId, body.developer_mode);
+    return { data: await settingsOf(auth) };
+  }, {
+    body: UpdateEmbedSettingsBody,
+    response: { 200: t.Object({ data: EmbedSettings }) },
+    detail: { summary: "Turn developer mode on or off (localhost origins allowed while on)", tags: ["inbox-embed"] },
+  })
+  .get("/v1/inbox-embed/allowed-origins", async ({ auth }) => {
+    const rows = await listOrigins(sql, auth.tenantId, auth.environment);
+    return { data: rows.map(originShape) };
+  }, {
+    response: { 200: t.Object({ data: t.Array(AllowedOrigin) }) },
+    detail: { summary: "List allowed origins", tags: ["inbox-embed"] },
+  })
+  .post("/v1/inbox-embed/allowed-origins", async ({ auth, body, set }) => {
+    const checked = checkOrigin(body.origin);
+    if ("errors" in checked) throw validationFailed({ origin: checked.errors });
+    const r = await addOrigin(auth.tenantId, auth.environment, checked.origin);
+    if (!r.ok && r.reason === "limit") {
+      throw validationFailed({ origin: [`at most ${MAX_ORIGINS_PER_TENANT} allowed origins per tenant`] });
+    }
+    if (!r.ok) throw conflict("origin_already_allowed", "This origin is already allowed");
+    set.status = 201;
+    return { data: originShape(r.row) };
+  }, {
+    body: CreateAllowedOriginBody,
+    response: { 201: t.Object({ data: AllowedOrigin }) },
+    detail: { summary: "Allow an origin for publishable keys", tags: ["inbox-embed"] },
+  })
+  .delete("/v1/inbox-embed/allowed-origins/:id", async ({ auth, params, set }) => {
+    if (!isUuid(params.id) || !(await deleteOrigin(auth.tenantId, auth.environment, params.id))) {
+      throw notFound("not_found", "Allowed origin not found");
+    }
+    set.status = 204;
+  }, {
+    params: OriginIdParams,
+    detail: { summary: "Remove an allowed origin", tags: ["inbox-embed"] },
+  });

@@ -1,0 +1,53 @@
+// Read side of the audit log (GET /api/internal/audit-logs): filtered listing and fetch by id,
+// with inserted_at formatted by PostgreSQL so its microseconds survive (JS Dates keep only ms).
+import { sql } from "./db";
+
+export interface AuditFilter {
+  tenantId: string;
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+  actorType?: string;
+  actorId?: string;
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+}
+
+export interface AuditLogEntry {
+  id: string;
+  tenant_id: string;
+  actor_id: string | null;
+  actor_type: string;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  metadata: Record<string, unknown>;
+  ip_address: string | null;
+  user_agent: string | null;
+  inserted_at: string;
+}
+
+const columns = sql`
+  id::text, tenant_id::text, actor_id, actor_type, action, resource_type, resource_id, metadata, ip_address, user_agent,
+  to_char(inserted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as inserted_at`;
+
+export async function listAuditLogs(f: AuditFilter): Promise<AuditLogEntry[]> {
+  const conds = [sql`tenant_id = ${f.tenantId}`];
+  if (f.action !== undefined) conds.push(sql`action = ${f.action}`);
+  if (f.resourceType !== undefined) conds.push(sql`resource_type = ${f.resourceType}`);
+  if (f.resourceId !== undefined) conds.push(sql`resource_id = ${f.resourceId}`);
+  if (f.actorType !== undefined) conds.push(sql`actor_type = ${f.actorType}`);
+  if (f.actorId !== undefined) conds.push(sql`actor_id = ${f.actorId}`);
+  if (f.startDate !== undefined) conds.push(sql`inserted_at >= ${f.startDate}::timestamptz`);
+  if (f.endDate !== undefined) conds.push(sql`inserted_at <= ${f.endDate}::timestamptz`);
+  const where = conds.reduce((acc, c) => sql`${acc} and ${c}`);
+  return sql<AuditLogEntry[]>`
+    select ${columns} from audit_logs where ${where}
+    order by audit_logs.inserted_at desc, audit_logs.id desc limit ${f.limit}`;
+}
+
+export async function findAuditLog(id: string): Promise<AuditLogEntry | undefined> {
+  const [row] = await sql<AuditLogEntry[]>`select ${columns} from audit_logs where id = ${id}`;
+  return row;
+}
