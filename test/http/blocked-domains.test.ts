@@ -1,0 +1,243 @@
+// Admin blocklist (SPEC Session and admin; DESIGN 6: check ?email=, POST {domain}) and the cached
+// lookups other modules call, against real PostgreSQL and Redis: case-insensitive, subdomains matched.
+import { describe, expect, test } from "bun:test";
+import { ADMIN_TOKEN, call, createTenant } from "../support/fixtures";
+import { sql } from "../../store/db";
+import { redis, redisKey } from "../../store/redis";
+import {
+  ensureBlocklistSeeded,
+  isBlockedDomain,
+  isBlockedEmail,
+  normalizeDomain,
+} from "../../store/blocked-domains";
+
+const run = crypto.randomUUID().slice(0, 8);
+const admin = { key: ADMIN_TOKEN };
+const dom = (label: string) => `${label}-${run}.example`;
+
+async function eventually(check: () => Promise<boolean>, ms = 4000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await Bun.sleep(25);
+  }
+  return check();
+}
+
+describe("seeded from the disposable-email-domains package", () => {
+  test("the package list is in blocked_domains once per package version", async () => {
+    await ensureBlocklistSeeded();
+    const version = require("disposable-email-domains/package.json").version;
+    const [seed] = await sql`select count from blocked_domain_seeds where version = ${version}`;
+    expect(seed!.count).toBeGreaterThan(100_000);
+    const [{ n }] = (await sql`select count(*)::int as n from blocked_domains where source = 'package'`) as any;
+    expect(n).toBeGreaterThan(100_000);
+    await ensureBlocklistSeeded(); // idempotent
+  });
+
+  test("well-known disposable domains are blocked, ordinary ones are not", async () => {
+    expect(await isBlockedEmail("someone@mailinator.com")).toBe(true);
+    expect(await isBlockedEmail("someone@guerrillamail.com")).toBe(true);
+    expect(await isBlockedEmail("someone@gmail.com")).toBe(false);
+    expect(await isBlockedEmail("not an email")).toBe(false);
+  });
+});
+
+describe("isBlockedDomain / isBlockedEmail rules", () => {
+  test("case-insensitive and subdomains of a blocked domain are blocked; parents and look-alikes are not", async () => {
+    const d = dom("rules");
+    expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+    expect(await isBlockedDomain(d)).toBe(true);
+    expect(await isBlockedDomain(d.toUpperCase())).toBe(true);
+    expect(await isBlockedDomain(`${d}.`)).toBe(true);
+    expect(await isBlockedDomain(`mx.eu.${d}`)).toBe(true);
+    expect(await isBlockedEmail(`Person@MX.${d.toUpperCase()}`)).toBe(true);
+    expect(await isBlockedDomain(`x${d}`)).toBe(false); // not a subdomain, only a longer name
+    expect(await isBlockedDomain("example")).toBe(false);
+    expect(await isBlockedDomain(`${run}.example`)).toBe(false);
+  });
+
+  test("normalizeDomain: lower-case, trailing dot, IDN to punycode; refuses junk", () => {
+    expect(normalizeDomain(" Example.COM. ")).toBe("example.com");
+    expect(normalizeDomain("bücher.de")).toBe("xn--bcher-kva.de");
+    for (const bad of ["", "com", "-a.com", "a..com", "a b.com", "http://a.com", "1.2.3.4", "a_b.com", "*.a.com"]) {
+      expect(normalizeDomain(bad)).toBeNull();
+    }
+  });
+
+  test("a change made by another process reaches this one through pub/sub", async () => {
+    const d = dom("remote");
+    expect(await isBlockedDomain(d)).toBe(false);
+    await sql`insert into blocked_domains (domain, source) values (${d}, 'admin')`;
+    await redis.incr(redisKey("blocked-domains", "version"));
+    await redis.publish(redisKey("blocked-domains", "changed"), "x");
+    expect(await eventually(() => isBlockedDomain(d))).toBe(true);
+  });
+
+  test("without a pub/sub message, a bumped version key is noticed by the poll", async () => {
+    const d = dom("polled");
+    expect(await isBlockedDomain(d)).toBe(false);
+    await sql`insert into blocked_domains (domain, source) values (${d}, 'admin')`;
+    await redis.incr(redisKey("blocked-domains", "version"));
+    expect(await eventually(() => isBlockedDomain(d), 6000)).toBe(true);
+  });
+
+  test("lookups are served from memory: 20,000 checks well under a second", async () => {
+    await isBlockedEmail("warm@example.org");
+    const t0 = performance.now();
+    for (let i = 0; i < 20_000; i++) await isBlockedEmail(`u${i}@sub.domain-${i % 50}.example.org`);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});
+
+describe("admin token required (DESIGN 5: ADMIN_TOKEN for /v1/admin/*)", () => {
+  test("no token or an API key -> 401 on every blocklist route", async () => {
+    const { secretKey } = await createTenant();
+    for (const key of [undefined, secretKey, "wrong"]) {
+      expect((await call("GET", "/v1/admin/blocked-domains", { key })).status).toBe(401);
+      expect((await call("GET", "/v1/admin/blocked-domains/check?email=a@b.com", { key })).status).toBe(401);
+      expect((await call("POST", "/v1/admin/blocked-domains", { key, body: { domain: dom("x") } })).status).toBe(401);
+      expect((await call("DELETE", `/v1/admin/blocked-domains/mailinator.com`, { key })).status).toBe(401);
+    }
+    expect(await isBlockedDomain("mailinator.com")).toBe(true);
+  });
+});
+
+describe("GET /v1/admin/blocked-domains (list, ?search=, limit/offset, meta {total, limit, offset})", () => {
+  test("defaults to limit 50 offset 0 over the whole list", async () => {
+    const res = await call("GET", "/v1/admin/blocked-domains", admin);
+    expect(res.status).toBe(200);
+    expect(res.body.data.length).toBe(50);
+    expect(res.body.meta.limit).toBe(50);
+    expect(res.body.meta.offset).toBe(0);
+    expect(res.body.meta.total).toBeGreaterThan(100_000);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(["created_at", "domain", "source"]);
+  });
+
+  test("search is case-insensitive and pages with limit/offset", async () => {
+    for (const l of ["aa", "bb", "cc"]) {
+      await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: `${l}.srch-${run}.example` } });
+    }
+    const all = await call("GET", `/v1/admin/blocked-domains?search=SRCH-${run.toUpperCase()}`, admin);
+    expect(all.body.meta.total).toBe(3);
+    expect(all.body.data.map((r: any) => r.domain)).toEqual(["aa", "bb", "cc"].map((l) => `${l}.srch-${run}.example`));
+    const page = await call("GET", `/v1/admin/blocked-domains?search=srch-${run}&limit=1&offset=1`, admin);
+    expect(page.body.data.map((r: any) => r.domain)).toEqual([`bb.srch-${run}.example`]);
+    expect(page.body.meta).toEqual({ total: 3, limit: 1, offset: 1 });
+    const likeChars = await call("GET", `/v1/admin/blocked-domains?search=%25_${run}`, admin);
+    expect(likeChars.body.meta.total).toBe(0); // % and _ are literal, not wildcards
+  });
+
+  test("bad limit or offset -> 422", async () => {
+    for (const q of ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5"]) {
+      const res = await call("GET", `/v1/admin/blocked-domains?${q}`, admin);
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe("validation_failed");
+    }
+  });
+});
+
+describe("GET /v1/admin/blocked-domains/check?email= -> {data:{email, blocked}}", () => {
+  test("blocked, subdomain, upper-case and clean addresses", async () => {
+    const cases: [string, boolean][] = [
+      ["a@mailinator.com", true],
+      ["A@MAILINATOR.COM", true],
+      ["a@eu.mailinator.com", true],
+      ["a@example-clean-" + run + ".com", false],
+    ];
+    for (const [email, blocked] of cases) {
+      const res = await call("GET", `/v1/admin/blocked-domains/check?email=${encodeURIComponent(email)}`, admin);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ data: { email, blocked } });
+    }
+  });
+
+  test("missing or invalid email -> 422 validation_failed", async () => {
+    for (const q of ["", "?email=", "?email=nope", "?email=a@"]) {
+      const res = await call("GET", `/v1/admin/blocked-domains/check${q}`, admin);
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe("validation_failed");
+      expect(res.body.error.details.email).toBeDefined();
+    }
+  });
+});
+
+describe("POST /v1/admin/blocked-domains {domain}", () => {
+  test("201 {data:{domain, created_at}} normalized to lower case; blocks at once", async () => {
+    const d = dom("Added");
+    const res = await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d.toUpperCase() } });
+    expect(res.status).toBe(201);
+    expect(res.body.data.domain).toBe(d.toLowerCase());
+    expect(res.body.data.source).toBe("admin");
+    expect(Date.parse(res.body.data.created_at)).not.toBeNaN();
+    const check = await call("GET", `/v1/admin/blocked-domains/check?email=x@${d}`, admin);
+    expect(check.body.data.blocked).toBe(true);
+  });
+
+  test("already blocked (any case) -> 409 domain_already_blocked", async () => {
+    const d = dom("twice");
+    expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+    const again = await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d.toUpperCase() } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("domain_already_blocked");
+    const pkg = await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: "mailinator.com" } });
+    expect(pkg.status).toBe(409);
+  });
+
+  test("invalid domain -> 422 validation_failed with details.domain", async () => {
+    for (const body of [{}, { domain: "" }, { domain: "not a domain" }, { domain: "localhost" }, { domain: 42 }, { domain: "a@b.com" }]) {
+      const res = await call("POST", "/v1/admin/blocked-domains", { ...admin, body });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe("validation_failed");
+      expect(res.body.error.details.domain).toBeDefined();
+    }
+  });
+
+  test("DESIGN 6: a newly blocked domain refuses magic-link sign-ups", async () => {
+    const d = dom("signup");
+    const before = await call("POST", "/auth/magic-link", { body: { email: `x@${d}` } });
+    expect(before.status).toBe(202);
+    await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } });
+    const after = await call("POST", "/auth/magic-link", { body: { email: `x@team.${d}` } });
+    expect(after.status).toBe(422);
+    expect(after.body.error.code).toBe("email_domain_blocked");
+  });
+});
+
+describe("DELETE /v1/admin/blocked-domains/:domain", () => {
+  test("204, case-insensitive, and the domain is no longer blocked", async () => {
+    const d = dom("removed");
+    await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } });
+    const res = await call("DELETE", `/v1/admin/blocked-domains/${d.toUpperCase()}`, admin);
+    expect(res.status).toBe(204);
+    expect(await isBlockedDomain(d)).toBe(false);
+    expect(await isBlockedEmail(`a@sub.${d}`)).toBe(false);
+  });
+
+  test("not blocked -> 404 blocked_domain_not_found (a subdomain of a blocked domain is not an entry)", async () => {
+    const res = await call("DELETE", `/v1/admin/blocked-domains/${dom("never")}`, admin);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("blocked_domain_not_found");
+    const sub = await call("DELETE", `/v1/admin/blocked-domains/eu.mailinator.com`, admin);
+    expect(sub.status).toBe(404);
+    expect(await isBlockedDomain("eu.mailinator.com")).toBe(true);
+  });
+
+  test("an invalid domain -> 422", async () => {
+    const res = await call("DELETE", `/v1/admin/blocked-domains/not_a_domain`, admin);
+    expect(res.status).toBe(422);
+  });
+
+  test("unblocking a package domain is remembered so a later seed does not block it again", async () => {
+    // a package domain nobody else's test uses
+    const [row] = await sql`select domain from blocked_domains where source = 'package' and domain like '%.%' order by domain desc limit 1`;
+    const d = row!.domain as string;
+    expect((await call("DELETE", `/v1/admin/blocked-domains/${d}`, admin)).status).toBe(204);
+    const [kept] = await sql`select 1 from unblocked_domains where domain = ${d}`;
+    expect(kept).toBeDefined();
+    expect(await isBlockedDomain(d)).toBe(false);
+    // blocking it again by hand lifts the memory
+    expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+    expect((await sql`select 1 from unblocked_domains where domain = ${d}`).length).toBe(0);
+  });
+});
