@@ -8,6 +8,7 @@ import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
+import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
 import { blockedDomainRoutes } from "./blocked-domains";
@@ -21,6 +22,7 @@ export const routePlugins = [
   inboxEmbedRoutes,
   auditLogRoutes,
   templateRoutes,
+  channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
   blockedDomainRoutes,

@@ -1,0 +1,320 @@
+// /v1/channels: per-channel provider configuration (SPEC Endpoints "Channels", DESIGN.md 6 and 7).
+// Credentials are validated by the provider registry, encrypted, and never echoed in any body.
+import { Elysia, t } from "elysia";
+import { DecryptionError } from "../../domain/crypto";
+import { getProviderDefinition, PROVIDER_NAMES, providersForChannel } from "../../providers/registry";
+import type { Channel } from "../../providers/types";
+import {
+  CHANNEL_VALUES,
+  ChannelCreateBody,
+  ChannelListResponse,
+  ChannelParams,
+  ChannelResponse,
+  ChannelTestBody,
+  ChannelTestResponse,
+  ChannelUpdateBody,
+} from "../../schemas/channels";
+import { writeAudit } from "../../store/audit";
+import {
+  ChannelExistsError,
+  decryptCredentials,
+  deleteChannel,
+  findChannel,
+  insertChannel,
+  invalidateChannelConfig,
+  listChannels,
+  serializeChannel,
+  updateChannel,
+  type ChannelFields,
+  type ChannelRow,
+} from "../../store/channels";
+import { sql } from "../../store/db";
+import { conflict, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { logger } from "../log";
+import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+
+function add(details: ErrorDetails, field: string, message: string) {
+  (details[field] ??= []).push(message);
+}
+
+function scopeOf(auth: AuthContext) {
+  return { tenantId: auth.tenantId, environment: auth.environment };
+}
+
+/** 422 for a channel name outside SPEC's list, in a path or a body */
+function channelName(value: string, field = "channel"): Channel {
+  if (!(CHANNEL_VALUES as readonly string[]).includes(value)) {
+    throw validationFailed({ [field]: [`must be one of ${CHANNEL_VALUES.join(", ")}`] });
+  }
+  return value as Channel;
+}
+
+/** every string inside the credentials, so no message can carry one back out */
+function secretStrings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") {
+    if (v.length >= 3) out.push(v);
+  } else if (v && typeof v === "object") {
+    for (const x of Object.values(v)) secretStrings(x, out);
+  }
+  return out;
+}
+
+/**
+ * Provider checks (DESIGN.md 7 table) through the registry: the provider must serve the
+ * channel, then its validate() names bad fields ("credentials.account_sid"). Messages that
+ * would contain a submitted secret are replaced, whatever an adapter writes.
+ */
+function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
+  const details: ErrorDetails = {};
+  const def = getProviderDefinition(f.provider);
+  if (!def) {
+    add(details, "provider", `must be one of ${PROVIDER_NAMES.join(", ")}`);
+    return details;
+  }
+  if (!def.channels.includes(channel)) {
+    const fit = providersForChannel(channel).map((d) => d.name);
+    add(details, "provider", `does not serve the ${channel} channel; use one of ${fit.join(", ")}`);
+    return details;
+  }
+  let found: ErrorDetails;
+  try {
+    found = def.validate(f.credentials, f.settings);
+  } catch {
+    found = { credentials: ["are invalid"] };
+  }
+  const secrets = secretStrings(f.credentials);
+  for (const [field, messages] of Object.entries(found)) {
+    for (const m of messages) add(details, field, secrets.some((s) => m.includes(s)) ? "is invalid" : m);
+  }
+  return details;
+}
+
+function auditOf(auth: AuthContext, action: string, row: ChannelRow) {
+  return {
+    tenantId: auth.tenantId,
+    actorType: auth.actorType,
+    actorId: auth.actorId,
+    action,
+    resourceType: "channel",
+    resourceId: row.id,
+    // names only: the audit log is readable by admins, credentials are not
+    metadata: {
+      environment: auth.environment,
+      channel: row.channel,
+      provider: row.provider,
+      credential_keys: row.credential_keys,
+      active: row.active,
+    },
+    ip: auth.ip,
+    userAgent: auth.userAgent,
+  };
+}
+
+// domain/notifications keeps its own short cache of delivery targets; drop it too after a change
+async function forgetEverywhere(auth: AuthContext, channel: string) {
+  invalidateChannelConfig(auth.tenantId, auth.environment, channel);
+  try {
+    const mod: any = await import("../../domain/notifications");
+    mod.forgetChannelConfig?.(auth.tenantId, auth.environment, channel);
+  } catch {
+    // the module may be absent in a partial build; its cache expires on its own
+  }
+}
+
+const notConfigured = (channel: string) => notFound("channel_not_found", `The ${channel} channel is not configured`);
+
+const TEST_TEXT = "Test notification: this channel's configuration works.";
+
+function testPayload(channel: Channel): Record<string, unknown> {
+  switch (channel) {
+    case "email":
+      return { subject: "Test notification", content: TEST_TEXT };
+    case "sms":
+    case "whatsapp":
+      return { content: TEST_TEXT };
+    case "in_app":
+    case "push":
+      return { title: "Test notification", body: TEST_TEXT };
+  }
+}
+
+export const channelRoutes = new Elysia({ name: "routes.channels" })
+  .use(authPlugin)
+  .post(
+    "/v1/channels",
+    async ({ auth, body, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const channel = channelName(body.channel);
+      const fields: ChannelFields = {
+        provider: body.provider,
+        credentials: body.credentials ?? {},
+        settings: body.settings ?? {},
+        active: body.active ?? true,
+      };
+      const details = checkConfig(channel, fields);
+      if (Object.keys(details).length) throw validationFailed(details);
+      let row: ChannelRow;
+      try {
+        row = await sql.begin(async (tx) => {
+          const row = await insertChannel(tx, scopeOf(auth), channel, fields);
+          await writeAudit(tx, auditOf(auth, "channel.created", row));
+          return row;
+        });
+      } catch (err) {
+        if (err instanceof ChannelExistsError) {
+          throw conflict("channel_already_configured", `The ${channel} channel is already configured; use PUT /v1/channels/${channel}`);
+        }
+        throw err;
+      }
+      await forgetEverywhere(auth, channel);
+      set.status = 201;
+      return { data: serializeChannel(row) };
+    },
+    {
+      body: ChannelCreateBody,
+      response: { 201: ChannelResponse },
+      detail: { summary: "Configure a channel's provider", tags: ["channels"] },
+    },
+  )
+  .get(
+    "/v1/channels",
+    async ({ auth }) => {
+      requireSecret(auth);
+      return { data: (await listChannels(scopeOf(auth))).map(serializeChannel) };
+    },
+    { response: { 200: ChannelListResponse }, detail: { summary: "List channel configurations", tags: ["channels"] } },
+  )
+  .get(
+    "/v1/channels/:channel",
+    async ({ auth, params }) => {
+      requireSecret(auth);
+      const channel = channelName(params.channel);
+      const row = await findChannel(sql, scopeOf(auth), channel);
+      if (!row) throw notConfigured(channel);
+      return { data: serializeChannel(row) };
+    },
+    {
+      params: ChannelParams,
+      response: { 200: ChannelResponse },
+      detail: { summary: "Get a channel's configuration", tags: ["channels"] },
+    },
+  )
+  .put(
+    "/v1/channels/:channel",
+    async ({ auth, params, body }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const channel = channelName(params.channel);
+      if (body.channel !== undefined && body.channel !== channel) {
+        throw validationFailed({ channel: ["must match the channel in the path"] });
+      }
+      const row = await sql.begin(async (tx) => {
+        const cur = await findChannel(tx, scopeOf(auth), channel, true);
+        if (!cur) throw notConfigured(channel);
+        const provider = body.provider ?? cur.provider;
+        let credentials: Record<string, unknown>;
+        if (body.credentials !== undefined) credentials = body.credentials;
+        else if (provider !== cur.provider) credentials = {}; // another provider's secrets are of no use
+        else {
+          try {
+            credentials = decryptCredentials(cur);
+          } catch (err) {
+            if (!(err instanceof DecryptionError)) throw err;
+            throw validationFailed({ credentials: ["stored credentials cannot be decrypted; send them again"] });
+          }
+        }
+        const next: ChannelFields = {
+          provider,
+          credentials,
+          settings: body.settings ?? cur.settings ?? {},
+          active: body.active ?? cur.active,
+        };
+        const details = checkConfig(channel, next);
+        if (Object.keys(details).length) throw validationFailed(details);
+        const row = await updateChannel(tx, scopeOf(auth), channel, next);
+        await writeAudit(tx, auditOf(auth, "channel.updated", row));
+        return row;
+      });
+      await forgetEverywhere(auth, channel);
+      return { data: serializeChannel(row) };
+    },
+    {
+      params: ChannelParams,
+      body: ChannelUpdateBody,
+      response: { 200: ChannelResponse },
+      detail: {
+        summary: "Update a channel's configuration (credentials and settings replaced when given, kept otherwise)",
+        tags: ["channels"],
+      },
+    },
+  )
+  .delete(
+    "/v1/channels/:channel",
+    async ({ auth, params, set }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const channel = channelName(params.channel);
+      await sql.begin(async (tx) => {
+        const cur = await findChannel(tx, scopeOf(auth), channel, true);
+        if (!cur || !(await deleteChannel(tx, scopeOf(auth), channel))) throw notConfigured(channel);
+        await writeAudit(tx, auditOf(auth, "channel.deleted", cur));
+      });
+      await forgetEverywhere(auth, channel);
+      set.status = 204;
+    },
+    { params: ChannelParams, detail: { summary: "Remove a channel's configuration", tags: ["channels"] } },
+  )
+  .post(
+    "/v1/channels/:channel/test",
+    async ({ auth, params, body }) => {
+      requireSecret(auth);
+      requireWrite(auth);
+      const channel = channelName(params.channel);
+      const row = await findChannel(sql, scopeOf(auth), channel);
+      if (!row) throw notConfigured(channel);
+      let credentials: Record<string, unknown>;
+      try {
+        credentials = decryptCredentials(row);
+      } catch (err) {
+        if (!(err instanceof DecryptionError)) throw err;
+        logger.warn({ tenant_id: auth.tenantId, channel, key_id: err.keyId }, "channel credentials failed to decrypt");
+        return { data: { success: false, message: "The stored credentials cannot be decrypted; save the configuration again" } };
+      }
+      const details = checkConfig(channel, { provider: row.provider, credentials, settings: row.settings ?? {}, active: row.active });
+      if (Object.keys(details).length) {
+        return { data: { success: false, message: `The configuration is invalid: ${Object.keys(details).join(", ")}` } };
+      }
+      if (!row.active) {
+        return { data: { success: false, message: "The configuration is valid but inactive; activate it to deliver through it" } };
+      }
+      const settingRecipient = row.settings?.test_recipient;
+      const to = body?.to ?? (typeof settingRecipient === "string" ? settingRecipient : undefined);
+      if (!to) {
+        return {
+          data: {
+            success: true,
+            message: `The ${row.provider} configuration is valid; give "to" (or settings.test_recipient) to send a test notification`,
+          },
+        };
+      }
+      const { acceptNotification } = await import("../../domain/notifications");
+      // client mistakes (bad recipient: 422) pass through as they are
+      const n = await acceptNotification({
+        tenantId: auth.tenantId,
+        environment: auth.environment,
+        channel,
+        recipient: to,
+        recipientField: body?.to !== undefined ? "to" : "settings.test_recipient",
+        data: testPayload(channel),
+        metadata: { test: true },
+      });
+      return { data: { success: true, message: `Test notification queued through ${row.provider}`, notification_id: n.id } };
+    },
+    {
+      params: ChannelParams,
+      body: t.Optional(ChannelTestBody),
+      response: { 200: ChannelTestResponse },
+      detail: { summary: "Check the configuration and enqueue a test notification", tags: ["channels"] },
+    },
+  );

@@ -1,0 +1,52 @@
+// TypeBox schemas of the channels API (SPEC "Channel configuration", DESIGN.md 6 response).
+// The response schema has no credentials field, so Elysia's normalizer could not emit one.
+import { t } from "elysia";
+import { CHANNEL_VALUES } from "./templates";
+
+export { CHANNEL_VALUES };
+
+const Obj = t.Record(t.String(), t.Unknown());
+
+export const ChannelCreateBody = t.Object({
+  channel: t.String({ enum: [...CHANNEL_VALUES], description: "email, whatsapp, sms, in_app or push" }),
+  provider: t.String({ description: "smtp, sendgrid, twilio, whatsapp_cloud, fcm, webpush, inbox or sandbox" }),
+  credentials: t.Optional(Obj),
+  settings: t.Optional(Obj),
+  active: t.Optional(t.Boolean()),
+});
+
+/** PUT: the create fields (channel, when given, must match the path) plus `active`. */
+export const ChannelUpdateBody = t.Object({
+  channel: t.Optional(t.String()),
+  provider: t.Optional(t.String()),
+  credentials: t.Optional(Obj),
+  settings: t.Optional(Obj),
+  active: t.Optional(t.Boolean()),
+});
+
+export const ChannelTestBody = t.Object({
+  to: t.Optional(t.String({ description: "Recipient of the test notification; default settings.test_recipient" })),
+});
+
+export const ChannelParams = t.Object({ channel: t.String() });
+
+export const ChannelConfigRecord = t.Object({
+  id: t.String(),
+  channel: t.String(),
+  provider: t.String(),
+  settings: Obj,
+  active: t.Boolean(),
+  credential_keys: t.Array(t.String(), { description: "Names of the stored credentials; values are never returned" }),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+
+export const ChannelResponse = t.Object({ data: ChannelConfigRecord });
+export const ChannelListResponse = t.Object({ data: t.Array(ChannelConfigRecord) });
+export const ChannelTestResponse = t.Object({
+  data: t.Object({
+    success: t.Boolean(),
+    message: t.String(),
+    notification_id: t.Optional(t.String()),
+  }),
+});

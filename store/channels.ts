@@ -1,0 +1,238 @@
+// Channel configuration repository: one row per (tenant, environment, channel), credentials
+// encrypted at rest (domain/crypto.ts) and decrypted only for loadChannelConfig, cached briefly.
+import { decryptJson, defaultKeyring, encryptJson } from "../domain/crypto";
+import type { Channel } from "../providers/types";
+import { sql, type Tx } from "./db";
+import { newId } from "./ids";
+import { iso } from "./time";
+
+export interface Scope {
+  tenantId: string;
+  environment: string;
+}
+
+export interface ChannelRow {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  channel: string;
+  provider: string;
+  credentials_enc: string | null;
+  credentials_key_id: string | null;
+  credential_keys: string[];
+  settings: Record<string, unknown>;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ChannelFields {
+  provider: string;
+  credentials: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  active: boolean;
+}
+
+/** What delivery needs: decrypted credentials. Frozen: it is shared through the cache. */
+export interface ChannelConfig {
+  id: string;
+  channel: string;
+  provider: string;
+  credentials: Readonly<Record<string, unknown>>;
+  settings: Readonly<Record<string, unknown>>;
+  active: boolean;
+  updatedAt: string;
+}
+
+export class ChannelExistsError extends Error {
+  constructor(readonly channel: string) {
+    super(`channel '${channel}' is already configured`);
+  }
+}
+
+const COLUMNS = sql`id, tenant_id, environment, channel, provider, credentials_enc, credentials_key_id, credential_keys,
+  settings, active, created_at, updated_at`;
+
+/**
+ * Additional authenticated data of the ciphertext: a credentials blob copied into another
+ * tenant's, environment's or channel's row fails to decrypt instead of being used there.
+ */
+function aadOf(tenantId: string, environment: string, channel: string): string {
+  return `channel:${tenantId}:${environment}:${channel}`;
+}
+
+function sealed(scope: Scope, channel: string, credentials: Record<string, unknown>) {
+  const keys = Object.keys(credentials);
+  if (keys.length === 0) return { enc: null, keyId: null, keys };
+  return {
+    enc: encryptJson(credentials, aadOf(scope.tenantId, scope.environment, channel)),
+    keyId: defaultKeyring().currentKeyId,
+    keys,
+  };
+}
+
+/** Throws DecryptionError (never with the plaintext) when the key is missing or the blob was altered. */
+export function decryptCredentials(row: Pick<ChannelRow, "tenant_id" | "environment" | "channel" | "credentials_enc">) {
+  if (!row.credentials_enc) return {} as Record<string, unknown>;
+  return decryptJson<Record<string, unknown>>(row.credentials_enc, aadOf(row.tenant_id, row.environment, row.channel));
+}
+
+export async function insertChannel(tx: Tx, scope: Scope, channel: string, f: ChannelFields): Promise<ChannelRow> {
+  const s = sealed(scope, channel, f.credentials);
+  try {
+    const [row] = await tx`
+      insert into channels (id, tenant_id, environment, channel, provider, credentials_enc, credentials_key_id,
+                            credential_keys, settings, active)
+      values (${newId()}, ${scope.tenantId}, ${scope.environment}, ${channel}, ${f.provider}, ${s.enc}, ${s.keyId},
+              ${s.keys}, ${tx.json(f.settings as any)}, ${f.active})
+      returning ${COLUMNS}`;
+    forgetCached(scope, channel);
+    return row as unknown as ChannelRow;
+  } catch (err) {
+    if ((err as { code?: string })?.code === "23505") throw new ChannelExistsError(channel);
+    throw err;
+  }
+}
+
+export async function findChannel(tx: Tx, scope: Scope, channel: string, forUpdate = false): Promise<ChannelRow | null> {
+  const rows = await tx`
+    select ${COLUMNS} from channels
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and channel = ${channel}
+    ${forUpdate ? tx`for update` : tx``}`;
+  return (rows[0] as unknown as ChannelRow) ?? null;
+}
+
+export async function listChannels(scope: Scope): Promise<ChannelRow[]> {
+  const rows = await sql`
+    select ${COLUMNS} from channels
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+    order by channel`;
+  return rows as unknown as ChannelRow[];
+}
+
+export async function updateChannel(tx: Tx, scope: Scope, channel: string, f: ChannelFields): Promise<ChannelRow> {
+  const s = sealed(scope, channel, f.credentials);
+  const [row] = await tx`
+    update channels set provider = ${f.provider}, credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId},
+      credential_keys = ${s.keys}, settings = ${tx.json(f.settings as any)}, active = ${f.active}, updated_at = now()
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and channel = ${channel}
+    returning ${COLUMNS}`;
+  forgetCached(scope, channel);
+  return row as unknown as ChannelRow;
+}
+
+export async function deleteChannel(tx: Tx, scope: Scope, channel: string): Promise<boolean> {
+  const rows = await tx`
+    delete from channels
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and channel = ${channel}
+    returning id`;
+  forgetCached(scope, channel);
+  return rows.length > 0;
+}
+
+/** DESIGN.md 6 channel response: credentials never leave, only their names (credential_keys). */
+export function serializeChannel(r: ChannelRow) {
+  return {
+    id: r.id,
+    channel: r.channel,
+    provider: r.provider,
+    settings: r.settings ?? {},
+    active: r.active,
+    credential_keys: r.credential_keys ?? [],
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+  };
+}
+
+export type ChannelRecord = ReturnType<typeof serializeChannel>;
+
+// ---------------------------------------------------------------------------------------------
+// Decrypted configurations for delivery, cached a few seconds per process. Changes made in this
+// process drop the entry at once; other processes see them within CONFIG_TTL_MS.
+
+const CONFIG_TTL_MS = 5_000;
+const CACHE_LIMIT = 10_000;
+const cache = new Map<string, { at: number; value: Promise<ChannelConfig | null> }>();
+
+const cacheKey = (tenantId: string, environment: string, channel: string) => `${tenantId}:${environment}:${channel}`;
+
+function forgetCached(scope: Scope, channel: string) {
+  cache.delete(cacheKey(scope.tenantId, scope.environment, channel));
+}
+
+/** Drops cached configurations (all of them without arguments). */
+export function invalidateChannelConfig(tenantId?: string, environment?: string, channel?: string): void {
+  if (!tenantId) return cache.clear();
+  cache.delete(cacheKey(tenantId, environment ?? "", channel ?? ""));
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+function toConfig(row: ChannelRow): ChannelConfig {
+  return deepFreeze({
+    id: row.id,
+    channel: row.channel,
+    provider: row.provider,
+    credentials: decryptCredentials(row),
+    settings: row.settings ?? {},
+    active: row.active,
+    updatedAt: iso(row.updated_at)!,
+  });
+}
+
+/**
+ * For the channel sender: the channel's configuration with decrypted credentials, or null when
+ * the channel is not configured. Inactive configurations are returned with active: false.
+ * Throws DecryptionError when the stored credentials cannot be decrypted.
+ */
+export function loadChannelConfig(tenantId: string, environment: string, channel: Channel | string): Promise<ChannelConfig | null> {
+  const key = cacheKey(tenantId, environment, channel);
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < CONFIG_TTL_MS) return hit.value;
+  const value = findChannel(sql, { tenantId, environment }, channel).then((row) => (row ? toConfig(row) : null));
+  cache.set(key, { at: Date.now(), value });
+  value.catch(() => cache.delete(key)); // failures are not cached
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  return value;
+}
+
+/**
+ * Every configuration of a provider with decrypted credentials, e.g. for the inbound
+ * /webhooks/whatsapp route to find the tenant whose verify_token / app_secret matches.
+ * Rows that fail to decrypt are skipped.
+ */
+export async function listConfigsForProvider(provider: string): Promise<(ChannelConfig & Scope)[]> {
+  const rows = (await sql`select ${COLUMNS} from channels where provider = ${provider} and active`) as unknown as ChannelRow[];
+  const out: (ChannelConfig & Scope)[] = [];
+  for (const row of rows) {
+    try {
+      out.push({ ...toConfig(row), tenantId: row.tenant_id, environment: row.environment });
+    } catch {
+      // a row under a retired key is unusable until re-saved; it must not hide the others
+    }
+  }
+  return out;
+}
+
+/** Re-encrypts credentials written under an older key with the current one; returns the count. */
+export async function reencryptChannelCredentials(): Promise<number> {
+  const current = defaultKeyring().currentKeyId;
+  const rows = (await sql`select ${COLUMNS} from channels
+    where credentials_enc is not null and credentials_key_id is distinct from ${current}`) as unknown as ChannelRow[];
+  let n = 0;
+  for (const row of rows) {
+    const scope = { tenantId: row.tenant_id, environment: row.environment };
+    const s = sealed(scope, row.channel, decryptCredentials(row));
+    await sql`update channels set credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId}
+      where id = ${row.id} and credentials_enc = ${row.credentials_enc}`;
+    forgetCached(scope, row.channel);
+    n++;
+  }
+  return n;
+}
