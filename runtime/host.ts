@@ -76,6 +76,13 @@ interface ActorRunner {
   partitions: Map<number, PartitionWorker>;
 }
 
+interface Delivery {
+  id: string;
+  msg: unknown;
+  json: string;
+  deliveries: number;
+}
+
 interface Mailbox {
   queue: PQueue;
   size: number;
@@ -406,11 +413,7 @@ class RuntimeHost implements Host {
       if (e1) throw e1;
       if (e2) throw e2;
       const timesDelivered = new Map<string, number>((pending as [string, string, number, number][]).map((row) => [row[0], Number(row[3])]));
-      entries.forEach(([id, fields], i) => {
-        const failed = Number((failures as (string | null)[])[i] ?? 0);
-        const deliveries = Math.max(timesDelivered.get(id) ?? 1, failed + 1);
-        this.dispatch(w, id, fields, deliveries);
-      });
+      this.dispatch(w, entries, (i) => Math.max(timesDelivered.get(entries[i]![0]) ?? 1, Number((failures as (string | null)[])[i] ?? 0) + 1));
       this.log.info({ actor: w.runner.actor.name, partition: w.p, claimed: entries.length }, "claimed pending entries of the previous owner");
       await this.waitForCapacity();
     } while (cursor !== "0-0" && !w.stopping);
@@ -439,11 +442,7 @@ class RuntimeHost implements Host {
         continue;
       }
       if (!reply) continue;
-      const entries = reply[0]![1];
-      for (let i = 0; i < entries.length; i++) {
-        const entry = entries[i]!;
-        this.dispatch(w, entry[0], entry[1], 1);
-      }
+      this.dispatch(w, reply[0]![1]);
     }
   }
 
@@ -454,24 +453,42 @@ class RuntimeHost implements Host {
 
   // ---- running --------------------------------------------------------------------------------
 
-  private dispatch(w: PartitionWorker, id: string, fields: string[], deliveries: number) {
+  /**
+   * Hands a read batch to the per-key mailboxes. The batch is grouped by key first, so a key gets
+   * one p-queue task per batch (running its messages in stream order) rather than one per message.
+   */
+  private dispatch(w: PartitionWorker, entries: ReadonlyArray<[string, string[]]>, deliveriesOf?: (i: number) => number) {
     const runner = w.runner;
-    const decoded = decodeFields(fields);
-    let msg: unknown;
-    let key: string;
-    try {
-      msg = JSON.parse(decoded.json ?? "null");
-      key = decoded.key ?? runner.actor.keyOf(msg);
-    } catch (err) {
-      // A message that cannot be read will never succeed: straight to the dead letters.
-      this.inFlight++;
-      w.inFlight++;
-      void this.deadLetter(w, decoded.key ?? "", id, decoded.json ?? "", err, deliveries).finally(() => this.finished(w));
-      return;
+    const groups = new Map<string, Delivery[]>();
+    for (let i = 0; i < entries.length; i++) {
+      const [id, fields] = entries[i]!;
+      const deliveries = deliveriesOf ? deliveriesOf(i) : 1;
+      const decoded = decodeFields(fields);
+      let msg: unknown;
+      let key: string;
+      try {
+        msg = JSON.parse(decoded.json ?? "null");
+        key = decoded.key ?? runner.actor.keyOf(msg);
+      } catch (err) {
+        // A message that cannot be read will never succeed: straight to the dead letters.
+        this.inFlight++;
+        w.inFlight++;
+        void this.deadLetter(w, decoded.key ?? "", id, decoded.json ?? "", err, deliveries).finally(() => this.finished(w, 1));
+        continue;
+      }
+      const delivery: Delivery = { id, msg, json: decoded.json!, deliveries };
+      const group = groups.get(key);
+      if (group) group.push(delivery);
+      else groups.set(key, [delivery]);
     }
-    this.inFlight++;
-    w.inFlight++;
-    const mailboxId = runner.actor.name + "\u0000" + key;
+    for (const [key, deliveries] of groups) this.enqueue(w, key, deliveries);
+  }
+
+  private enqueue(w: PartitionWorker, key: string, deliveries: Delivery[]) {
+    const count = deliveries.length;
+    this.inFlight += count;
+    w.inFlight += count;
+    const mailboxId = w.runner.actor.name + "\u0000" + key;
     let box = this.mailboxes.get(mailboxId);
     if (!box) {
       box = { queue: new PQueue({ concurrency: 1 }), size: 0 };
@@ -482,14 +499,19 @@ class RuntimeHost implements Host {
     const after = () => {
       // An idle key's queue is dropped so memory follows active keys, not all keys ever seen.
       if (--mailbox.size === 0 && this.mailboxes.get(mailboxId) === mailbox) this.mailboxes.delete(mailboxId);
-      this.finished(w);
+      this.finished(w, count);
     };
-    mailbox.queue.add(() => this.process(w, key, id, msg, decoded.json!, deliveries)).then(after, after);
+    mailbox.queue.add(() => this.processInOrder(w, key, deliveries)).then(after, after);
   }
 
-  private finished(w: PartitionWorker) {
-    this.inFlight--;
-    if (--w.inFlight === 0 && w.drainWaiters.length) {
+  private async processInOrder(w: PartitionWorker, key: string, deliveries: Delivery[]) {
+    for (const d of deliveries) await this.process(w, key, d.id, d.msg, d.json, d.deliveries);
+  }
+
+  private finished(w: PartitionWorker, count: number) {
+    this.inFlight -= count;
+    w.inFlight -= count;
+    if (w.inFlight === 0 && w.drainWaiters.length) {
       const waiters = w.drainWaiters;
       w.drainWaiters = [];
       for (const r of waiters) r();

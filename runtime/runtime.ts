@@ -9,6 +9,11 @@ import { partitionOf } from "./partition";
 import { createRateLimiter, type RateLimiter } from "./rateLimiter";
 import { withScripts, type ScriptedRedis } from "./scripts";
 
+/** Messages per appendMessages-1.lua call: big enough to amortise, small enough not to stall Redis. */
+const SEND_CHUNK = 500;
+
+type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+
 export interface RuntimeOptions {
   redisUrl?: string;
   /** An ioredis client to share; the runtime duplicates it for blocking reads and never closes it. */
@@ -81,16 +86,32 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     async sendMany(actor, msgs) {
       if (msgs.length === 0) return [];
       const P = partitionsOf(actor);
-      const pipeline = redis.pipeline();
-      for (const msg of msgs) {
+      // Group by partition (keeping order) so each chunk is one script call, not one XADD per message.
+      const byPartition = new Map<number, { args: string[]; index: number[] }>();
+      msgs.forEach((msg, i) => {
         const key = actor.keyOf(msg);
-        pipeline.xadd(keys.stream(actor.name, partitionOf(key, P)), "*", "k", key, "m", JSON.stringify(msg));
+        const p = partitionOf(key, P);
+        let group = byPartition.get(p);
+        if (!group) byPartition.set(p, (group = { args: [], index: [] }));
+        group.args.push(key, JSON.stringify(msg));
+        group.index.push(i);
+      });
+      const pipeline = redis.pipeline() as unknown as Pipeline;
+      const calls: number[][] = [];
+      for (const [p, group] of byPartition) {
+        const stream = keys.stream(actor.name, p);
+        for (let start = 0; start < group.index.length; start += SEND_CHUNK) {
+          pipeline.nmsRuntime_appendMessages(stream, ...group.args.slice(start * 2, (start + SEND_CHUNK) * 2));
+          calls.push(group.index.slice(start, start + SEND_CHUNK));
+        }
       }
       const results = (await pipeline.exec()) ?? [];
-      return results.map(([err, id]) => {
+      const ids = new Array<string>(msgs.length);
+      results.forEach(([err, reply], c) => {
         if (err) throw err;
-        return id as string;
+        (reply as string[]).forEach((id, j) => (ids[calls[c]![j]!] = id));
       });
+      return ids;
     },
 
     async schedule(actor, timerId, delayMs, msg, timerOpts) {
@@ -99,7 +120,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       const home = partitionOf(key, P);
       const delay = timerOpts?.unscaled ? delayMs : delayMs * timeScale;
       // Same id = replace, even when the new message's key lives in another partition.
-      const pipeline = redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+      const pipeline = redis.pipeline() as unknown as Pipeline;
       for (let p = 0; p < P; p++) {
         if (p === home) continue;
         pipeline.zrem(keys.timers(actor.name, p), timerId);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type Redis from "ioredis";
 
-const SCRIPTS = ["rateLimit-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1"] as const;
+const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -27,6 +27,7 @@ const defined = new WeakSet<object>();
 /** The script commands as methods; ioredis adds them to the client and to its pipelines. */
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
+  nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number>;
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number): Promise<number>;

@@ -237,7 +237,7 @@ describe("runtime across host processes", () => {
     // A graceful stop releases its leases, so this is quicker than a lease expiry.
     expect(await split({ "host-b": 16 }, LEASE_MS + 1000)).toBe(true);
     expect(Date.now() - stoppedAt).toBeLessThan(LEASE_MS + 1000);
-    expect(await admin.zrange(runtimeKeys(prefix).hosts("rec"), 0, -1)).toEqual(["host-b"]);
+    expect(await admin.zrange(runtimeKeys(prefix).hosts("rec"), "0", "-1")).toEqual(["host-b"]);
     expect(await terminate(b)).toBe(0);
   }, 30_000);
 });
