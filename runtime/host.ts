@@ -28,6 +28,8 @@ export interface HostOptions {
   timerPollMs?: number;
   /** How often owned partition streams are trimmed below their oldest pending entry. */
   trimIntervalMs?: number;
+  /** At trim time, consumers (host ids) with nothing pending and idle this long are deleted from the group. */
+  forgetIdleConsumersMs?: number;
   /** Dead-letter streams are capped (approximately) at this length. */
   deadLetterMaxLen?: number;
   hostId?: string;
@@ -137,6 +139,7 @@ class RuntimeHost implements Host {
   private readonly timerPollMs: number;
   private readonly trimIntervalMs: number;
   private readonly deadLetterMaxLen: number;
+  private readonly forgetIdleConsumersMs: number;
   private readonly global: Semaphore;
   private readonly runners: ActorRunner[];
   private readonly mailboxes = new Map<string, Mailbox>();
@@ -170,6 +173,7 @@ class RuntimeHost implements Host {
     this.timerPollMs = opts.timerPollMs ?? 200;
     this.trimIntervalMs = opts.trimIntervalMs ?? 10_000;
     this.deadLetterMaxLen = opts.deadLetterMaxLen ?? 100_000;
+    this.forgetIdleConsumersMs = opts.forgetIdleConsumersMs ?? Math.max(60_000, this.leaseMs * 6);
     this.global = new Semaphore(concurrency);
     this.runners = opts.actors.map((actor) => {
       const P = runtime.partitionsOf(actor);
@@ -736,7 +740,7 @@ class RuntimeHost implements Host {
     const workers = this.runners.flatMap((r) => [...r.partitions.values()].filter((w) => w.state === "reading"));
     if (!workers.length) return 0;
     const pipeline = this.redis.pipeline() as unknown as Pipeline;
-    for (const w of workers) pipeline.nmsRuntime_trimStream(w.stream);
+    for (const w of workers) pipeline.nmsRuntime_trimStream(w.stream, this.forgetIdleConsumersMs);
     const results = (await pipeline.exec()) ?? [];
     let deleted = 0;
     for (const [err, r] of results) if (!err) deleted += Number((r as [number, string])[0]);

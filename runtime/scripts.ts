@@ -33,7 +33,7 @@ export interface ScriptCommands {
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
-  nmsRuntime_trimStream(stream: string): Promise<[number, string]>;
+  nmsRuntime_trimStream(stream: string, forgetIdleConsumersMs: number): Promise<[number, string]>;
 }
 
 export type ScriptedRedis = Redis & ScriptCommands;

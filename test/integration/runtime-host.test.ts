@@ -111,6 +111,21 @@ describe("retries and dead letters", () => {
   });
 });
 
+describe("sending", () => {
+  test("sendMany returns entry ids in message order and puts each message in its key's partition", async () => {
+    const { runtime, keys } = setup({ partitions: 4 });
+    const actor = defineActor<Msg>({ name: "bulk", keyOf: (m) => m.key, async handle() {} });
+    const msgs = Array.from({ length: 1200 }, (_, i) => ({ key: `k${i % 7}`, seq: i }));
+    const ids = await runtime.sendMany(actor, msgs);
+    expect(ids.length).toBe(1200);
+    for (const i of [0, 1, 599, 1199]) {
+      const [entry] = await admin.xrange(keys.stream("bulk", partitionOf(msgs[i]!.key, 4)), ids[i]!, ids[i]!);
+      expect(JSON.parse(entry![1][3]!)).toEqual(msgs[i]);
+    }
+    expect(await runtime.sendMany(actor, [])).toEqual([]);
+  });
+});
+
 describe("takeover", () => {
   test("a new owner claims the old owner's pending entries (XAUTOCLAIM) and runs them before new ones", async () => {
     const { runtime, keys, start } = setup({ partitions: 1 });
@@ -218,6 +233,24 @@ describe("trimming", () => {
     // Nothing pending: the bound is the last-delivered id, which itself stays.
     expect(await host.trimNow()).toBe(100);
     expect(await admin.xlen(stream)).toBe(1);
+  });
+
+  test("trimming forgets consumers of hosts that are gone (nothing pending, idle), keeps its own", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1 });
+    const actor = defineActor<Msg>({ name: "ghosts", keyOf: (m) => m.key, async handle() {} });
+    const stream = keys.stream("ghosts", 0);
+    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+    await admin.xgroup("CREATECONSUMER", stream, GROUP, "old-host");
+    const host = start([actor], { forgetIdleConsumersMs: 100, trimIntervalMs: 60_000, hostId: "current-host" });
+    await host.ready;
+    await runtime.send(actor, { key: "k", seq: 1 });
+    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+    await sleep(150);
+    await runtime.send(actor, { key: "k", seq: 2 });
+    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+    await host.trimNow();
+    const consumers = (await admin.call("XINFO", "CONSUMERS", stream, GROUP)) as string[][];
+    expect(consumers.map((c) => c[1])).toEqual(["current-host"]);
   });
 });
 
