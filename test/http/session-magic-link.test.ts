@@ -6,7 +6,7 @@ import { start as startSmtp, type FakeSmtp } from "../support/fake-smtp";
 import { useSmtpUrl } from "../../domain/mailer";
 import { sql } from "../../store/db";
 import { config } from "../../config";
-import { resolveSession, SESSION_COOKIE } from "../../http/session";
+import { resolveSession, SESSION_COOKIE, sessionCookie } from "../../http/session";
 import { ApiError } from "../../http/errors";
 import { hashToken } from "../../store/sessions";
 
@@ -296,5 +296,43 @@ describe("resolveSession (the session half of the auth plugin)", () => {
     const viaHttp = await call("GET", "/v1/me", { headers: { ...cookie(c), "x-environment": "staging" } });
     expect(viaHttp.status).toBe(422);
     expect(viaHttp.body.error.code).toBe("validation_failed");
+  });
+});
+
+describe("cookie flags and the system mailer", () => {
+  test("DESIGN 5: Secure is added outside development and test", () => {
+    const saved = config.nodeEnv;
+    try {
+      (config as any).nodeEnv = "production";
+      const c = sessionCookie("tok", new Date(Date.now() + 60_000));
+      expect(c).toContain("Secure");
+      expect(c).toContain("HttpOnly");
+      expect(c).toContain("SameSite=Lax");
+      (config as any).nodeEnv = "development";
+      expect(sessionCookie("tok", new Date(Date.now() + 60_000))).not.toContain("Secure");
+    } finally {
+      (config as any).nodeEnv = saved;
+    }
+  });
+
+  test("an SMTP refusal still answers 202 (the response never depends on delivery)", async () => {
+    smtp.reset();
+    smtp.script({ kind: "reject" });
+    const res = await call("POST", "/auth/magic-link", { body: { email: `bounce-${run}@bounce-${run}.com` } });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ data: { sent: true } });
+  });
+
+  test("without SMTP_URL the link is logged instead of sent, and the route still answers 202", async () => {
+    useSmtpUrl(undefined);
+    try {
+      smtp.reset();
+      const res = await call("POST", "/auth/magic-link", { body: { email: `nosmtp-${run}@nosmtp-${run}.com` } });
+      expect(res.status).toBe(202);
+      await Bun.sleep(50);
+      expect(smtp.messages.length).toBe(0);
+    } finally {
+      useSmtpUrl(`smtp://127.0.0.1:${smtp.port}`);
+    }
   });
 });
