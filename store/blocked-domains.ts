@@ -181,6 +181,11 @@ function matches(set: Set<string>, domain: string): boolean {
   }
 }
 
+/** Seeds if needed and loads the cache, so the first hot-path lookup does not pay for it. */
+export async function warmBlocklist(): Promise<void> {
+  await blockedSet();
+}
+
 /** True when the domain or one of its parent domains is blocked. Case-insensitive. */
 export async function isBlockedDomain(domain: string): Promise<boolean> {
   const d = normalizeDomain(domain);
