@@ -218,14 +218,15 @@ class RuntimeHost implements Host {
     await this.ready;
     // A round that started before stopping may still be acquiring; later rounds only renew.
     await this.leaseTickRunning;
+    // Leave the registry first: the others raise their targets and take each partition as it is released.
+    await Promise.all(
+      this.runners.map((r) => this.redis.nmsRuntime_heartbeat(this.runtime.keys.hosts(r.actor.name), this.id, this.leaseMs, 1).catch(() => 0)),
+    );
     // The lease tick keeps renewing (never acquiring) while in-flight handlers finish.
     const workers = this.runners.flatMap((r) => [...r.partitions.values()]);
     await Promise.all(workers.map((w) => this.releasePartition(w)));
     clearTimeout(this.leaseTimer);
     await this.leaseTickRunning;
-    await Promise.all(
-      this.runners.map((r) => this.redis.nmsRuntime_heartbeat(this.runtime.keys.hosts(r.actor.name), this.id, this.leaseMs, 1).catch(() => 0)),
-    );
     this.log.info({ host: this.id }, "runtime host stopped");
   }
 
@@ -254,11 +255,12 @@ class RuntimeHost implements Host {
       const held = [...runner.partitions.values()].filter((w) => w.state !== "lost");
       if (held.length) {
         const pipeline = this.redis.pipeline() as unknown as Pipeline;
-        for (const w of held) pipeline.nmsRuntime_renewLease(keys.lease(name, w.p), this.id, this.leaseMs);
+        // Built and sent in one synchronous step, so a release (DEL) issued later runs after it.
+        for (const w of held) pipeline.nmsRuntime_renewLease(keys.lease(name, w.p), this.id, this.leaseMs, w.state === "releasing" ? 0 : 1);
         const results = (await pipeline.exec()) ?? [];
         held.forEach((w, i) => {
           const [err, ok] = results[i] ?? [null, 0];
-          if (!err && Number(ok) === 0) this.loseLease(w);
+          if (!err && Number(ok) === 0 && w.state !== "releasing") this.loseLease(w);
         });
       }
       if (this.stopping) continue;

@@ -30,7 +30,7 @@ export interface ScriptCommands {
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number>;
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
-  nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number): Promise<number>;
+  nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
   nmsRuntime_trimStream(stream: string, forgetIdleConsumersMs: number): Promise<[number, string]>;
