@@ -12,6 +12,10 @@ import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
 import { blockedDomainRoutes } from "./blocked-domains";
+import { notificationRoutes } from "./notifications";
+import { analyticsRoutes } from "./analytics";
+import { unsubscribeRoutes } from "./unsubscribe";
+import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 
 export const routePlugins = [
   healthRoutes,
@@ -26,4 +30,8 @@ export const routePlugins = [
   authSessionRoutes,
   teamMemberRoutes,
   blockedDomainRoutes,
+  notificationRoutes,
+  analyticsRoutes,
+  unsubscribeRoutes,
+  whatsappWebhookRoutes,
 ] as const;

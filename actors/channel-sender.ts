@@ -1,0 +1,391 @@
+// The channel-sender actor: delivers one notification attempt through its channel's provider,
+// at most one provider call per attempt number, and moves its status, attempts, events and rollups.
+import { defineActor, type ActorContext } from "../runtime/actor";
+import { fnv1a32 } from "../runtime/partition";
+import { config } from "../config";
+import { createProvider, getProviderDefinition } from "../providers/registry";
+import type { Channel, OutboundMessage, Provider, SendResult } from "../providers/types";
+import { applyCounters, type CounterDelta } from "../store/analytics";
+import { sql, type Tx } from "../store/db";
+import { newId } from "../store/ids";
+import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
+import { emitEvent } from "../domain/events";
+import { deliverToInbox } from "../domain/inbox";
+import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
+import { subscriberIdForAddress, suppressionReason } from "../domain/suppression";
+import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
+import { getRuntime } from "./runtime";
+
+/**
+ * Keys are `<tenant>:<environment>:<channel>:<shard>`. DESIGN.md 3 keys the sender by
+ * tenant:environment:channel; one serial mailbox per channel caps a tenant at roughly
+ * 1 / (per-send latency), far below 2,000/s, so each channel is split into SENDER_SHARDS
+ * serial lanes by notification id. Order between notifications was never promised.
+ */
+export const SENDER_SHARDS = Number(process.env.SENDER_SHARDS ?? 32);
+
+export interface SendMessage {
+  type: "send";
+  notificationId: string;
+  tenantId: string;
+  environment: string;
+  channel: string;
+  /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
+  attempt: number;
+  shard: number;
+}
+
+export const MAX_ATTEMPTS = 5;
+const BASE_BACKOFF_MS = 30_000;
+const PROVIDER_DEADLINE_MS = 15_000;
+
+/** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
+export function retryDelayFor(failedAttempt: number): number {
+  return BASE_BACKOFF_MS * 2 ** Math.max(0, failedAttempt - 1);
+}
+
+export function senderMessage(n: { id: string; tenantId: string; environment: string; channel: string }, attempt: number): SendMessage {
+  return {
+    type: "send",
+    notificationId: n.id,
+    tenantId: n.tenantId,
+    environment: n.environment,
+    channel: n.channel,
+    attempt,
+    shard: fnv1a32(n.id) % SENDER_SHARDS,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Providers are built once per configuration (SMTP pools, FCM token caches live in them).
+
+const providers = new Map<string, { target: DeliveryTarget; provider: Provider }>();
+
+const inboxDeps = {
+  async deliver(msg: OutboundMessage) {
+    try {
+      const { itemId } = await deliverToInbox({
+        tenantId: msg.tenantId,
+        environment: msg.environment,
+        recipient: msg.to,
+        notificationId: msg.notificationId,
+        title: msg.title ?? null,
+        body: msg.body ?? null,
+        data: msg.data ?? {},
+      });
+      return { itemId };
+    } catch (err) {
+      const e = err as { status?: number; code?: string; message?: string };
+      if (e?.status === 404) throw Object.assign(new Error(e.message ?? "subscriber not found"), { permanent: true, code: e.code ?? "subscriber_not_found" });
+      throw err;
+    }
+  },
+};
+
+function providerFor(key: string, target: DeliveryTarget): Provider {
+  const hit = providers.get(key);
+  if (hit && hit.target.version === target.version) return hit.provider;
+  const provider = createProvider(target.provider, { credentials: target.credentials, settings: target.settings }, {
+    inbox: inboxDeps,
+    timeoutMs: Number(target.settings.timeout_ms ?? 10_000),
+    allowHttpEndpoints: !config.isProduction,
+  });
+  providers.set(key, { target, provider });
+  return provider;
+}
+
+
+function rateLimitOf(target: DeliveryTarget): number {
+  const own = Number(target.settings.rate_limit_per_second);
+  if (Number.isFinite(own) && own > 0) return own;
+  return getProviderDefinition(target.provider)?.defaultRateLimitPerSecond ?? 100;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claim: attempt n belongs to whoever moves attempt_count from n-1 to n. A redelivered message
+// finds attempt_count already n and stops before the provider. Batched across handlers.
+
+interface ClaimItem {
+  id: string;
+  tenantId: string;
+  environment: string;
+  attempt: number;
+  provider: string;
+}
+
+const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
+  async (items) => {
+    const rows = await sql<NotificationRow[]>`
+      update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now()
+      from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.tenantId)}::uuid[], ${items.map((i) => i.environment)}::text[],
+                  ${items.map((i) => i.attempt)}::int[], ${items.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
+      where n.id = v.id and n.tenant_id = v.tenant_id and n.environment = v.environment
+        and n.status = 'pending' and n.attempt_count = v.attempt - 1
+      returning n.*`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return items.map((i) => byId.get(i.id) ?? null);
+  },
+  { maxSize: 200, maxWaitMs: 1, maxConcurrent: 4 },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Outcome: the attempt row, the guarded status move, its events and its rollup counters, in one
+// transaction per batch of handlers (a status move and its event are never separated).
+
+export interface Outcome {
+  n: NotificationRow;
+  attempt: number;
+  provider: string | null;
+  status: "sent" | "delivered" | "bounced" | "failed" | "suppressed" | "pending";
+  /** the provider was called: record an attempt row */
+  attemptRow?: { status: "success" | "failure"; response: Record<string, unknown>; error: { code: string; message: string } | null; durationMs: number };
+  providerMessageId?: string | null;
+  error?: { code: string; message: string } | null;
+  nextAttemptAt?: Date | null;
+  suppressedReason?: string | null;
+  willRetry?: boolean;
+}
+
+async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
+  const now = new Date();
+  const withAttempt = outs.filter((o) => o.attemptRow);
+  if (withAttempt.length) {
+    await tx`
+      insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
+      select id, notification_id, tenant_id, attempt_number, status, provider, provider_response::jsonb, error::jsonb, duration_ms, created_at
+      from unnest(${withAttempt.map(() => newId())}::uuid[], ${withAttempt.map((o) => o.n.id)}::uuid[], ${withAttempt.map((o) => o.n.tenant_id)}::uuid[],
+        ${withAttempt.map((o) => o.attempt)}::int[], ${withAttempt.map((o) => o.attemptRow!.status)}::text[], ${withAttempt.map((o) => o.provider)}::text[],
+        ${withAttempt.map((o) => JSON.stringify(o.attemptRow!.response ?? {}))}::text[],
+        ${withAttempt.map((o) => (o.attemptRow!.error ? JSON.stringify(o.attemptRow!.error) : null))}::text[],
+        ${withAttempt.map((o) => o.attemptRow!.durationMs)}::int[], ${withAttempt.map(() => now.toISOString())}::timestamptz[])
+        as a(id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
+      on conflict (notification_id, attempt_number) do nothing`;
+  }
+  const moved = await tx<{ id: string; sent_at: Date | null }[]>`
+    update notifications n set
+      status = v.status,
+      provider = coalesce(v.provider, n.provider),
+      provider_message_id = coalesce(v.pmid, n.provider_message_id),
+      error = v.error::jsonb,
+      next_attempt_at = v.next_at,
+      suppressed_reason = v.reason,
+      updated_at = ${now},
+      sent_at = case when v.status in ('sent', 'delivered', 'bounced') then coalesce(n.sent_at, ${now}) else n.sent_at end,
+      delivered_at = case when v.status = 'delivered' then ${now} else n.delivered_at end,
+      bounced_at = case when v.status = 'bounced' then ${now} else n.bounced_at end,
+      failed_at = case when v.status = 'failed' then ${now} else n.failed_at end
+    from unnest(${outs.map((o) => o.n.id)}::uuid[], ${outs.map((o) => o.attempt)}::int[], ${outs.map((o) => o.status)}::text[],
+                ${outs.map((o) => o.provider)}::text[], ${outs.map((o) => o.providerMessageId ?? null)}::text[],
+                ${outs.map((o) => (o.error ? JSON.stringify(o.error) : null))}::text[],
+                ${outs.map((o) => (o.nextAttemptAt ? o.nextAttemptAt.toISOString() : null))}::timestamptz[],
+                ${outs.map((o) => o.suppressedReason ?? null)}::text[]) as v(id, attempt, status, provider, pmid, error, next_at, reason)
+    where n.id = v.id and n.status = 'pending' and n.attempt_count = v.attempt
+    returning n.id`;
+  const movedIds = new Set(moved.map((m) => m.id));
+  const deltas: CounterDelta[] = [];
+  const events: Promise<unknown>[] = [];
+  for (const o of outs) {
+    if (!movedIds.has(o.n.id)) continue;
+    const base = { tenantId: o.n.tenant_id, environment: o.n.environment, createdAt: o.n.created_at, channel: o.n.channel, template: o.n.template_slug };
+    const emit = (type: string, data: Record<string, unknown>) =>
+      events.push(emitEvent(tx, { tenantId: o.n.tenant_id, environment: o.n.environment, type, data }));
+    const notification = eventNotification({ ...o.n, status: o.status });
+    const at = now.toISOString();
+    if (o.status === "sent" || o.status === "delivered" || o.status === "bounced") {
+      deltas.push({ ...base, counter: "sent" });
+      emit("notification.sent", { notification: { ...notification, status: "sent" }, provider: o.provider });
+    }
+    if (o.status === "delivered") {
+      deltas.push({ ...base, counter: "delivered" });
+      emit("notification.delivered", {
+        notification,
+        delivered_at: at,
+        delivery: { delivered_at: at, provider: o.provider, message_id: o.providerMessageId ?? null },
+      });
+    } else if (o.status === "bounced") {
+      deltas.push({ ...base, counter: "bounced" });
+      emit("notification.bounced", { notification, bounce_reason: o.error?.message ?? "bounced" });
+    } else if (o.status === "failed" || (o.status === "pending" && o.willRetry)) {
+      if (o.status === "failed") deltas.push({ ...base, counter: "failed" });
+      emit("notification.failed", {
+        notification,
+        error: { code: o.error?.code ?? "failed", message: o.error?.message ?? "", provider: o.provider, attempt: o.attempt, will_retry: o.status === "pending" },
+      });
+    } else if (o.status === "suppressed") {
+      deltas.push({ ...base, counter: "suppressed" });
+    }
+  }
+  await Promise.all([...events, applyCounters(tx, deltas)]);
+  return outs.map((o) => movedIds.has(o.n.id));
+}
+
+async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
+  try {
+    return await sql.begin((tx) => writeOutcomes(tx as unknown as Tx, outs));
+  } catch (err) {
+    if (outs.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+    const results = await Promise.allSettled(outs.map((o) => sql.begin((tx) => writeOutcomes(tx as unknown as Tx, [o]))));
+    return results.map((r) => (r.status === "fulfilled" ? r.value[0]! : r.reason instanceof Error ? r.reason : new Error(String(r.reason))));
+  }
+}
+
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 200, maxWaitMs: 2, maxConcurrent: 4 });
+
+/** Records an outcome; resolves true when the notification moved (false: it had already moved). */
+export async function recordOutcome(o: Outcome): Promise<boolean> {
+  const r = await outcomeBatcher.submit(o);
+  if (r instanceof Error) throw r;
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function outboundOf(n: NotificationRow, channel: Channel, unsubscribe: string | null): OutboundMessage {
+  const c = (n.content ?? {}) as StoredContent;
+  const msg: OutboundMessage = {
+    notificationId: n.id,
+    tenantId: n.tenant_id,
+    environment: n.environment,
+    channel,
+    to: n.recipient ?? "",
+    data: n.data ?? {},
+  };
+  if (c.subject !== undefined) msg.subject = c.subject;
+  if (c.html !== undefined) msg.html = c.html;
+  if (c.text !== undefined) msg.text = c.text;
+  if (c.content !== undefined) msg.content = c.content;
+  if (c.title !== undefined) msg.title = c.title;
+  if (c.body !== undefined) msg.body = c.body;
+  if (c.providerTemplateId) msg.providerTemplateId = c.providerTemplateId;
+  if (unsubscribe) {
+    // RFC 8058 one-click: mailbox providers POST "List-Unsubscribe=One-Click" to the https URL.
+    msg.headers = { "List-Unsubscribe": `<${unsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
+  }
+  return msg;
+}
+
+async function unsubscribeLinkFor(n: NotificationRow): Promise<string | null> {
+  const subscriberId = n.subscriber_id ?? (n.recipient ? await subscriberIdForAddress(n.tenant_id, n.environment, n.recipient) : null);
+  if (!subscriberId) return null;
+  return unsubscribeUrl(
+    createUnsubscribeToken({ tenantId: n.tenant_id, environment: n.environment, subscriberId, channel: "email", category: n.category }),
+  );
+}
+
+async function callProvider(provider: Provider, msg: OutboundMessage): Promise<{ result: SendResult; durationMs: number }> {
+  const started = performance.now();
+  let result: SendResult;
+  try {
+    // Adapters enforce their own deadline; this one only guards against an adapter that never settles.
+    result = await provider.send(msg, AbortSignal.timeout(PROVIDER_DEADLINE_MS));
+  } catch (err) {
+    result = { ok: false, retryable: true, error: { code: "provider_error", message: String((err as Error)?.message ?? err).slice(0, 500) } };
+  }
+  return { result, durationMs: Math.round(performance.now() - started) };
+}
+
+export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "schedule">): Promise<void> {
+  if (msg.type !== "send" || !(msg.attempt >= 1)) return;
+  const target = await resolveDelivery(msg.tenantId, msg.environment, msg.channel);
+  const providerName = target?.provider ?? null;
+
+  // Per (tenant, environment, provider) rate limit, before the claim so a limited message keeps its attempt.
+  if (target) {
+    const limited = await getRuntime().rateLimiter.take(`provider:${msg.tenantId}:${msg.environment}:${target.provider}`, {
+      limit: rateLimitOf(target),
+      periodMs: 1000,
+    });
+    if (!limited.allowed) {
+      const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;
+      await ctx.schedule(`rl:${msg.notificationId}:${msg.attempt}`, wait, msg, { unscaled: true });
+      return;
+    }
+  }
+
+  const n = await claimBatcher.submit({
+    id: msg.notificationId,
+    tenantId: msg.tenantId,
+    environment: msg.environment,
+    attempt: msg.attempt,
+    provider: providerName ?? "",
+  });
+  if (!n) return; // terminal, already claimed by an earlier delivery of this message, or gone
+
+  const reason = await suppressionReason(n);
+  if (reason) {
+    await recordOutcome({ n, attempt: msg.attempt, provider: providerName, status: "suppressed", suppressedReason: reason });
+    return;
+  }
+  if (!target) {
+    await recordOutcome({
+      n,
+      attempt: msg.attempt,
+      provider: null,
+      status: "failed",
+      error: { code: "channel_not_configured", message: `The ${n.channel} channel is not configured` },
+    });
+    return;
+  }
+
+  let provider: Provider;
+  try {
+    provider = providerFor(`${msg.tenantId}:${msg.environment}:${msg.channel}`, target);
+  } catch (err) {
+    await recordOutcome({
+      n,
+      attempt: msg.attempt,
+      provider: target.provider,
+      status: "failed",
+      error: { code: (err as { code?: string }).code ?? "provider_unavailable", message: String((err as Error).message) },
+    });
+    return;
+  }
+
+  const unsubscribe = n.channel === "email" ? await unsubscribeLinkFor(n) : null;
+  const { result, durationMs } = await callProvider(provider, outboundOf(n, n.channel as Channel, unsubscribe));
+
+  if (result.ok) {
+    await recordOutcome({
+      n,
+      attempt: msg.attempt,
+      provider: target.provider,
+      status: result.finalStatus ?? "sent",
+      providerMessageId: result.providerMessageId,
+      error: result.finalStatus === "bounced" ? { code: "bounced", message: String((result.response as any)?.bounce_reason ?? "recipient bounced") } : null,
+      attemptRow: { status: "success", response: result.response ?? {}, error: null, durationMs },
+    });
+    return;
+  }
+
+  const willRetry = result.retryable && msg.attempt < MAX_ATTEMPTS;
+  const scaled = retryDelayFor(msg.attempt) * config.timeScale;
+  const waitMs = result.retryAfterMs !== undefined ? Math.max(result.retryAfterMs, 0) : null;
+  const moved = await recordOutcome({
+    n,
+    attempt: msg.attempt,
+    provider: target.provider,
+    status: willRetry ? "pending" : "failed",
+    error: result.error,
+    willRetry,
+    nextAttemptAt: willRetry ? new Date(Date.now() + (waitMs ?? scaled)) : null,
+    attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
+  });
+  if (willRetry && moved) {
+    const next = { ...msg, attempt: msg.attempt + 1 };
+    // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
+    if (waitMs !== null) await ctx.schedule(`retry:${msg.notificationId}`, waitMs, next, { unscaled: true });
+    else await ctx.schedule(`retry:${msg.notificationId}`, retryDelayFor(msg.attempt), next);
+  }
+}
+
+export const channelSender = defineActor<SendMessage>({
+  name: "channel-sender",
+  keyOf: (m) => `${m.tenantId}:${m.environment}:${m.channel}:${m.shard}`,
+  handle: (msg, ctx) => handleSend(msg, ctx),
+});
+
+/** Drops cached providers (tests that reconfigure a channel in place). */
+export function forgetProviders(): void {
+  providers.clear();
+}
+

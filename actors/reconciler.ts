@@ -1,0 +1,87 @@
+// The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
+// persistence, a crash between COMMIT and XADD, a lost retry timer). One process scans, under a Redis lease.
+import { logger } from "../http/log";
+import { sql } from "../store/db";
+import { redis, redisKey } from "../store/redis";
+import { channelSender, MAX_ATTEMPTS, senderMessage } from "./channel-sender";
+import { getRuntime } from "./runtime";
+
+/** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
+export const STALE_AFTER_MS = 60_000;
+const SCAN_EVERY_MS = 15_000;
+const LEASE_MS = 30_000;
+
+export interface ReconcileResult {
+  requeued: number;
+  failed: number;
+}
+
+/**
+ * One scan: pending rows older than staleAfterMs whose next attempt (if any) is overdue by as
+ * much. Re-enqueueing is safe even when the original message still exists: the attempt claim
+ * in the sender lets only one of them reach the provider. A row whose claimed attempt was the
+ * last one is failed instead (that attempt's outcome was lost with its process).
+ */
+export async function reconcileOnce(opts: { staleAfterMs?: number; limit?: number; send?: typeof sendRequeued } = {}): Promise<ReconcileResult> {
+  const staleMs = opts.staleAfterMs ?? STALE_AFTER_MS;
+  const rows = await sql<{ id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]>`
+    select id, tenant_id, environment, channel, attempt_count from notifications
+    where status = 'pending'
+      and updated_at < now() - ${staleMs + " milliseconds"}::interval
+      and (next_attempt_at is null or next_attempt_at < now() - ${staleMs + " milliseconds"}::interval)
+    order by updated_at
+    limit ${opts.limit ?? 5000}`;
+  const exhausted = rows.filter((r) => r.attempt_count >= MAX_ATTEMPTS);
+  const retry = rows.filter((r) => r.attempt_count < MAX_ATTEMPTS);
+  if (exhausted.length) {
+    await sql`update notifications set status = 'failed', failed_at = now(), updated_at = now(),
+      error = ${sql.json({ code: "attempts_exhausted", message: "the last attempt's outcome was lost" })}
+      where id = any(${exhausted.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+  }
+  if (retry.length) {
+    // touch first so the next scan does not pick them again before the sender gets to them
+    await sql`update notifications set updated_at = now() where id = any(${retry.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+    await (opts.send ?? sendRequeued)(retry);
+  }
+  return { requeued: retry.length, failed: exhausted.length };
+}
+
+async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]) {
+  await getRuntime().sendMany(
+    channelSender,
+    rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1)),
+  );
+}
+
+/** Starts the periodic scan; only the holder of the Redis lease scans, so many processes may run it. */
+export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number } = {}): { stop(): Promise<void> } {
+  const leaseKey = redisKey("reconciler", "lease");
+  const me = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  const tick = async () => {
+    try {
+      const got = await redis.set(leaseKey, me, "PX", LEASE_MS, "NX");
+      const mine = got === "OK" || (await redis.get(leaseKey)) === me;
+      if (!mine) return;
+      await redis.pexpire(leaseKey, LEASE_MS);
+      const r = await reconcileOnce({ staleAfterMs: opts.staleAfterMs });
+      if (r.requeued || r.failed) logger.info(r, "reconciler re-enqueued pending notifications");
+    } catch (err) {
+      logger.warn({ err }, "reconciler scan failed");
+    }
+  };
+  const timer = setInterval(() => {
+    if (!stopped && !running) running = tick().finally(() => (running = null));
+  }, opts.everyMs ?? SCAN_EVERY_MS);
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      // release only our own lease
+      await redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, leaseKey, me).catch(() => {});
+    },
+  };
+}
+

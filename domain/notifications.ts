@@ -1,0 +1,387 @@
+// Accepting a notification (SPEC "Notifications", DESIGN.md 6): validation, insert and enqueue,
+// shared by POST /v1/notifications, the channel test route and workflows. Inserts are micro-batched.
+import { channelSender, senderMessage } from "../actors/channel-sender";
+import { getRuntime } from "../actors/runtime";
+import { ApiError, validationFailed } from "../http/errors";
+import { logger } from "../http/log";
+import type { Channel } from "../providers/types";
+import { CHANNELS } from "../providers/types";
+import { applyCounters, type CounterDelta } from "../store/analytics";
+import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
+import { isBlockedEmail } from "../store/blocked-domains";
+import { sql, type Tx } from "../store/db";
+import { newId } from "../store/ids";
+import {
+  eventNotification,
+  findByIdempotencyKey,
+  insertNotifications,
+  MicroBatcher,
+  type NewNotification,
+  type NotificationRow,
+} from "../store/notifications";
+import { findSubscriber } from "../store/subscribers";
+import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
+import { iso } from "../store/time";
+import { emitEvent } from "./events";
+import { checkRecipient } from "./recipients";
+import { renderTemplate } from "./render";
+
+export interface AcceptInput {
+  tenantId: string;
+  environment: string;
+  channel: string;
+  recipient: string;
+  /** which request field carried the recipient (`to` or `recipient`), for error details */
+  recipientField?: string;
+  template?: string | null;
+  templateField?: string;
+  data?: Record<string, unknown> | null;
+  metadata?: Record<string, unknown> | null;
+  category?: string | null;
+  /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
+  idempotencyKey?: string | null;
+}
+
+export interface AcceptedNotification {
+  id: string;
+  channel: string;
+  recipient: string;
+  status: string;
+  created_at: string;
+  /** false when idempotencyKey matched an earlier notification */
+  created: boolean;
+}
+
+/** The rendered message stored with the notification, so delivery never depends on later template edits. */
+export interface StoredContent {
+  subject?: string;
+  html?: string;
+  text?: string;
+  content?: string;
+  title?: string;
+  body?: string;
+  providerTemplateId?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Channel configuration as delivery sees it (store/channels.ts caches the decrypted rows briefly
+// and drops its entry when the channel routes change one).
+
+export interface DeliveryTarget {
+  provider: string;
+  credentials: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  /** true when no configuration exists and a built-in default (sandbox, inbox) is used */
+  builtIn: boolean;
+  /** changes whenever the configuration does: providers are rebuilt when it differs */
+  version: string;
+}
+
+/**
+ * The provider a channel delivers through: its active configuration; otherwise `inbox` for
+ * in_app, the built-in `sandbox` in the sandbox environment, and null (not configured) in production.
+ */
+export async function resolveDelivery(tenantId: string, environment: string, channel: string): Promise<DeliveryTarget | null> {
+  const cfg = await loadChannelConfig(tenantId, environment, channel as Channel);
+  if (cfg && cfg.active !== false) {
+    return {
+      provider: cfg.provider,
+      credentials: cfg.credentials as Record<string, unknown>,
+      settings: cfg.settings as Record<string, unknown>,
+      builtIn: false,
+      version: `${cfg.id}:${cfg.updatedAt}`,
+    };
+  }
+  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:inbox" };
+  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:sandbox" };
+  return null;
+}
+
+/** The channel routes call this after a change; the store's cache is the only one to drop. */
+export function forgetChannelConfig(tenantId?: string, environment?: string, channel?: string): void {
+  invalidateChannelConfig(tenantId, environment, channel);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+/** Raw content without a template: `content` (sms, whatsapp), `title`/`body` (in_app, push), `subject`/`html_body`/`content` (email). */
+function rawContent(channel: Channel, data: Record<string, unknown>, dataField: string): StoredContent {
+  const missing = (fields: string[], msg: string) => {
+    throw validationFailed(Object.fromEntries(fields.map((f) => [`${dataField}.${f}`, [msg]])), "A template or raw content is required");
+  };
+  switch (channel) {
+    case "sms":
+    case "whatsapp": {
+      const content = str(data.content);
+      if (!content) missing(["content"], "is required without a template");
+      return { content };
+    }
+    case "in_app":
+    case "push": {
+      const title = str(data.title);
+      const body = str(data.body);
+      if (!title && !body) missing(["title", "body"], "title or body is required without a template");
+      return { title, body };
+    }
+    case "email": {
+      const subject = str(data.subject);
+      const html = str(data.html_body) ?? str(data.html);
+      const text = str(data.content) ?? str(data.text) ?? str(data.body);
+      if (!subject) missing(["subject"], "is required without a template");
+      if (!html && !text) missing(["html_body", "content"], "html_body or content is required without a template");
+      return { subject, html, text };
+    }
+  }
+}
+
+function templateContent(channel: Channel, tpl: { name: string; channel: string; content: string; variants: Record<string, string>; provider_template_id: string | null }, data: Record<string, unknown>, field: string): StoredContent {
+  const r = renderTemplate({ content: tpl.content, variants: tpl.variants, channel: tpl.channel }, data);
+  if (!r.valid) throw new ApiError(422, "template_render_failed", "The template could not be rendered", { [field]: r.errors });
+  const p = r.rendered;
+  const out: StoredContent = {};
+  if (tpl.provider_template_id) out.providerTemplateId = tpl.provider_template_id;
+  switch (channel) {
+    case "email":
+      out.subject = p.subject ?? tpl.name;
+      out.text = p.text ?? p.body;
+      if (p.html_body) out.html = p.html_body;
+      break;
+    case "sms":
+    case "whatsapp":
+      out.content = p.body;
+      break;
+    case "in_app":
+    case "push":
+      out.title = p.title ?? p.subject ?? tpl.name;
+      out.body = p.body;
+      break;
+  }
+  return out;
+}
+
+/**
+ * Validates and stores one notification, then enqueues its delivery. Throws ApiError (422/404)
+ * for client mistakes. Resolves once the row is committed (and the send enqueued): 202 is honest.
+ */
+export async function acceptNotification(input: AcceptInput): Promise<AcceptedNotification> {
+  const recipientField = input.recipientField ?? "to";
+  const templateField = input.templateField ?? "template";
+  if (!(CHANNELS as readonly string[]).includes(input.channel)) {
+    throw validationFailed({ channel: [`must be one of ${CHANNELS.join(", ")}`] });
+  }
+  const channel = input.channel as Channel;
+  const data = input.data ?? {};
+  const metadata = input.metadata ?? {};
+  const check = checkRecipient(channel, String(input.recipient ?? ""));
+  if (!check.ok) throw validationFailed({ [recipientField]: [check.message] });
+  const recipient = check.recipient;
+
+  // Independent look-ups run together: they are most of this request's latency.
+  const [blocked, subscriber, template, target] = await Promise.all([
+    channel === "email" ? isBlockedEmail(recipient) : Promise.resolve(false),
+    channel === "in_app" ? findSubscriber({ tenantId: input.tenantId, environment: input.environment }, recipient) : Promise.resolve(undefined),
+    input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
+    resolveDelivery(input.tenantId, input.environment, channel),
+  ]);
+  if (blocked) throw new ApiError(422, "email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
+  if (channel === "in_app" && !subscriber) {
+    throw validationFailed({ [recipientField]: ["must be an existing subscriber id or external_id"] });
+  }
+  let content: StoredContent;
+  if (template) {
+    assertTemplateUsable(template, input.environment);
+    if (template.channel !== channel) {
+      throw validationFailed({ [templateField]: [`is a ${template.channel} template, not ${channel}`] });
+    }
+    content = templateContent(channel, template, data, templateField);
+  } else {
+    content = rawContent(channel, data, "data");
+  }
+  if (!target) {
+    throw new ApiError(422, "channel_not_configured", `The ${channel} channel is not configured in production`);
+  }
+
+  if (input.idempotencyKey) {
+    const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
+    if (existing) return accepted(existing, false);
+  }
+  const row: NewNotification = {
+    id: newId(),
+    tenantId: input.tenantId,
+    environment: input.environment,
+    channel,
+    recipient,
+    subscriberId: subscriber?.id ?? null,
+    templateSlug: template?.slug ?? null,
+    category: input.category ?? null,
+    data,
+    metadata,
+    content: content as Record<string, unknown>,
+    idempotencyKey: input.idempotencyKey ?? null,
+    createdAt: new Date(),
+  };
+  const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
+  if (created instanceof Error) throw created;
+  if (!created && input.idempotencyKey) {
+    const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
+    if (existing) return accepted(existing, false);
+  }
+  return {
+    id: row.id,
+    channel,
+    recipient,
+    status: "pending",
+    created_at: row.createdAt.toISOString(),
+    created: true,
+  };
+}
+
+function accepted(r: NotificationRow, created: boolean): AcceptedNotification {
+  return { id: r.id, channel: r.channel, recipient: r.recipient ?? "", status: r.status, created_at: iso(r.created_at)!, created };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The batched write: one transaction inserts every row of the batch, writes their
+// notification.created events and bumps the rollups; then one pipeline XADDs their sends.
+// A crash between COMMIT and XADD is repaired by the reconciler (pending with no message).
+
+interface AcceptItem {
+  row: NewNotification;
+  subscriber: { id: string; external_id: string } | null;
+}
+
+async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
+  const inserted = await insertNotifications(tx, items.map((i) => i.row));
+  const fresh = items.filter((i) => inserted.has(i.row.id));
+  const deltas: CounterDelta[] = fresh.map((i) => ({
+    tenantId: i.row.tenantId,
+    environment: i.row.environment,
+    createdAt: i.row.createdAt,
+    channel: i.row.channel,
+    template: i.row.templateSlug,
+    counter: "total",
+  }));
+  await Promise.all([
+    ...fresh.map((i) =>
+      emitEvent(tx, {
+        tenantId: i.row.tenantId,
+        environment: i.row.environment,
+        type: "notification.created",
+        data: {
+          notification: eventNotification(
+            { id: i.row.id, status: "pending", channel: i.row.channel, recipient: i.row.recipient, template_slug: i.row.templateSlug, content: i.row.content },
+            i.subscriber?.external_id,
+          ),
+          subscriber: i.subscriber,
+        },
+      }),
+    ),
+    applyCounters(tx, deltas),
+  ]);
+  return items.map((i) => inserted.has(i.row.id));
+}
+
+async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
+  let created: boolean[];
+  try {
+    created = await sql.begin((tx) => writeBatch(tx as unknown as Tx, items));
+  } catch (err) {
+    if (items.length === 1) throw err;
+    // One bad row must not fail its neighbours: retry each alone, failing only the culprit.
+    logger.warn({ err, size: items.length }, "accept batch failed; retrying rows one by one");
+    const results = await Promise.allSettled(items.map((i) => sql.begin((tx) => writeBatch(tx as unknown as Tx, [i]))));
+    const fresh = items.filter((_, k) => results[k]!.status === "fulfilled" && (results[k] as PromiseFulfilledResult<boolean[]>).value[0]);
+    await enqueue(fresh);
+    return results.map((r) => (r.status === "rejected" ? (r.reason instanceof Error ? r.reason : new Error(String(r.reason))) : r.value[0]!));
+  }
+  await enqueue(items.filter((_, k) => created[k]));
+  return created;
+}
+
+async function enqueue(items: AcceptItem[]): Promise<void> {
+  if (items.length === 0) return;
+  try {
+    await getRuntime().sendMany(channelSender, items.map((i) => senderMessage(i.row, 1)));
+  } catch (err) {
+    // Committed rows are safe: the reconciler re-enqueues pending notifications without a message.
+    logger.error({ err, count: items.length }, "enqueue after commit failed; the reconciler will re-enqueue");
+  }
+}
+
+// Requests of one process share batches: a few ms of waiting buys one commit for many rows.
+const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts, {
+  maxSize: Number(process.env.ACCEPT_BATCH_SIZE ?? 200),
+  maxWaitMs: Number(process.env.ACCEPT_BATCH_WAIT_MS ?? 2),
+  maxConcurrent: 4,
+});
+
+
+// ---------------------------------------------------------------------------------------------
+// Inbound provider status (WhatsApp webhooks): sent, delivered, read (= opened) and failed move
+// a notification found by its provider message id; each real transition emits its event once.
+
+export async function markFromProvider(u: {
+  tenantId: string;
+  environment: string;
+  providerMessageId: string;
+  status: string;
+  at: Date;
+  error?: { code: string; message: string } | null;
+}): Promise<boolean> {
+  return await sql.begin(async (t) => {
+    const tx = t as unknown as Tx;
+    const [n] = await tx<NotificationRow[]>`select * from notifications
+      where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
+      limit 1 for update`;
+    if (!n) return false;
+    const at = u.at;
+    const atIso = at.toISOString();
+    const deltas: CounterDelta[] = [];
+    const base = { tenantId: n.tenant_id, environment: n.environment, createdAt: n.created_at, channel: n.channel, template: n.template_slug };
+    const emit = (type: string, data: Record<string, unknown>) => emitEvent(tx, { tenantId: n.tenant_id, environment: n.environment, type, data });
+    const notSentYet = n.status === "pending";
+    const open = n.status === "pending" || n.status === "sent";
+    let changed = false;
+    if (u.status === "sent" && notSentYet) {
+      await tx`update notifications set status = 'sent', sent_at = coalesce(sent_at, ${at}), updated_at = now() where id = ${n.id}`;
+      deltas.push({ ...base, counter: "sent" });
+      await emit("notification.sent", { notification: eventNotification({ ...n, status: "sent" }), provider: n.provider });
+      changed = true;
+    } else if ((u.status === "delivered" || u.status === "read") && open) {
+      await tx`update notifications set status = 'delivered', sent_at = coalesce(sent_at, ${at}), delivered_at = ${at}, updated_at = now() where id = ${n.id}`;
+      if (notSentYet) deltas.push({ ...base, counter: "sent" });
+      deltas.push({ ...base, counter: "delivered" });
+      await emit("notification.delivered", {
+        notification: eventNotification({ ...n, status: "delivered" }),
+        delivered_at: atIso,
+        delivery: { delivered_at: atIso, provider: n.provider, message_id: n.provider_message_id },
+      });
+      changed = true;
+    } else if (u.status === "failed" && open) {
+      const error = u.error ?? { code: "provider_failed", message: "the provider reported a failure" };
+      await tx`update notifications set status = 'failed', failed_at = ${at}, error = ${tx.json(error)}, updated_at = now() where id = ${n.id}`;
+      deltas.push({ ...base, counter: "failed" });
+      await emit("notification.failed", {
+        notification: eventNotification({ ...n, status: "failed" }),
+        error: { ...error, provider: n.provider, attempt: n.attempt_count, will_retry: false },
+      });
+      changed = true;
+    }
+    if (u.status === "read" && !n.opened_at) {
+      await tx`update notifications set opened_at = ${at}, updated_at = now() where id = ${n.id}`;
+      await emit("notification.opened", {
+        notification: eventNotification({ ...n, status: changed || open ? "delivered" : n.status }),
+        opened_at: atIso,
+        ip: null,
+        user_agent: null,
+      });
+      changed = true;
+    }
+    await applyCounters(tx, deltas);
+    return changed;
+  });
+}

@@ -1,0 +1,52 @@
+// /v1/analytics/* (SPEC "Analytics", DESIGN.md 6): overview, channels, timeseries and top templates,
+// read from the hourly rollups (store/analytics.ts), so their cost does not grow with notifications.
+import { Elysia, t } from "elysia";
+import { ChannelRow, Overview, PeriodQuery, TemplateRow, TemplatesQuery, TimeseriesBody, TimeseriesQuery } from "../../schemas/analytics";
+import { byChannel, byTemplate, overview, periodStart, timeseries } from "../../store/analytics";
+import { parseLimit } from "../pagination";
+import { authPlugin, requireSecret } from "../plugins/auth";
+
+export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
+  .use(authPlugin)
+  .get(
+    "/v1/analytics/overview",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const period = query.period ?? "24h";
+      const c = await overview(auth.tenantId, auth.environment, periodStart(period));
+      const delivery_rate = c.sent > 0 ? Math.round((c.delivered / c.sent) * 10_000) / 10_000 : 0;
+      return { data: { period, ...c, delivery_rate } };
+    },
+    { query: PeriodQuery, response: { 200: t.Object({ data: Overview }) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
+  )
+  .get(
+    "/v1/analytics/channels",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const period = query.period ?? "24h";
+      return { data: await byChannel(auth.tenantId, auth.environment, periodStart(period)) };
+    },
+    { query: PeriodQuery, response: { 200: t.Object({ data: t.Array(ChannelRow) }) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
+  )
+  .get(
+    "/v1/analytics/timeseries",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const period = query.period ?? "24h";
+      const granularity = query.granularity ?? (period === "24h" ? "hour" : "day");
+      const rows = await timeseries(auth.tenantId, auth.environment, periodStart(period), granularity);
+      const points = rows.map(({ bucket, ...c }) => ({ timestamp: new Date(bucket).toISOString(), ...c }));
+      return { data: { period, granularity, points } };
+    },
+    { query: TimeseriesQuery, response: { 200: t.Object({ data: TimeseriesBody }) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
+  )
+  .get(
+    "/v1/analytics/templates",
+    async ({ auth, query }) => {
+      requireSecret(auth);
+      const period = query.period ?? "24h";
+      const limit = parseLimit(query.limit, 10, 100);
+      return { data: await byTemplate(auth.tenantId, auth.environment, periodStart(period), limit) };
+    },
+    { query: TemplatesQuery, response: { 200: t.Object({ data: t.Array(TemplateRow) }) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
+  );

@@ -1,0 +1,68 @@
+// /unsubscribe/:token (DESIGN.md 6, RFC 8058): GET shows a small confirmation page whose form
+// POSTs back; POST (also the mailbox provider's one-click) turns the preference off. Token = auth.
+import { Elysia, t } from "elysia";
+import { verifyUnsubscribeToken, type UnsubscribeClaims } from "../../domain/unsubscribe-token";
+import { sql, type Tx } from "../../store/db";
+import { upsertPreferences } from "../../store/preferences";
+import { findSubscriber } from "../../store/subscribers";
+import { ApiError } from "../errors";
+
+const invalidToken = () => new ApiError(400, "invalid_token", "The unsubscribe link is invalid or has been tampered with");
+
+function claimsOf(token: string): UnsubscribeClaims {
+  const c = verifyUnsubscribeToken(token);
+  if (!c) throw invalidToken();
+  return c;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function page(title: string, inner: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style>
+</head><body><h1>${escapeHtml(title)}</h1>${inner}</body></html>`;
+  return new Response(html, {
+    status: 200,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" },
+  });
+}
+
+function what(c: UnsubscribeClaims): string {
+  const channel = c.channel.replace("_", "-");
+  return c.category ? `${escapeHtml(c.category)} ${escapeHtml(channel)} messages` : `all ${escapeHtml(channel)} messages`;
+}
+
+export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
+  .get(
+    "/unsubscribe/:token",
+    ({ params }) => {
+      const c = claimsOf(params.token);
+      // GET never changes anything: link scanners and previews follow GET links.
+      return page(
+        "Unsubscribe",
+        `<p>Stop receiving ${what(c)}?</p><form method="post" action="/unsubscribe/${encodeURIComponent(params.token)}">` +
+          `<input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+      );
+    },
+    { params: t.Object({ token: t.String() }), detail: { summary: "Unsubscribe confirmation page", tags: ["public"], security: [] } },
+  )
+  .post(
+    "/unsubscribe/:token",
+    async ({ params, request }) => {
+      const c = claimsOf(params.token);
+      const scope = { tenantId: c.tenantId, environment: c.environment };
+      await sql.begin(async (t) => {
+        const tx = t as unknown as Tx;
+        const sub = await findSubscriber(scope, c.subscriberId, tx, { includeDeleted: true });
+        // An erased subscriber receives nothing anyway; there is no row left to switch off.
+        if (!sub || sub.deleted_at) return;
+        await upsertPreferences(tx, scope, sub.id, [{ category: c.category ?? "all", channel: c.channel, enabled: false }], "unsubscribe");
+      });
+      if ((request.headers.get("accept") ?? "").includes("text/html")) {
+        return page("Unsubscribed", `<p>You will no longer receive ${what(c)}.</p>`);
+      }
+      return { data: { unsubscribed: true, channel: c.channel, category: c.category ?? "all" } };
+    },
+    { params: t.Object({ token: t.String() }), detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"], security: [] } },
+  );

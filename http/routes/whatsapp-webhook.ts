@@ -1,0 +1,106 @@
+// /webhooks/whatsapp (DESIGN.md 7): Meta's verification challenge (GET) and signed status
+// callbacks (POST) that move notifications found by provider message id. No API key: the signature is the auth.
+import { Elysia, t } from "elysia";
+import { markFromProvider } from "../../domain/notifications";
+import { verifyWhatsappSignature } from "../../providers/whatsapp/whatsapp-cloud";
+import { loadChannelConfig } from "../../store/channels";
+import { sql } from "../../store/db";
+import { ApiError, errorBody } from "../errors";
+
+interface WhatsappStatus {
+  id?: string;
+  status?: string;
+  timestamp?: string;
+  recipient_id?: string;
+  errors?: { code?: number; title?: string; message?: string }[];
+}
+
+/** The (tenant, environment) pairs whose whatsapp_cloud channel uses this phone number id. */
+async function channelsForPhone(phoneNumberId: string) {
+  return await sql<{ tenant_id: string; environment: string }[]>`
+    select tenant_id, environment from channels
+    where channel = 'whatsapp' and provider = 'whatsapp_cloud' and settings ->> 'phone_number_id' = ${phoneNumberId}`;
+}
+
+function statusesOf(body: any): { phoneNumberId: string; statuses: WhatsappStatus[] }[] {
+  const out: { phoneNumberId: string; statuses: WhatsappStatus[] }[] = [];
+  for (const entry of Array.isArray(body?.entry) ? body.entry : []) {
+    for (const change of Array.isArray(entry?.changes) ? entry.changes : []) {
+      const value = change?.value;
+      const phoneNumberId = value?.metadata?.phone_number_id;
+      if (typeof phoneNumberId !== "string") continue;
+      out.push({ phoneNumberId, statuses: Array.isArray(value?.statuses) ? value.statuses : [] });
+    }
+  }
+  return out;
+}
+
+const invalidSignature = () => new ApiError(401, "invalid_signature", "X-Hub-Signature-256 does not match the body");
+
+export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook" })
+  .get(
+    "/webhooks/whatsapp",
+    async ({ query, set }) => {
+      const token = query["hub.verify_token"];
+      const challenge = query["hub.challenge"];
+      if (query["hub.mode"] === "subscribe" && token && challenge !== undefined) {
+        const [match] = await sql`select 1 from channels
+          where channel = 'whatsapp' and provider = 'whatsapp_cloud' and settings ->> 'verify_token' = ${token} limit 1`;
+        if (match) {
+          set.headers["content-type"] = "text/plain; charset=utf-8";
+          return String(challenge);
+        }
+      }
+      set.status = 403;
+      return errorBody("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
+    },
+    {
+      query: t.Record(t.String(), t.String()),
+      detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"], security: [] },
+    },
+  )
+  .post(
+    "/webhooks/whatsapp",
+    async ({ request, body, headers }) => {
+      const raw: string = (request as any).__rawBody ?? "";
+      const signature = headers["x-hub-signature-256"];
+      if (!raw || !signature) throw invalidSignature();
+      const groups = statusesOf(body);
+      if (groups.length === 0) throw invalidSignature(); // nothing names a tenant whose secret could verify it
+      // Every phone number named in the body must belong to a tenant whose app secret signed it.
+      const verified = new Map<string, { tenant_id: string; environment: string }[]>();
+      for (const phone of new Set(groups.map((g) => g.phoneNumberId))) {
+        const owners = [];
+        for (const ch of await channelsForPhone(phone)) {
+          const cfg = await loadChannelConfig(ch.tenant_id, ch.environment as any, "whatsapp");
+          const secret = cfg?.credentials?.app_secret;
+          if (typeof secret === "string" && verifyWhatsappSignature(raw, signature, secret)) owners.push(ch);
+        }
+        if (owners.length === 0) throw invalidSignature();
+        verified.set(phone, owners);
+      }
+      let moved = 0;
+      for (const g of groups) {
+        for (const s of g.statuses) {
+          if (typeof s?.id !== "string" || typeof s.status !== "string") continue;
+          const at = s.timestamp && /^\d+$/.test(s.timestamp) ? new Date(Number(s.timestamp) * 1000) : new Date();
+          const err = s.errors?.[0];
+          for (const owner of verified.get(g.phoneNumberId)!) {
+            const done = await markFromProvider({
+              tenantId: owner.tenant_id,
+              environment: owner.environment,
+              providerMessageId: s.id,
+              status: s.status,
+              at,
+              error: err ? { code: `whatsapp_${err.code ?? "error"}`, message: err.message ?? err.title ?? "failed" } : null,
+            });
+            if (done) moved++;
+          }
+        }
+      }
+      return { received: true, updated: moved };
+    },
+    {
+      detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"], security: [] },
+    },
+  );

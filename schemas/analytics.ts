@@ -1,0 +1,30 @@
+// TypeBox schemas of the analytics routes (SPEC "Analytics", DESIGN.md 6): period/granularity
+// queries and the counter bodies (total, sent, delivered, failed, bounced, suppressed).
+import { t } from "elysia";
+
+const Period = t.Union([t.Literal("1h"), t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], { description: "default 24h" });
+
+export const PeriodQuery = t.Object({ period: t.Optional(Period) });
+export const TimeseriesQuery = t.Object({
+  period: t.Optional(t.Union([t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], { description: "default 24h" })),
+  granularity: t.Optional(t.Union([t.Literal("hour"), t.Literal("day")], { description: "hour for 24h, day otherwise, when omitted" })),
+});
+export const TemplatesQuery = t.Object({ period: t.Optional(Period), limit: t.Optional(t.String()) });
+
+const counters = {
+  total: t.Integer(),
+  sent: t.Integer(),
+  delivered: t.Integer(),
+  failed: t.Integer(),
+  bounced: t.Integer(),
+  suppressed: t.Integer(),
+};
+
+export const Overview = t.Object({ period: t.String(), ...counters, delivery_rate: t.Number({ description: "delivered / sent, 0 when nothing was sent" }) });
+export const ChannelRow = t.Object({ channel: t.String(), ...counters });
+export const TimeseriesBody = t.Object({
+  period: t.String(),
+  granularity: t.String(),
+  points: t.Array(t.Object({ timestamp: t.String(), ...counters })),
+});
+export const TemplateRow = t.Object({ template: t.String(), ...counters });

@@ -1,0 +1,233 @@
+// Notification and attempt rows: batched inserts for the accept path, the reads of the API, and
+// the guarded status moves of the channel sender and inbound webhooks. Every read filters by tenant.
+import { iso } from "./time";
+import { sql, type Tx } from "./db";
+
+export const TERMINAL_STATUSES = ["delivered", "failed", "bounced", "suppressed"] as const;
+
+export interface NotificationRow {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  channel: string;
+  recipient: string | null;
+  subscriber_id: string | null;
+  template_slug: string | null;
+  category: string | null;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  content: Record<string, unknown> | null;
+  status: string;
+  error: { code: string; message: string } | null;
+  provider: string | null;
+  provider_message_id: string | null;
+  idempotency_key: string | null;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  suppressed_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+  bounced_at: Date | null;
+  opened_at: Date | null;
+  clicked_at: Date | null;
+  complained_at: Date | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  notification_id: string;
+  tenant_id: string;
+  attempt_number: number;
+  status: "success" | "failure";
+  provider: string | null;
+  provider_response: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  duration_ms: number | null;
+  created_at: Date;
+}
+
+export interface NewNotification {
+  id: string;
+  tenantId: string;
+  environment: string;
+  channel: string;
+  recipient: string;
+  subscriberId: string | null;
+  templateSlug: string | null;
+  category: string | null;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  content: Record<string, unknown> | null;
+  idempotencyKey: string | null;
+  createdAt: Date;
+}
+
+/**
+ * One statement for the whole batch (unnest keeps the statement text, and so its prepared
+ * plan, the same for every batch size). Returns the ids actually inserted: a row whose
+ * idempotency key already exists is skipped.
+ */
+export async function insertNotifications(tx: Tx, rows: NewNotification[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const created = rows.map((r) => r.createdAt.toISOString());
+  const inserted = await tx<{ id: string }[]>`
+    insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
+      data, metadata, content, status, idempotency_key, created_at, updated_at)
+    select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
+      data::jsonb, metadata::jsonb, content::jsonb, 'pending', idempotency_key, created_at, created_at
+    from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.tenantId)}::uuid[], ${rows.map((r) => r.environment)}::text[],
+      ${rows.map((r) => r.channel)}::text[], ${rows.map((r) => r.recipient)}::text[], ${rows.map((r) => r.subscriberId)}::uuid[],
+      ${rows.map((r) => r.templateSlug)}::text[], ${rows.map((r) => r.category)}::text[],
+      ${rows.map((r) => JSON.stringify(r.data))}::text[], ${rows.map((r) => JSON.stringify(r.metadata))}::text[],
+      ${rows.map((r) => (r.content ? JSON.stringify(r.content) : null))}::text[], ${rows.map((r) => r.idempotencyKey)}::text[],
+      ${created}::timestamptz[])
+      as t(id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category, data, metadata, content, idempotency_key, created_at)
+    on conflict do nothing
+    returning id`;
+  return new Set(inserted.map((r) => r.id));
+}
+
+export async function findByIdempotencyKey(tenantId: string, environment: string, key: string): Promise<NotificationRow | null> {
+  const rows = await sql<NotificationRow[]>`select * from notifications
+    where tenant_id = ${tenantId} and environment = ${environment} and idempotency_key = ${key}`;
+  return rows[0] ?? null;
+}
+
+export async function getNotification(tenantId: string, environment: string, id: string): Promise<NotificationRow | null> {
+  const rows = await sql<NotificationRow[]>`select * from notifications
+    where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
+  return rows[0] ?? null;
+}
+
+export async function listNotifications(
+  tenantId: string,
+  environment: string,
+  q: { limit: number; cursor: { t: string; id: string } | null; status?: string; channel?: string },
+): Promise<NotificationRow[]> {
+  return await sql<NotificationRow[]>`
+    select id, channel, recipient, status, template_slug, created_at from notifications
+    where tenant_id = ${tenantId} and environment = ${environment}
+      ${q.status ? sql`and status = ${q.status}` : sql``}
+      ${q.channel ? sql`and channel = ${q.channel}` : sql``}
+      ${q.cursor ? sql`and (created_at, id) < (${q.cursor.t}::timestamptz, ${q.cursor.id}::uuid)` : sql``}
+    order by created_at desc, id desc
+    limit ${q.limit + 1}`;
+}
+
+export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
+  return await sql<AttemptRow[]>`select * from notification_attempts
+    where notification_id = ${notificationId} order by attempt_number`;
+}
+
+export function toListItem(r: NotificationRow) {
+  return {
+    id: r.id,
+    channel: r.channel,
+    recipient: r.recipient,
+    status: r.status,
+    template_id: r.template_slug,
+    created_at: iso(r.created_at),
+  };
+}
+
+export function toAttempt(a: AttemptRow) {
+  return {
+    id: a.id,
+    attempt_number: a.attempt_number,
+    status: a.status,
+    provider: a.provider,
+    provider_response: a.provider_response ?? {},
+    error: a.error,
+    duration_ms: a.duration_ms,
+    created_at: iso(a.created_at),
+  };
+}
+
+export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
+  return {
+    id: r.id,
+    channel: r.channel,
+    recipient: r.recipient,
+    status: r.status,
+    template_id: r.template_slug,
+    subscriber_id: r.subscriber_id,
+    category: r.category,
+    data: r.data ?? {},
+    metadata: r.metadata ?? {},
+    error: r.error ? { code: r.error.code, message: r.error.message } : null,
+    provider: r.provider,
+    suppressed_reason: r.suppressed_reason,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+    sent_at: iso(r.sent_at),
+    delivered_at: iso(r.delivered_at),
+    failed_at: iso(r.failed_at),
+    bounced_at: iso(r.bounced_at),
+    opened_at: iso(r.opened_at),
+    attempts: attempts.map(toAttempt),
+  };
+}
+
+/** The notification object of notification.* event payloads (SPEC Events). */
+export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "channel" | "recipient" | "template_slug" | "content">, externalId?: string | null) {
+  const out: Record<string, unknown> = { id: r.id, status: r.status, channel: r.channel, to: r.recipient };
+  const subject = (r.content as { subject?: unknown } | null)?.subject;
+  if (typeof subject === "string") out.subject = subject;
+  if (r.template_slug) out.template = r.template_slug;
+  if (externalId) out.external_id = externalId;
+  return out;
+}
+
+/**
+ * Coalesces concurrent single-item calls into one batch call (a micro-batcher): the batch runs
+ * when `maxSize` items wait or `maxWaitMs` after the first one. Up to `maxConcurrent` batches
+ * run at once so a slow commit does not stall the next batch. `run` returns one result per item.
+ */
+export class MicroBatcher<I, O> {
+  private items: I[] = [];
+  private waiters: { resolve(o: O): void; reject(e: unknown): void }[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running = 0;
+  private readonly backlog: (() => void)[] = [];
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly opts: { maxSize: number; maxWaitMs: number; maxConcurrent: number },
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.items.push(item);
+      this.waiters.push({ resolve, reject });
+      if (this.items.length >= this.opts.maxSize) this.cut();
+      else if (!this.timer) this.timer = setTimeout(() => this.cut(), this.opts.maxWaitMs);
+    });
+  }
+
+  private cut(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.items.length === 0) return;
+    const items = this.items;
+    const waiters = this.waiters;
+    this.items = [];
+    this.waiters = [];
+    const go = () => {
+      this.running++;
+      this.run(items)
+        .then(
+          (out) => waiters.forEach((w, i) => w.resolve(out[i]!)),
+          (err) => waiters.forEach((w) => w.reject(err)),
+        )
+        .finally(() => {
+          this.running--;
+          this.backlog.shift()?.();
+        });
+    };
+    if (this.running < this.opts.maxConcurrent) go();
+    else this.backlog.push(go);
+  }
+}
