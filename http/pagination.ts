@@ -1,9 +1,17 @@
-// Cursor pagination shared by every cursor-paged list: opaque base64url cursors that encode
-// the (created_at, id) of the last row, so pages stay stable under concurrent inserts.
+// Cursor pagination shared by every cursor-paged list: opaque base64url cursors naming the last
+// row seen. Query `order by id desc` and `where id < ${cursor.id}`: ids are UUID v7, so id order is
+// creation order and pages stay stable under concurrent inserts (new rows sort before the cursor).
+import { UUID_RE } from "../store/ids";
 import { validationFailed } from "./errors";
 
 export interface Cursor {
-  t: string; // ISO timestamp of the last row seen
+  /**
+   * ISO timestamp of the last row, informational only. Do not compare `(created_at, id)` with it:
+   * PostgreSQL keeps microseconds and a JS Date only milliseconds, so rows sharing the cursor's
+   * millisecond would be skipped. Compare ids.
+   */
+  t: string;
+  /** id (UUID v7) of the last row seen; always a valid UUID after decodeCursor. */
   id: string;
 }
 
@@ -18,7 +26,7 @@ export function decodeCursor(raw: string | undefined | null): Cursor | null {
   if (raw === undefined || raw === null || raw === "") return null;
   try {
     const [t, id] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (typeof t !== "string" || typeof id !== "string" || Number.isNaN(Date.parse(t))) throw new Error();
+    if (typeof t !== "string" || typeof id !== "string" || Number.isNaN(Date.parse(t)) || !UUID_RE.test(id)) throw new Error();
     return { t, id };
   } catch {
     throw validationFailed({ cursor: ["is not a valid cursor"] });
@@ -33,8 +41,8 @@ export function parseLimit(raw: unknown, def = DEFAULT_LIMIT, max = MAX_LIMIT, f
 }
 
 /**
- * Query `limit + 1` rows ordered by (created_at desc, id desc) and pass them here:
- * returns the page and meta {cursor, has_more}.
+ * Query `limit + 1` rows ordered by `id desc` (after the cursor: `id < cursor.id`) and pass them
+ * here: returns the page and meta {cursor, has_more}.
  */
 export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => Cursor) {
   const hasMore = rows.length > limit;

@@ -53,6 +53,15 @@ export function checkOrigin(raw: string): { origin: string } | { errors: string[
   return { origin: u.origin };
 }
 
+function readOnlyFieldSent(request: Request): boolean {
+  try {
+    const parsed = JSON.parse((request as any).__rawBody ?? "{}");
+    return parsed !== null && typeof parsed === "object" && "allowed_origins_count" in parsed;
+  } catch {
+    return false;
+  }
+}
+
 async function settingsOf(auth: AuthContext) {
   const s = await getEmbedSettings(auth.tenantId);
   if (!s) throw notFound();
@@ -69,7 +78,9 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     response: { 200: t.Object({ data: EmbedSettings }) },
     detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
   })
-  .put("/v1/inbox-embed/settings", async ({ auth, body }) => {
+  .put("/v1/inbox-embed/settings", async ({ auth, body, request }) => {
+    // Elysia strips unknown properties before validation; a read-only field sent anyway is an error
+    if (readOnlyFieldSent(request)) throw validationFailed({ allowed_origins_count: ["is read only"] });
     await setDeveloperMode(auth.tenantId, body.developer_mode);
     return { data: await settingsOf(auth) };
   }, {
