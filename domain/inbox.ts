@@ -178,10 +178,10 @@ export async function subscribeInbox(scope: Scope, subscriberId: string, fn: Inb
   };
 }
 
-/** Number of local stream listeners (for tests and metrics). */
-export function inboxListenerCount(): number {
+/** Number of local stream listeners, all or one subscriber's (for tests and metrics). */
+export function inboxListenerCount(subscriberId?: string): number {
   let n = 0;
-  for (const set of listeners.values()) n += set.size;
+  for (const [channel, set] of listeners) if (!subscriberId || channel.endsWith(`:${subscriberId}`)) n += set.size;
   return n;
 }
 
