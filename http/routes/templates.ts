@@ -52,7 +52,17 @@ function checkEnum(details: ErrorDetails, field: string, value: unknown, allowed
 }
 
 /** Field-named messages for what the schema leaves to us (enums, slug, blank strings, variant names). */
-function checkFields(details: ErrorDetails, b: Partial<TemplateFields>) {
+interface CheckedFields {
+  channel?: string;
+  status?: string;
+  slug?: string;
+  name?: string;
+  content?: string;
+  language?: string;
+  variants?: object;
+}
+
+function checkFields(details: ErrorDetails, b: CheckedFields) {
   checkEnum(details, "channel", b.channel, CHANNEL_VALUES);
   checkEnum(details, "status", b.status, TEMPLATE_STATUS_VALUES);
   if (b.slug !== undefined && !SLUG_RE.test(b.slug)) add(details, "slug", SLUG_MESSAGE);
