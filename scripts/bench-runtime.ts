@@ -1,6 +1,6 @@
 // Benchmark (not a test): 50,000 no-op messages over 1,000 keys through (a) our runtime, (b) BullMQ
 // with concurrency 100, (c) a bare XREADGROUP COUNT 500 + pipelined XACK loop; same Redis, own prefix.
-// Run: node_modules/.bin/bun scripts/bench-runtime.ts   (env: REDIS_URL, BENCH_MESSAGES, BENCH_KEYS)
+// Run: node_modules/.bin/bun scripts/bench-runtime.ts   (env: REDIS_URL, BENCH_MESSAGES, BENCH_KEYS, BENCH_WARMUP)
 import { Queue, Worker } from "bullmq";
 import Redis from "ioredis";
 import { createRuntime, defineActor } from "../runtime";
@@ -15,7 +15,8 @@ interface Msg {
   key: string;
   seq: number;
 }
-const messages: Msg[] = Array.from({ length: MESSAGES }, (_, i) => ({ key: `key-${i % KEYS}`, seq: i }));
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5_000);
+const workload = (n: number): Msg[] => Array.from({ length: n }, (_, i) => ({ key: `key-${i % KEYS}`, seq: i }));
 
 async function deletePrefix(p: string) {
   let cursor = "0";
@@ -43,14 +44,14 @@ interface Result {
   consumeRate: number;
 }
 
-function result(name: string, t0: number, tEnqueued: number, t1: number): Result {
+function result(name: string, n: number, t0: number, tEnqueued: number, t1: number): Result {
   const totalMs = t1 - t0;
-  return { name, totalMs, enqueueMs: tEnqueued - t0, rate: MESSAGES / (totalMs / 1000), consumeRate: MESSAGES / ((t1 - tEnqueued) / 1000) };
+  return { name, totalMs, enqueueMs: tEnqueued - t0, rate: n / (totalMs / 1000), consumeRate: n / ((t1 - tEnqueued) / 1000) };
 }
 
 /** (a) Our runtime: one host in this process; from the first send to the last message handled. */
-async function benchRuntime(): Promise<Result> {
-  const runtime = createRuntime({ redisUrl: REDIS_URL, prefix: `${prefix}:rt` });
+async function benchRuntime(messages: Msg[], tag: string): Promise<Result> {
+  const runtime = createRuntime({ redisUrl: REDIS_URL, prefix: `${prefix}:rt${tag}` });
   let handled = 0;
   const actor = defineActor<Msg>({
     name: "bench",
@@ -63,18 +64,18 @@ async function benchRuntime(): Promise<Result> {
   await runtime.sendMany(actor, messages);
   const tEnqueued = performance.now();
   const host = runtime.startHost({ actors: [actor] });
-  await waitUntil(() => handled >= MESSAGES);
+  await waitUntil(() => handled >= messages.length);
   const t1 = performance.now();
   await host.stop();
   await runtime.close();
-  await deletePrefix(`${prefix}:rt`);
-  return result("runtime", t0, tEnqueued, t1);
+  await deletePrefix(`${prefix}:rt${tag}`);
+  return result("runtime", messages.length, t0, tEnqueued, t1);
 }
 
 /** (b) BullMQ: addBulk then one Worker with concurrency 100; completed jobs removed as a real deployment would. */
-async function benchBullMQ(): Promise<Result> {
+async function benchBullMQ(messages: Msg[], tag: string): Promise<Result> {
   const connection = { url: REDIS_URL, maxRetriesPerRequest: null } as any;
-  const bullPrefix = `${prefix}:bull`;
+  const bullPrefix = `${prefix}:bull${tag}`;
   const queue = new Queue("bench", { connection, prefix: bullPrefix });
   let handled = 0;
   const t0 = performance.now();
@@ -91,19 +92,19 @@ async function benchBullMQ(): Promise<Result> {
     },
     { connection, prefix: bullPrefix, concurrency: 100 },
   );
-  await waitUntil(() => handled >= MESSAGES);
+  await waitUntil(() => handled >= messages.length);
   const t1 = performance.now();
   await worker.close();
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
   await deletePrefix(bullPrefix);
-  return result("bullmq", t0, tEnqueued, t1);
+  return result("bullmq", messages.length, t0, tEnqueued, t1);
 }
 
 /** (c) The ceiling: one stream, XREADGROUP COUNT 500, the XACK pipelined with the next read. */
-async function benchBareLoop(): Promise<Result> {
+async function benchBareLoop(messages: Msg[], tag: string): Promise<Result> {
   const redis = new Redis(REDIS_URL);
-  const stream = `${prefix}:bare`;
+  const stream = `${prefix}:bare${tag}`;
   await redis.xgroup("CREATE", stream, "g", "0", "MKSTREAM");
   const t0 = performance.now();
   const pipeline = redis.pipeline();
@@ -112,7 +113,7 @@ async function benchBareLoop(): Promise<Result> {
   const tEnqueued = performance.now();
   let handled = 0;
   let toAck: string[] = [];
-  while (handled < MESSAGES) {
+  while (handled < messages.length) {
     const p = redis.pipeline();
     if (toAck.length) p.xack(stream, "g", ...toAck);
     p.xreadgroup("GROUP", "g", "c", "COUNT", 500, "BLOCK", 1000, "STREAMS", stream, ">");
@@ -130,15 +131,18 @@ async function benchBareLoop(): Promise<Result> {
   const t1 = performance.now();
   await redis.del(stream);
   await redis.quit();
-  return result("bare XREADGROUP loop", t0, tEnqueued, t1);
+  return result("bare XREADGROUP loop", messages.length, t0, tEnqueued, t1);
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const results: Result[] = [];
 try {
   console.log(`bench: ${fmt(MESSAGES)} no-op messages over ${fmt(KEYS)} keys, Redis ${REDIS_URL}, prefix ${prefix}`);
+  // A short unmeasured round of each first, so no contender pays for JIT warm-up and connections.
+  if (WARMUP > 0) for (const run of [benchRuntime, benchBullMQ, benchBareLoop]) await run(workload(WARMUP), "warm");
+  const messages = workload(MESSAGES);
   for (const run of [benchRuntime, benchBullMQ, benchBareLoop]) {
-    const r = await run();
+    const r = await run(messages, "");
     results.push(r);
     console.log(
       `${r.name.padEnd(22)} ${fmt(r.rate).padStart(9)} msg/s end-to-end  ${fmt(r.consumeRate).padStart(9)} msg/s consume-only` +
