@@ -428,3 +428,27 @@ describe("loadChannelConfig (channel sender)", () => {
     expect(mine).toMatchObject({ environment: "production", channel: "whatsapp", credentials: WHATSAPP });
   });
 });
+
+describe("concurrency and idempotency", () => {
+  test("two concurrent POSTs for one channel: one 201, one 409 channel_already_configured", async () => {
+    const c = await createTenant();
+    const results = await Promise.all([
+      call("POST", "/v1/channels", { key: c.secretKey, body: CONFIGS.sms }),
+      call("POST", "/v1/channels", { key: c.secretKey, body: CONFIGS.sms }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    for (const r of results) expectNoSecrets(r);
+  });
+
+  test("a replayed POST (Idempotency-Key) returns the stored first response, still without secrets", async () => {
+    const c = await createTenant();
+    const headers = { "idempotency-key": `ch-${crypto.randomUUID()}` };
+    const first = await call("POST", "/v1/channels", { key: c.secretKey, body: CONFIGS.email, headers });
+    const second = await call("POST", "/v1/channels", { key: c.secretKey, body: CONFIGS.email, headers });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expectNoSecrets(second);
+  });
+});

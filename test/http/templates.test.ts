@@ -397,3 +397,26 @@ describe("findTemplateForSend / assertTemplateUsable (channel sender)", () => {
     }
   });
 });
+
+describe("concurrency and idempotency", () => {
+  test("two concurrent creates of one slug: one 201, one 422 slug taken (the unique index decides)", async () => {
+    const slug = `race-${uniq()}`;
+    const results = await Promise.all([create({ slug }), create({ slug }), create({ slug })]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422]);
+    for (const r of results.filter((r) => r.status === 422)) expect(r.body.error.details).toEqual({ slug: ["is already taken"] });
+  });
+
+  test("SPEC Common rules: a repeated POST with the same Idempotency-Key replays the first response", async () => {
+    const slug = `idem-${uniq()}`;
+    const headers = { "idempotency-key": `k-${uniq()}` };
+    const body = { slug, name: "Idem", channel: "sms", content: "Hi" };
+    const first = await call("POST", "/v1/templates", { key, body, headers });
+    const second = await call("POST", "/v1/templates", { key, body, headers });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    const [{ n }] = (await sql`select count(*)::int as n from templates where tenant_id = ${tenantId} and slug = ${slug}`) as any;
+    expect(n).toBe(1);
+  });
+});
