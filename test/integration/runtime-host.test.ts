@@ -126,6 +126,51 @@ describe("sending", () => {
   });
 });
 
+describe("concurrency", () => {
+  test("different keys run concurrently, bounded by the host's concurrency", async () => {
+    const { runtime, start } = setup();
+    let running = 0;
+    let peak = 0;
+    let done = 0;
+    const actor = defineActor<Msg>({
+      name: "bounded",
+      keyOf: (m) => m.key,
+      async handle() {
+        peak = Math.max(peak, ++running);
+        await sleep(5);
+        running--;
+        done++;
+      },
+    });
+    await runtime.sendMany(actor, Array.from({ length: 200 }, (_, i) => ({ key: `k${i}`, seq: i })));
+    start([actor], { concurrency: 7 });
+    await waitFor(() => done === 200, 5000);
+    expect(peak).toBe(7);
+  });
+
+  test("an actor's own concurrency caps it below the host's", async () => {
+    const { runtime, start } = setup();
+    let running = 0;
+    let peak = 0;
+    let done = 0;
+    const actor = defineActor<Msg>({
+      name: "capped",
+      concurrency: 3,
+      keyOf: (m) => m.key,
+      async handle() {
+        peak = Math.max(peak, ++running);
+        await sleep(5);
+        running--;
+        done++;
+      },
+    });
+    await runtime.sendMany(actor, Array.from({ length: 60 }, (_, i) => ({ key: `k${i}`, seq: i })));
+    start([actor], { concurrency: 50 });
+    await waitFor(() => done === 60, 5000);
+    expect(peak).toBe(3);
+  });
+});
+
 describe("takeover", () => {
   test("a new owner claims the old owner's pending entries (XAUTOCLAIM) and runs them before new ones", async () => {
     const { runtime, keys, start } = setup({ partitions: 1 });
@@ -165,6 +210,38 @@ describe("takeover", () => {
   });
 });
 
+describe("poison messages", () => {
+  test("an entry whose hosts kept dying (delivery count > maxDeliveries) is dead-lettered without running", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1 });
+    let runs = 0;
+    const actor = defineActor<Msg>({ name: "poison", keyOf: (m) => m.key, async handle() {
+      runs++;
+    } });
+    const stream = keys.stream("poison", 0);
+    const id = await runtime.send(actor, { key: "k", seq: 1 });
+    await runtime.send(actor, { key: "k", seq: 2 });
+    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+    await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 1, "STREAMS", stream, ">");
+    await admin.xclaim(stream, GROUP, "dead-host", 0, id, "RETRYCOUNT", 5);
+    start([actor]);
+    const dead = await waitFor(async () => (await admin.xrange(keys.dead("poison"), "-", "+"))[0], 5000);
+    expect(dead![1].join(" ")).toContain("hosts died while handling it");
+    await waitFor(() => runs === 1, 2000);
+    expect(runs).toBe(1); // only seq 2
+    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+  });
+
+  test("an entry whose JSON cannot be read goes straight to the dead letters", async () => {
+    const { runtime, keys, start } = setup({ partitions: 1 });
+    const actor = defineActor<Msg>({ name: "garbled", keyOf: (m) => m.key, async handle() {} });
+    await admin.xadd(keys.stream("garbled", 0), "*", "k", "k", "m", "{not json");
+    start([actor]);
+    const dead = await waitFor(async () => (await admin.xrange(keys.dead("garbled"), "-", "+"))[0], 5000);
+    expect(dead![1]).toContain("{not json");
+    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+  });
+});
+
 describe("graceful stop", () => {
   test("stop() finishes in-flight handlers, acks them, releases leases: nothing pending, nothing lost", async () => {
     const { runtime, keys, start } = setup({ partitions: 4 });
@@ -198,6 +275,42 @@ describe("graceful stop", () => {
     await sleep(100);
     expect(handled).toBe(total);
     expect(seen.size).toBe(total);
+  });
+});
+
+describe("stop during a retry", () => {
+  test("a message waiting to be retried stays pending with its key's later messages; the next owner runs them in order", async () => {
+    const { runtime, start } = setup({ partitions: 1 });
+    const log: string[] = [];
+    let failFirst = true;
+    const actor = defineActor<Msg>({
+      name: "retry-stop",
+      keyOf: (m) => m.key,
+      retryDelayMs: () => 60_000,
+      async handle(m, ctx) {
+        if (m.key === "a" && m.seq === 1 && failFirst) throw new Error("down for now");
+        log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+      },
+    });
+    await runtime.sendMany(actor, [
+      { key: "a", seq: 1 },
+      { key: "a", seq: 2 },
+      { key: "b", seq: 1 },
+    ]);
+    const first = start([actor]);
+    await waitFor(() => log.includes("b1@1"), 3000);
+    await sleep(50);
+    const t0 = Date.now();
+    await first.stop();
+    expect(Date.now() - t0).toBeLessThan(2000); // the 60 s back-off does not hold up the stop
+    expect(log).toEqual(["b1@1"]);
+    expect(await pendingCount(runtime, actor)).toBe(2);
+
+    failFirst = false;
+    start([actor]);
+    await waitFor(() => log.length === 3, 5000);
+    expect(log).toEqual(["b1@1", "a1@2", "a2@2"]);
+    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
   });
 });
 
