@@ -2,6 +2,7 @@
 import { buildApp } from "./app";
 import { logger } from "./log";
 import { MAX_BODY_BYTES } from "./plugins/errors";
+import { closeInboxStreams } from "./routes/inbox";
 
 export function startServer(port: number, hostname = "0.0.0.0") {
   const app = buildApp();
@@ -14,6 +15,7 @@ export function startServer(port: number, hostname = "0.0.0.0") {
     port: server.port as number,
     url: `http://localhost:${server.port}`,
     async stop() {
+      closeInboxStreams(); // open SSE streams never finish by themselves; clients resume elsewhere
       await app.stop();
     },
   };

@@ -28,6 +28,17 @@ const TAG = { tags: ["inbox"] };
 /** Heartbeat period of the stream; tests shorten it. */
 export const inboxStreamSettings = { heartbeatMs: 15_000, retryMs: 3_000 };
 
+// Open streams of this process, so a graceful stop can end them (clients reconnect to another
+// process with Last-Event-ID); otherwise the server would wait for them forever.
+const openStreams = new Set<() => void>();
+
+/** Ends every open inbox stream of this process; returns how many were open. */
+export function closeInboxStreams(): number {
+  const all = [...openStreams];
+  for (const close of all) close();
+  return all.length;
+}
+
 const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
 
 /**
@@ -92,6 +103,7 @@ function openStream(request: Request, scope: Scope, sub: SubscriberRow): Respons
       cleanup = () => {
         if (closed) return;
         closed = true;
+        openStreams.delete(cleanup);
         clearInterval(heartbeat);
         unsubscribe();
         try {
@@ -100,7 +112,9 @@ function openStream(request: Request, scope: Scope, sub: SubscriberRow): Respons
           /* already closed by the client */
         }
       };
+      openStreams.add(cleanup);
       request.signal?.addEventListener("abort", () => cleanup());
+      if (request.signal?.aborted) return cleanup(); // gone while we subscribed
       write(`retry: ${inboxStreamSettings.retryMs}\n: connected\n\n`);
       if (lastEventId) {
         try {

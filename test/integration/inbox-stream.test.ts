@@ -302,6 +302,19 @@ describe("GET /v1/subscribers/:id/notifications/stream", () => {
     expect(await numsub()).toBe(0);
   });
 
+  test("a graceful server stop ends open streams instead of waiting for them forever", async () => {
+    const sub = await subscriber();
+    const other = startServer(0, "127.0.0.1");
+    const res = await fetch(`http://127.0.0.1:${other.port}/v1/subscribers/${sub.id}/notifications/stream`, {
+      headers: { authorization: `Bearer ${t.secretKey}` },
+    });
+    const sse = new SseReader(res);
+    await sse.waitForComment(/connected/);
+    const outcome = await Promise.race([other.stop().then(() => "stopped"), Bun.sleep(5_000).then(() => "hung")]);
+    expect(outcome).toBe("stopped");
+    await expect(sse.nextEvent(2_000)).rejects.toThrow(/stream ended/);
+  });
+
   test("unknown subscriber 404; publishable key with a wrong subscriber hash 403, with the right one 200", async () => {
     expect((await openStream(`/v1/subscribers/nobody-${newId()}/notifications/stream`)).status).toBe(404);
     const sub = await subscriber();
