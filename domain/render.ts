@@ -49,7 +49,7 @@ const ENGINE_OPTIONS = {
   ownPropertyOnly: true,
   templates: {} as Record<string, string>,
   parseLimit: 1_000_000,
-  renderLimit: 1_000,
+  renderLimit: 250, // ms; rendering is synchronous, so this bounds how long one template can block the process
   memoryLimit: 10_000_000,
 };
 const textEngine = new Liquid(ENGINE_OPTIONS);
@@ -67,7 +67,10 @@ interface ParsedEntry {
 }
 
 const CACHE_LIMIT = 1_000;
+// a few huge templates must not pin hundreds of MB: bound the cached source size too
+const CACHE_CHARS_LIMIT = 20_000_000;
 const cache = new Map<string, ParsedEntry>();
+let cachedChars = 0;
 
 // outputEscape is applied when parsing, so html_body parses with its own engine and cache key
 function parsed(source: string, html = false): ParsedEntry {
@@ -85,8 +88,15 @@ function parsed(source: string, html = false): ParsedEntry {
   } catch (err) {
     entry = { source, error: errorMessage(err) };
   }
+  const replaced = cache.get(key);
+  if (replaced) cachedChars -= replaced.source.length;
   cache.set(key, entry);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cachedChars += source.length;
+  while (cache.size > CACHE_LIMIT || (cachedChars > CACHE_CHARS_LIMIT && cache.size > 1)) {
+    const oldest = cache.keys().next().value!;
+    cachedChars -= cache.get(oldest)!.source.length;
+    cache.delete(oldest);
+  }
   return entry;
 }
 
