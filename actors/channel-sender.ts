@@ -122,8 +122,13 @@ const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
       where n.id = v.id and n.tenant_id = v.tenant_id and n.environment = v.environment
         and n.status = 'pending' and n.attempt_count = v.attempt - 1
       returning n.*`;
+    // Duplicates of one message in one batch: the row goes to the first of them only.
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return items.map((i) => byId.get(i.id) ?? null);
+    return items.map((i) => {
+      const row = byId.get(i.id) ?? null;
+      byId.delete(i.id);
+      return row;
+    });
   },
   { maxSize: 200, maxWaitMs: 1, maxConcurrent: 4 },
 );

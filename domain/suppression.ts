@@ -4,6 +4,8 @@ import { isBlockedEmail } from "../store/blocked-domains";
 import { findSubscribersByAddress } from "../store/subscribers";
 import { suppressionFor } from "./erasure";
 
+export const ERASED_RECIPIENT = "[erased]";
+
 export type SendSuppression = "erased" | "preference_disabled" | "unsubscribed" | "blocked_domain";
 
 export async function suppressionReason(n: {
@@ -14,6 +16,8 @@ export async function suppressionReason(n: {
   subscriber_id: string | null;
   category: string | null;
 }): Promise<SendSuppression | null> {
+  // Erasure redacts the recipient of the subscriber's stored notifications in place.
+  if (n.recipient === ERASED_RECIPIENT) return "erased";
   if (n.channel === "email" && n.recipient && (await isBlockedEmail(n.recipient))) return "blocked_domain";
   return await suppressionFor({
     tenantId: n.tenant_id,

@@ -1,0 +1,275 @@
+// The channel sender's guarantees, driven by calling its handler directly (no host reads the
+// stream here): one provider call per attempt under redelivery, suppression reasons, rate limits,
+// events and rollups in the status change's transaction, and the reconciler.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { handleSend, senderMessage, type SendMessage } from "../../actors/channel-sender";
+import { reconcileOnce } from "../../actors/reconciler";
+import { config } from "../../config";
+import { createUnsubscribeToken } from "../../domain/unsubscribe-token";
+import { blockDomain, unblockDomain } from "../../store/blocked-domains";
+import { sql } from "../../store/db";
+import { call, createTenant } from "../support/fixtures";
+import * as fakeTwilio from "../support/fake-twilio";
+import { connect, deletePrefix } from "../support/runtime-redis";
+
+const SID = "AC" + "0123456789abcdef".repeat(2);
+let tw: fakeTwilio.FakeTwilio;
+let T: Awaited<ReturnType<typeof createTenant>>;
+const blocked = `blk-${crypto.randomUUID().slice(0, 8)}.example`;
+
+interface Scheduled {
+  timerId: string;
+  delayMs: number;
+  msg: SendMessage;
+  opts?: { unscaled?: boolean };
+}
+function fakeCtx() {
+  const scheduled: Scheduled[] = [];
+  return {
+    scheduled,
+    async schedule(timerId: string, delayMs: number, msg: any, opts?: { unscaled?: boolean }) {
+      scheduled.push({ timerId, delayMs, msg, opts });
+      return Date.now() + delayMs;
+    },
+  };
+}
+
+async function accept(key: string, body: Record<string, unknown>) {
+  const r = await call("POST", "/v1/notifications", { key, body });
+  expect(r.status).toBe(202);
+  const [row] = await sql`select * from notifications where id = ${r.body.data.id}`;
+  return row!;
+}
+
+const msgOf = (row: any, attempt = 1) => senderMessage({ id: row.id, tenantId: row.tenant_id, environment: row.environment, channel: row.channel }, attempt);
+
+beforeAll(async () => {
+  tw = await fakeTwilio.start();
+  T = await createTenant();
+  const r = await call("POST", "/v1/channels", {
+    key: T.secretKey,
+    body: { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: "tok" }, settings: { from: "+14155550100", base_url: tw.url, rate_limit_per_second: 1000 } },
+  });
+  expect(r.status).toBe(201);
+});
+
+afterAll(async () => {
+  await tw.stop();
+  await unblockDomain(blocked).catch(() => {});
+  const r = connect();
+  await deletePrefix(r, config.redisPrefix);
+  await r.quit();
+});
+
+describe("at most one provider call per attempt number", () => {
+  test("the same message handled twice (sequentially) makes ONE provider call and one attempt row", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345001", data: { content: "once" } });
+    const m = msgOf(row);
+    await handleSend(m, fakeCtx());
+    await handleSend(m, fakeCtx());
+    expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
+    const attempts = await sql`select attempt_number from notification_attempts where notification_id = ${row.id}`;
+    expect(attempts).toHaveLength(1);
+    const [n] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "sent", attempt_count: 1 });
+  });
+
+  test("the same message handled twice concurrently makes ONE provider call", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345002", data: { content: "race" } });
+    const m = msgOf(row);
+    await Promise.all([handleSend(m, fakeCtx()), handleSend(m, fakeCtx()), handleSend(m, fakeCtx())]);
+    expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
+  });
+
+  test("the provider gets the notification id as its idempotency reference", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345003", data: { content: "ref" } });
+    await handleSend(msgOf(row), fakeCtx());
+    const [n] = await sql`select provider_message_id from notifications where id = ${row.id}`;
+    expect(n!.provider_message_id).toBe(tw.messages[0]!.sid);
+  });
+
+  test("a retryable failure schedules attempt 2 with back-off (30 s before TIME_SCALE) and a stale attempt-1 message then does nothing", async () => {
+    tw.reset();
+    tw.script({ kind: "server_error" });
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345004", data: { content: "retry" } });
+    const ctx = fakeCtx();
+    await handleSend(msgOf(row), ctx);
+    expect(ctx.scheduled).toHaveLength(1);
+    expect(ctx.scheduled[0]!.msg.attempt).toBe(2);
+    expect(ctx.scheduled[0]!.delayMs).toBe(30_000);
+    expect(ctx.scheduled[0]!.opts?.unscaled).toBeFalsy();
+    const [n] = await sql`select status, attempt_count, next_attempt_at, error from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(n!.next_attempt_at).toBeTruthy();
+    await handleSend(msgOf(row, 1), fakeCtx()); // redelivery of the old message
+    expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
+    await handleSend(ctx.scheduled[0]!.msg, fakeCtx());
+    const [done] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
+    expect(done).toMatchObject({ status: "sent", attempt_count: 2 });
+    const events = await sql`select type, data from events where tenant_id = ${T.tenant.id} and data -> 'notification' ->> 'id' = ${row.id} order by created_at`;
+    expect(events.map((e) => e.type)).toEqual(["notification.created", "notification.failed", "notification.sent"]);
+    expect(events[1]!.data.error).toMatchObject({ provider: "twilio", attempt: 1, will_retry: true });
+  });
+
+  test("Retry-After from the provider is honoured (unscaled)", async () => {
+    tw.reset();
+    tw.script({ kind: "rate_limit", retryAfter: 7 });
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345005", data: { content: "429" } });
+    const ctx = fakeCtx();
+    await handleSend(msgOf(row), ctx);
+    expect(ctx.scheduled[0]).toMatchObject({ delayMs: 7000, opts: { unscaled: true } });
+  });
+
+  test("after 5 attempts a retryable failure is final: failed, will_retry false", async () => {
+    tw.reset();
+    tw.always({ kind: "server_error" });
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345006", data: { content: "five" } });
+    let m: SendMessage | undefined = msgOf(row);
+    let calls = 0;
+    while (m && calls < 10) {
+      const ctx = fakeCtx();
+      await handleSend(m, ctx);
+      calls++;
+      m = ctx.scheduled[0]?.msg;
+    }
+    tw.always(undefined);
+    expect(calls).toBe(5);
+    const [n] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "failed", attempt_count: 5 });
+    const [last] = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id} order by created_at desc limit 1`;
+    expect(last!.data.error).toMatchObject({ attempt: 5, will_retry: false });
+  });
+});
+
+describe("suppression: status suppressed with suppressed_reason, no provider call", () => {
+  let S: Awaited<ReturnType<typeof createTenant>>;
+  beforeAll(async () => {
+    S = await createTenant();
+  });
+
+  async function expectSuppressed(row: any, reason: string) {
+    const before = tw.requests.length;
+    await handleSend(msgOf(row), fakeCtx());
+    const [n] = await sql`select status, suppressed_reason from notifications where id = ${row.id}`;
+    expect(n).toEqual({ status: "suppressed", suppressed_reason: reason });
+    expect(tw.requests.length).toBe(before);
+    expect(await sql`select 1 from notification_attempts where notification_id = ${row.id}`).toHaveLength(0);
+    const d = await call("GET", `/v1/notifications/${row.id}`, { key: S.sandboxKey });
+    expect(d.body.data).toMatchObject({ status: "suppressed", suppressed_reason: reason });
+  }
+
+  test("erased subscriber -> erased", async () => {
+    await call("POST", "/v1/subscribers", { key: S.sandboxKey, body: { external_id: "er-1", email: "er1@example.com" } });
+    const row = await accept(S.sandboxKey, { channel: "email", to: "er1@example.com", data: { subject: "s", content: "c" } });
+    expect((await call("DELETE", "/v1/subscribers/er-1", { key: S.sandboxKey })).status).toBe(204);
+    await expectSuppressed(row, "erased");
+  });
+
+  test("preference off for the channel (category all) -> preference_disabled", async () => {
+    await call("POST", "/v1/subscribers", { key: S.sandboxKey, body: { external_id: "pf-1", phone: "+5511977770001" } });
+    const p = await call("PUT", "/v1/subscribers/pf-1/preferences", { key: S.sandboxKey, body: { preferences: [{ category: "all", channel: "sms", enabled: false }] } });
+    expect(p.status).toBe(200);
+    const row = await accept(S.sandboxKey, { channel: "sms", to: "+5511977770001", data: { content: "x" } });
+    await expectSuppressed(row, "preference_disabled");
+  });
+
+  test("preference off for the notification's category only", async () => {
+    await call("POST", "/v1/subscribers", { key: S.sandboxKey, body: { external_id: "pf-2", phone: "+5511977770002" } });
+    await call("PUT", "/v1/subscribers/pf-2/preferences", { key: S.sandboxKey, body: { preferences: [{ category: "marketing", channel: "sms", enabled: false }] } });
+    const promo = await accept(S.sandboxKey, { channel: "sms", to: "+5511977770002", category: "marketing", data: { content: "x" } });
+    await expectSuppressed(promo, "preference_disabled");
+    const other = await accept(S.sandboxKey, { channel: "sms", to: "+5511977770002", category: "security", data: { content: "x" } });
+    await handleSend(msgOf(other), fakeCtx());
+    const [n] = await sql`select status from notifications where id = ${other.id}`;
+    expect(n!.status).toBe("delivered");
+  });
+
+  test("unsubscribed through the one-click link -> unsubscribed", async () => {
+    const s = await call("POST", "/v1/subscribers", { key: S.sandboxKey, body: { external_id: "un-1", email: "un1@example.com" } });
+    const token = createUnsubscribeToken({ tenantId: S.tenant.id, environment: "sandbox", subscriberId: s.body.data.id, channel: "email" });
+    expect((await call("POST", `/unsubscribe/${token}`, { rawBody: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(200);
+    const row = await accept(S.sandboxKey, { channel: "email", to: "un1@example.com", data: { subject: "s", content: "c" } });
+    await expectSuppressed(row, "unsubscribed");
+  });
+
+  test("email domain blocked after acceptance -> blocked_domain", async () => {
+    const row = await accept(S.sandboxKey, { channel: "email", to: `x@${blocked}`, data: { subject: "s", content: "c" } });
+    await blockDomain(blocked);
+    await expectSuppressed(row, "blocked_domain");
+  });
+
+  test("suppressed notifications count in the rollups", async () => {
+    const o = await call("GET", "/v1/analytics/overview", { key: S.sandboxKey });
+    expect(o.body.data.suppressed).toBe(5);
+  });
+});
+
+describe("provider rate limit per (tenant, environment, provider)", () => {
+  test("over settings.rate_limit_per_second: rescheduled (unscaled), not claimed, no provider call", async () => {
+    const R = await createTenant();
+    await call("POST", "/v1/channels", {
+      key: R.secretKey,
+      body: { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: "tok" }, settings: { from: "+14155550100", base_url: tw.url, rate_limit_per_second: 1 } },
+    });
+    tw.reset();
+    const a = await accept(R.secretKey, { channel: "sms", to: "+5511912345101", data: { content: "a" } });
+    const b = await accept(R.secretKey, { channel: "sms", to: "+5511912345102", data: { content: "b" } });
+    await handleSend(msgOf(a), fakeCtx());
+    const ctx = fakeCtx();
+    await handleSend(msgOf(b), ctx);
+    expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
+    expect(ctx.scheduled).toHaveLength(1);
+    expect(ctx.scheduled[0]!.opts).toEqual({ unscaled: true });
+    expect(ctx.scheduled[0]!.delayMs).toBeGreaterThan(0);
+    expect(ctx.scheduled[0]!.delayMs).toBeLessThanOrEqual(1000);
+    const [n] = await sql`select status, attempt_count from notifications where id = ${b.id}`;
+    expect(n).toMatchObject({ status: "pending", attempt_count: 0 });
+  });
+});
+
+describe("events and rollups", () => {
+  test("notification.created {notification, subscriber} at accept; sent + delivered on delivery; counters follow", async () => {
+    const E = await createTenant();
+    const s = await call("POST", "/v1/subscribers", { key: E.sandboxKey, body: { external_id: "ev-1" } });
+    const row = await accept(E.sandboxKey, { channel: "in_app", to: "ev-1", data: { title: "T", body: "B" } });
+    await handleSend(msgOf(row), fakeCtx());
+    const events = await sql`select type, data from events where tenant_id = ${E.tenant.id} and environment = 'sandbox' and type like 'notification.%' order by created_at, id`;
+    expect(events.map((e) => e.type)).toEqual(["notification.created", "notification.sent", "notification.delivered"]);
+    expect(events[0]!.data).toMatchObject({
+      notification: { id: row.id, status: "pending", channel: "in_app", to: "ev-1", external_id: "ev-1" },
+      subscriber: { id: s.body.data.id, external_id: "ev-1" },
+    });
+    expect(events[1]!.data).toMatchObject({ provider: "inbox" });
+    expect(events[2]!.data).toMatchObject({ notification: { id: row.id, status: "delivered" }, delivery: { provider: "inbox" } });
+    expect(events[2]!.data.delivered_at).toBeTruthy();
+    const o = await call("GET", "/v1/analytics/overview", { key: E.sandboxKey });
+    expect(o.body.data).toMatchObject({ total: 1, sent: 1, delivered: 1, failed: 0, bounced: 0, suppressed: 0, delivery_rate: 1 });
+  });
+});
+
+describe("reconciler", () => {
+  test("re-enqueues pending notifications older than 60 s without a future attempt; fails exhausted ones", async () => {
+    const Q = await createTenant();
+    const lost = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345201", data: { content: "lost" } });
+    const waiting = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345202", data: { content: "waiting" } });
+    const fresh = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345203", data: { content: "fresh" } });
+    const exhausted = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345204", data: { content: "exhausted" } });
+    await sql`update notifications set updated_at = now() - interval '5 minutes', attempt_count = 1 where id = ${lost.id}`;
+    await sql`update notifications set updated_at = now() - interval '5 minutes', attempt_count = 2, next_attempt_at = now() + interval '10 minutes' where id = ${waiting.id}`;
+    await sql`update notifications set updated_at = now() - interval '5 minutes', attempt_count = 5 where id = ${exhausted.id}`;
+    const sent: any[] = [];
+    const r = await reconcileOnce({ send: async (rows) => void sent.push(...rows) });
+    const mine = sent.filter((s) => [lost.id, waiting.id, fresh.id, exhausted.id].includes(s.id));
+    expect(mine.map((s) => [s.id, s.attempt_count])).toEqual([[lost.id, 1]]);
+    expect(r.requeued).toBeGreaterThanOrEqual(1);
+    const [ex] = await sql`select status from notifications where id = ${exhausted.id}`;
+    expect(ex!.status).toBe("failed");
+    // the re-enqueued message claims attempt 2 and delivers
+    await handleSend(msgOf(lost, 2), fakeCtx());
+    const [l] = await sql`select status, attempt_count from notifications where id = ${lost.id}`;
+    expect(l).toMatchObject({ status: "delivered", attempt_count: 2 });
+  });
+});
