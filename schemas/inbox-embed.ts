@@ -5,7 +5,7 @@ import { t } from "elysia";
 export const EmbedSettings = t.Object({
   developer_mode: t.Boolean(),
   allowed_origins_count: t.Integer(),
-  inbox_secret: t.String({ description: "HMAC key of X-Subscriber-Hash (DESIGN.md 5); secret keys only" }),
+  inbox_secret: t.String({ description: "This environment's HMAC key of X-Subscriber-Hash (DESIGN.md 5); secret keys only" }),
 });
 
 export const UpdateEmbedSettingsBody = t.Object({ developer_mode: t.Boolean() });

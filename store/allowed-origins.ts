@@ -1,5 +1,6 @@
 // Allowed origins of publishable keys and the tenant's inbox-embed settings (developer mode,
 // inbox secret), plus the cached per-(tenant, environment) view the inbox auth check reads.
+import { createHmac } from "node:crypto";
 import { sql, type Tx } from "./db";
 import { newId } from "./ids";
 import type { Environment } from "./api-keys";
@@ -54,21 +55,29 @@ export async function deleteOrigin(tenantId: string, environment: Environment, i
   return rows.length > 0;
 }
 
+/**
+ * DESIGN.md 5: X-Subscriber-Hash is keyed by the environment's inbox secret. Production uses
+ * tenants.inbox_secret itself; sandbox a key derived from it, so a sandbox credential never learns
+ * the secret that signs production subscribers.
+ */
+export function environmentInboxSecret(tenantSecret: string, environment: Environment): string {
+  if (environment === "production") return tenantSecret;
+  return createHmac("sha256", tenantSecret).update(`nms-inbox-secret:${environment}`).digest("hex");
+}
+
 export interface EmbedSettings {
   developer_mode: boolean;
   inbox_secret: string;
 }
 
-export async function getEmbedSettings(tenantId: string): Promise<EmbedSettings | undefined> {
+export async function getEmbedSettings(tenantId: string, environment: Environment): Promise<EmbedSettings | undefined> {
   const [row] = await sql<EmbedSettings[]>`select developer_mode, inbox_secret from tenants where id = ${tenantId}`;
-  return row;
+  return row && { developer_mode: row.developer_mode, inbox_secret: environmentInboxSecret(row.inbox_secret, environment) };
 }
 
-export async function setDeveloperMode(tenantId: string, on: boolean): Promise<EmbedSettings | undefined> {
-  const [row] = await sql<EmbedSettings[]>`
-    update tenants set developer_mode = ${on} where id = ${tenantId} returning developer_mode, inbox_secret`;
+export async function setDeveloperMode(tenantId: string, on: boolean): Promise<void> {
+  await sql`update tenants set developer_mode = ${on} where id = ${tenantId}`;
   await bumpAuthEpoch();
-  return row;
 }
 
 /** What the publishable-key check needs, in one query. */
@@ -84,7 +93,11 @@ export async function loadInboxAuthFacts(tenantId: string, environment: Environm
            (select array_agg(origin) from allowed_origins o where o.tenant_id = t.id and o.environment = ${environment}) as origins
     from tenants t where t.id = ${tenantId}`;
   if (!row) return undefined;
-  return { developerMode: row.developer_mode, inboxSecret: row.inbox_secret, origins: new Set(row.origins ?? []) };
+  return {
+    developerMode: row.developer_mode,
+    inboxSecret: environmentInboxSecret(row.inbox_secret, environment),
+    origins: new Set(row.origins ?? []),
+  };
 }
 
 /** Preflight requests carry no key: an origin may be answered if any tenant allows it. */

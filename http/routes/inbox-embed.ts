@@ -63,7 +63,7 @@ function readOnlyFieldSent(request: Request): boolean {
 }
 
 async function settingsOf(auth: AuthContext) {
-  const s = await getEmbedSettings(auth.tenantId);
+  const s = await getEmbedSettings(auth.tenantId, auth.environment);
   if (!s) throw notFound();
   return {
     developer_mode: s.developer_mode,

@@ -252,3 +252,18 @@ describe("CORS on the inbox routes for allowed origins", () => {
     expect(r.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
+
+describe("DESIGN.md 5: the hash is keyed by the environment's inbox secret", () => {
+  test("sandbox and production secrets differ; a production hash does not open the sandbox inbox", async () => {
+    const a = await createTenant();
+    const prod = (await call("GET", "/v1/inbox-embed/settings", { key: a.secretKey })).body.data.inbox_secret;
+    const sand = (await call("GET", "/v1/inbox-embed/settings", { key: a.sandboxKey })).body.data.inbox_secret;
+    expect(prod).toBe(a.tenant.inbox_secret); // production: tenants.inbox_secret
+    expect(sand).not.toBe(prod);
+    await call("PUT", "/v1/inbox-embed/settings", { key: a.secretKey, body: { developer_mode: true } });
+    const pkTest = await createKey(a.tenant.id, { keyType: "publishable", environment: "sandbox" });
+    const h = (secret: string) => ({ origin: "http://localhost:1234", "x-subscriber-id": "u", "x-subscriber-hash": subscriberHash(secret, "u") });
+    expect((await inboxCall("/v1/subscribers/u/notifications", pkTest.raw, h(sand))).status).toBe(200);
+    expectError(await inboxCall("/v1/subscribers/u/notifications", pkTest.raw, h(prod)), 403, "insufficient_permissions");
+  });
+});
