@@ -278,6 +278,19 @@ describe("DELETE /v1/subscribers/:id (erasure, LGPD)", () => {
   });
 });
 
+describe("DELETE isolation", () => {
+  test("another tenant or the other environment can not erase a subscriber (404), which stays intact", async () => {
+    const ext = `keep-${uniq()}`;
+    await post({ external_id: ext, email: `${ext}@example.com` });
+    const other = await createTenant();
+    expect((await call("DELETE", `/v1/subscribers/${ext}`, { key: other.secretKey })).status).toBe(404);
+    expect((await call("DELETE", `/v1/subscribers/${ext}`, { key: t.sandboxKey })).status).toBe(404);
+    const still = await call("GET", `/v1/subscribers/${ext}`, { key });
+    expect(still.body.data.email).toBe(`${ext}@example.com`);
+    expect(await isErasedRecipient(t.tenant.id, "production", ext)).toBe(false);
+  });
+});
+
 describe("preferences", () => {
   test("PUT upserts by (category, channel) and GET returns {data: [{category, channel, enabled}]}", async () => {
     const ext = `p-${uniq()}`;
