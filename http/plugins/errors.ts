@@ -65,7 +65,7 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new ApiError(400, "invalid_json", `Request body is not valid JSON: ${(err as Error).message}`);
+      throw new ApiError(400, "invalid_json", "Request body is not valid JSON");
     }
   })
   .onError({ as: "global" }, ({ code, error, set, request }) => {

@@ -121,3 +121,13 @@ describe("GET /health", () => {
     expect(typeof r.body.version).toBe("string");
   });
 });
+
+test("a malformed body is never echoed back in the 400 (it may hold secrets)", async () => {
+  const r = await call("POST", "/api/internal/tenants", {
+    rawBody: '{"auth_token": supersecretvalue123}',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(r.status).toBe(400);
+  expect(r.body.error.code).toBe("invalid_json");
+  expect(r.text).not.toContain("supersecretvalue123");
+});
