@@ -1,6 +1,6 @@
 // TypeBox schemas of the subscriber-scoped inbox routes: in-app items (DESIGN.md 6), their list,
 // read / read-all / unread-count answers, and preferences.
-import { t } from "elysia";
+import { t, type Static } from "elysia";
 
 export const CHANNELS = ["email", "whatsapp", "sms", "in_app", "push"] as const;
 
@@ -37,8 +37,9 @@ export const UnreadCountResponse = t.Object({ data: t.Object({ count: t.Integer(
 
 export const Preference = t.Object({
   category: t.String({ minLength: 1, maxLength: 100, description: 'A notification category, or "all"' }),
-  channel: t.Union(CHANNELS.map((c) => t.Literal(c))),
+  channel: t.Union([t.Literal("email"), t.Literal("whatsapp"), t.Literal("sms"), t.Literal("in_app"), t.Literal("push")]),
   enabled: t.Boolean(),
 });
+export type PreferenceRecord = Static<typeof Preference>;
 export const PreferencesBody = t.Object({ preferences: t.Array(Preference, { maxItems: 500 }) });
 export const PreferencesResponse = t.Object({ data: t.Array(Preference) });

@@ -60,3 +60,13 @@ export const SubscriberListResponse = t.Object({
 export const ImportResponse = t.Object({
   data: t.Object({ imported: t.Integer(), subscribers: t.Array(SubscriberRecord) }),
 });
+
+/** 422 of the import: the standard error body plus `index` of the failing entry (DESIGN.md 4). */
+export const ImportErrorResponse = t.Object({
+  error: t.Object({
+    code: t.String(),
+    message: t.String(),
+    details: t.Record(t.String(), t.Array(t.String())),
+    index: t.Integer(),
+  }),
+});

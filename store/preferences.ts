@@ -5,7 +5,7 @@ import type { Scope } from "./subscribers";
 
 export interface Preference {
   category: string;
-  channel: string;
+  channel: string; // one of the channels; the route's schema checks it
   enabled: boolean;
 }
 

@@ -18,6 +18,7 @@ import {
   InboxListResponse,
   InboxParams,
   PreferencesBody,
+  type PreferenceRecord,
   PreferencesResponse,
   ReadAllResponse,
   UnreadCountResponse,
@@ -210,7 +211,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
     "/v1/subscribers/:id/preferences",
     async ({ auth, params }) => {
       const sub = await subscriberFor(auth, params.id);
-      return { data: await listPreferences(scopeOf(auth), sub.id) };
+      return { data: (await listPreferences(scopeOf(auth), sub.id)) as PreferenceRecord[] };
     },
     { params: InboxParams, response: { 200: PreferencesResponse }, detail: { tags: ["subscribers"], summary: "Get preferences" } },
   )
@@ -223,7 +224,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const data = await sql.begin(async (t) => {
         const tx = t as unknown as Tx;
         await upsertPreferences(tx, scope, sub.id, body.preferences, "api");
-        return listPreferences(scope, sub.id, tx);
+        return (await listPreferences(scope, sub.id, tx)) as PreferenceRecord[];
       });
       return { data };
     },

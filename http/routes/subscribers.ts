@@ -18,6 +18,7 @@ import { ApiError, validationFailed, type ErrorDetails } from "../errors";
 import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
 import {
   ImportBody,
+  ImportErrorResponse,
   ImportResponse,
   ListQuery,
   SubscriberBody,
@@ -100,7 +101,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
     {
       body: ImportBody,
-      response: { 200: ImportResponse },
+      response: { 200: ImportResponse, 422: ImportErrorResponse },
       detail: {
         ...TAG,
         summary: "Import up to 1,000 subscribers in one transaction (all-or-nothing)",
