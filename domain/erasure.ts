@@ -100,8 +100,9 @@ export async function suppressionFor(q: {
  * custom_properties (and the consent IP), frees the external_id (replaced by
  * `erased:<id>`, so it can not be found again; re-creating it is refused through the
  * hashes); redacts the subscriber's notifications (recipient "[erased]", data and content
- * emptied), inbox items (title/body null, data {}) and inbox.* event payloads; deletes its
- * preferences; writes audit `subscriber.erased`.
+ * emptied, attempts' provider responses dropped, notification.* event payloads cut to
+ * {notification: {id, status, channel}, erased}), inbox items (title/body null, data {}) and
+ * inbox.* event payloads; deletes its preferences; writes audit `subscriber.erased`.
  */
 export async function eraseSubscriber(
   scope: Scope,
@@ -144,6 +145,23 @@ export async function eraseSubscriber(
         and (subscriber_id = ${sub.id} or recipient = any(${exact}::text[])
              ${email ? tx`or lower(recipient) = ${email}` : tx``})
       returning id`;
+    const redactedIds = redacted.map((r) => r.id as string);
+    if (redactedIds.length > 0) {
+      // provider answers may echo the address (Twilio's "to"); errors keep their code only
+      await tx`
+        update notification_attempts set provider_response = null,
+          error = case when error is null then null else jsonb_build_object('code', error -> 'code') end
+        where notification_id = any(${redactedIds}::uuid[])`;
+      // notification.* payloads carry the address too; keep the shape webhooks rely on
+      await tx`
+        update events set data = jsonb_build_object(
+          'notification', jsonb_build_object(
+            'id', data -> 'notification' -> 'id', 'status', data -> 'notification' -> 'status',
+            'channel', data -> 'notification' -> 'channel'),
+          'erased', true)
+        where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+          and type like 'notification.%' and data -> 'notification' ->> 'id' = any(${redactedIds}::text[])`;
+    }
     const inbox = await tx`
       update inbox_items set title = null, body = null, data = '{}'::jsonb
       where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and subscriber_id = ${sub.id}

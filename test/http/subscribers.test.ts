@@ -225,6 +225,12 @@ describe("DELETE /v1/subscribers/:id (erasure, LGPD)", () => {
       (${n2}, ${t.tenant.id}, 'production', 'email', 'GONE@example.com', null, ${sql.json({ name: "Gone" })}, null),
       (${n3}, ${t.tenant.id}, 'production', 'email', 'other@example.com', null, ${sql.json({ keep: 1 })}, null)`;
     await deliverToInbox({ ...scope, recipient: ext, notificationId: n1, title: "Hello Gone", body: "secret", data: { k: 1 } });
+    await sql`insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error)
+      values (${newId()}, ${n2}, ${t.tenant.id}, 1, 'failure', 'sendgrid', ${sql.json({ to: "gone@example.com" })},
+              ${sql.json({ code: "rejected", message: "gone@example.com rejected" })})`;
+    const eventId = newId();
+    await sql`insert into events (id, tenant_id, environment, type, data) values (${eventId}, ${t.tenant.id}, 'production',
+      'notification.failed', ${sql.json({ notification: { id: n2, status: "failed", channel: "email", to: "gone@example.com" }, error: { message: "gone@example.com" } })})`;
 
     const del = await call("DELETE", `/v1/subscribers/${ext}`, { key, headers: { "x-test-client-ip": "192.0.2.9" } });
     expect(del.status).toBe(204);
@@ -246,6 +252,10 @@ describe("DELETE /v1/subscribers/:id (erasure, LGPD)", () => {
     expect(byId[n2].data).toEqual({});
     expect(byId[n3].recipient).toBe("other@example.com");
 
+    const [attempt] = await sql`select provider_response, error from notification_attempts where notification_id = ${n2}`;
+    expect(attempt).toEqual({ provider_response: null, error: { code: "rejected" } });
+    const [event] = await sql`select data from events where id = ${eventId}`;
+    expect(event!.data).toEqual({ notification: { id: n2, status: "failed", channel: "email" }, erased: true });
     const [item] = await sql`select title, body, data from inbox_items where notification_id = ${n1}`;
     expect(item).toEqual({ title: null, body: null, data: {} });
     const events = await sql`select data from events where type like 'inbox.%' and data ->> 'subscriber_id' = ${id}`;
