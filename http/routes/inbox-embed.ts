@@ -74,7 +74,7 @@ async function settingsOf(auth: AuthContext) {
 
 export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
   .use(authPlugin)
-  .get("/v1/inbox-embed/settings", ({ auth }) => settingsOf(auth).then((data) => ({ data })), {
+  .get("/v1/inbox-embed/settings", async ({ auth }) => ({ data: await settingsOf(auth) }), {
     response: { 200: t.Object({ data: EmbedSettings }) },
     detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
   })
