@@ -156,22 +156,44 @@ interface CacheEntry<T> {
 
 export const authEpochKey = () => redisKey("auth", "epoch");
 
+let redisDownUntil = 0;
+const REDIS_TIMEOUT_MS = 500;
+
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Called after a committed change that must invalidate cached auth facts in every process. */
 export async function bumpAuthEpoch(): Promise<void> {
+  if (redis.status !== "ready") {
+    logger.warn("auth epoch not bumped: Redis not connected (processes read keys from PostgreSQL meanwhile)");
+    return;
+  }
   try {
-    await redis.incr(authEpochKey());
+    await withTimeout(redis.incr(authEpochKey()), REDIS_TIMEOUT_MS);
   } catch (err) {
     // Without Redis every process falls back to reading PostgreSQL on each request (see readEpoch)
     logger.warn({ err }, "could not bump auth epoch");
   }
 }
 
-let redisDownUntil = 0;
 /** The current epoch, or undefined when Redis does not answer (then nothing is trusted from cache). */
 export async function readEpoch(): Promise<string | null | undefined> {
-  if (Date.now() < redisDownUntil) return undefined;
+  // not connected: answer at once rather than queue behind ioredis's reconnect attempts
+  if (Date.now() < redisDownUntil || redis.status !== "ready") return undefined;
   try {
-    return await redis.get(authEpochKey());
+    const epoch = await withTimeout(redis.get(authEpochKey()), REDIS_TIMEOUT_MS);
+    if (epoch !== null) return epoch;
+    // A missing counter (first start, or Redis lost its data) starts at a random value, so no
+    // entry cached under an earlier counter can match it by chance.
+    await withTimeout(redis.set(authEpochKey(), String(Math.floor(Math.random() * 1e15)), "NX"), REDIS_TIMEOUT_MS);
+    return await withTimeout(redis.get(authEpochKey()), REDIS_TIMEOUT_MS);
   } catch (err) {
     redisDownUntil = Date.now() + 1000;
     logger.warn({ err }, "auth epoch unreadable; reading keys from PostgreSQL");

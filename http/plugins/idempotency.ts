@@ -2,6 +2,7 @@
 // them without the route doing anything: lock, replay byte-identically, detect reuse (DESIGN.md 4).
 import { Elysia } from "elysia";
 import { bodyHash, claim, markCompleting, read, release, scopeKey, store, type IdemRecord } from "../../store/idempotency";
+import { redis } from "../../store/redis";
 import { ApiError, validationFailed } from "../errors";
 import { logger } from "../log";
 import { authOf, type AuthContext } from "./auth";
@@ -73,7 +74,11 @@ export const idempotencyPlugin = new Elysia({ name: "plugins.idempotency" })
     const hash = bodyHash(raw);
     const key = scopeKey({ tenantId: auth.tenantId, environment: auth.environment, method: "POST", path, key: idemKey });
     const token = crypto.randomUUID();
-    const got = await claim(key, hash, token);
+    const got = await (redis.status === "ready" ? claim(key, hash, token) : Promise.reject(new Error("redis not connected"))).catch((err) => {
+      // without the store a retried request could run twice: refuse rather than guess
+      logger.warn({ err }, "idempotency store unavailable");
+      throw new ApiError(503, "service_unavailable", "Idempotency-Key cannot be honoured right now; retry later");
+    });
     if (got.claimed) {
       held.set(request, { key, hash, token, done: false });
       return;

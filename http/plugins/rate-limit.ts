@@ -3,12 +3,14 @@
 import { config } from "../../config";
 import { createRateLimiter, type RateLimitResult } from "../../runtime/rateLimiter";
 import { redis } from "../../store/redis";
+import { withTimeout } from "../../store/api-keys";
 import { ApiError } from "../errors";
 import { logger } from "../log";
 
 const PERIOD_MS = 60_000;
 let limiter: ReturnType<typeof createRateLimiter> | null = null;
 let warnedAt = 0;
+let downUntil = 0;
 
 /** The limit in force; read per call so a test process can set RATE_LIMIT_PER_MINUTE before use. */
 export function requestsPerMinute(): number {
@@ -21,9 +23,12 @@ export function requestsPerMinute(): number {
  */
 export async function takeRequest(actorKey: string): Promise<RateLimitResult | null> {
   limiter ??= createRateLimiter({ redis, prefix: config.redisPrefix });
+  // after a failure, skip Redis for a second instead of making every request wait for its retries
+  if (Date.now() < downUntil || redis.status !== "ready") return null;
   try {
-    return await limiter.take(`http:${actorKey}`, { limit: requestsPerMinute(), periodMs: PERIOD_MS });
+    return await withTimeout(limiter.take(`http:${actorKey}`, { limit: requestsPerMinute(), periodMs: PERIOD_MS }), 500);
   } catch (err) {
+    downUntil = Date.now() + 1000;
     if (Date.now() - warnedAt > 10_000) {
       warnedAt = Date.now();
       logger.warn({ err }, "rate limiter unavailable; requests pass unlimited");

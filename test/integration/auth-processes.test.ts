@@ -105,3 +105,52 @@ describe("allowed_ips and TRUST_PROXY (issue 3: X-Forwarded-For only from named 
     expect((await req(proxied, "GET", "/v1/api-keys", k.raw, { "x-forwarded-for": "203.0.113.5, 198.51.100.5" })).status).toBe(403);
   });
 });
+
+describe("Redis down: auth falls back to PostgreSQL, the limiter fails open, Idempotency-Key is refused (503)", () => {
+  const hasRedisServer = Bun.spawnSync(["sh", "-c", "command -v redis-server"]).exitCode === 0;
+  test.skipIf(!hasRedisServer)("a revoked key is still refused, a valid one still served", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dir = mkdtempSync(join(tmpdir(), "nms-auth-redis-"));
+    const redisChild = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    let api: ApiProcess | null = null;
+    try {
+      for (let i = 0; i < 100; i++) {
+        try {
+          (await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } })).end();
+          break;
+        } catch {
+          await Bun.sleep(50);
+        }
+      }
+      api = await startApiProcess({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      const t = await createTenant();
+      const doomed = await createKey(t.tenant.id);
+      expect((await req(api, "GET", "/v1/api-keys", doomed.raw)).status).toBe(200); // cached
+      redisChild.kill("SIGKILL");
+      await redisChild.exited;
+      // revoked behind the API's back: with no epoch to trust, the process must read PostgreSQL
+      const { sql } = await import("../../store/db");
+      await sql`update api_keys set revoked_at = now() where id = ${doomed.id}`;
+      const ok = await req(api, "GET", "/v1/api-keys", t.secretKey);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("x-ratelimit-limit")).toBeNull();
+      expect((await req(api, "GET", "/v1/api-keys", doomed.raw)).status).toBe(401);
+      const idem = await fetch(`${api.url}/v1/api-keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.secretKey}`, "content-type": "application/json", "idempotency-key": "k1" },
+        body: JSON.stringify({ key_type: "secret" }),
+      });
+      expect(idem.status).toBe(503);
+      expect(((await idem.json()) as any).error.code).toBe("service_unavailable");
+    } finally {
+      await api?.stop();
+      redisChild.kill("SIGKILL");
+    }
+  }, 60_000);
+});
