@@ -10,9 +10,9 @@ import { routePlugins } from "./routes";
 
 export function buildApp() {
   let app = new Elysia({ name: "nms" })
+    .use(idempotencyPlugin)
     .use(errorsPlugin)
     .use(corsPlugin)
-    .use(idempotencyPlugin)
     .use(
       openapi({
         path: "/docs",

@@ -94,7 +94,8 @@ export const idempotencyPlugin = new Elysia({ name: "plugins.idempotency" })
     if (!again.claimed) throw inUse();
     held.set(request, { key, hash, token, done: false });
   })
-  .mapResponse({ as: "global" }, async ({ request, set, response }) => {
+  // (A global mapResponse hook would be simpler, but it empties Elysia's 404 bodies.)
+  .onAfterHandle({ as: "global" }, async ({ request, set, response }) => {
     const h = held.get(request);
     if (!h || h.done) return;
     if (response instanceof Response) {
@@ -112,14 +113,19 @@ export const idempotencyPlugin = new Elysia({ name: "plugins.idempotency" })
       return;
     }
     const status = typeof set.status === "number" ? set.status : 200;
-    if (status >= 200 && status < 300 && response !== undefined) {
-      // The bytes exist only once Elysia has cleaned the value by the response schema (after this
-      // hook); until afterResponse stores them, a replay waits instead of answering 409.
+    if (status >= 200 && status < 300) {
+      // The bytes exist only once Elysia has cleaned the value by the response schema (after the
+      // hooks); until afterResponse stores them, a duplicate waits instead of answering 409.
       await markCompleting(h.key, h.hash, h.token).catch((err) => logger.warn({ err }, "idempotency mark failed"));
-    } else if (status >= 300) {
-      // 4xx (validation, conflicts) and 5xx store nothing: the client may fix and retry with the same key
+    } else {
       await releaseHeld(h);
     }
+  })
+  // Registered before the error mapper (http/app.ts), so the key is free again before the 4xx/5xx
+  // reaches the client: it may fix the request and retry with the same key at once.
+  .onError({ as: "global" }, async ({ request }) => {
+    const h = held.get(request);
+    if (h) await releaseHeld(h);
   })
   .onAfterResponse({ as: "global" }, async ({ request, set, response }) => {
     const h = held.get(request);

@@ -114,8 +114,8 @@ function newGate() {
   return gate;
 }
 const other = new Elysia()
+  .use(idempotencyPlugin) // the order of http/app.ts
   .use(errorsPlugin)
-  .use(idempotencyPlugin)
   .use(
     new Elysia({ name: "test.other" })
       .use(authPlugin)
@@ -227,4 +227,9 @@ describe("the global plugin on the other engineers' real POST routes of SPEC's l
     }
     expect(exercised).toBeGreaterThan(0);
   });
+});
+
+test("the idempotency plugin leaves other error bodies alone: an unknown route still answers 404 not_found", async () => {
+  const r = await call("POST", "/v1/not-a-route", { body: {}, headers: { "idempotency-key": "x" } });
+  expectError(r, 404, "not_found");
 });
