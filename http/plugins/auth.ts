@@ -100,6 +100,16 @@ function ipAllowed(key: CachedKey, ip: string | null): boolean {
 // ---------------------------------------------------------------------------------------------
 // Resolution
 
+/**
+ * Secret keys have one budget. A publishable key ships inside every end user's browser, so one
+ * budget per key would let a single busy page starve all others: it gets one per subscriber.
+ */
+function rateKey(key: CachedKey, request: Request): string {
+  if (key.key_type !== "publishable") return `key:${key.id}`;
+  const sub = request.headers.get("x-subscriber-id") ?? "";
+  return `key:${key.id}:sub:${hashKey(sub).slice(0, 32)}`;
+}
+
 interface Resolved {
   auth: AuthContext;
   epoch: string | null | undefined;
@@ -113,11 +123,11 @@ async function resolveKey(request: Request): Promise<Resolved> {
   const hash = hashKey(raw);
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
   const peeked = peekKey(hash);
-  let rate = peeked ? takeRequest(`key:${peeked.id}`) : null;
+  let rate = peeked ? takeRequest(rateKey(peeked, request)) : null;
   const epoch = await readEpoch();
   const key = await lookupKey(hash, epoch);
   if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw unauthorized();
-  if (!rate || peeked!.id !== key.id) rate = takeRequest(`key:${key.id}`);
+  if (!rate || peeked!.id !== key.id) rate = takeRequest(rateKey(key, request));
   const ip = requestFacts(request).ip;
   const ipRefused = !ipAllowed(key, ip);
   if (!ipRefused) touchLastUsed(key.id);

@@ -85,6 +85,25 @@ describe("DESIGN.md 4: per-key rate limit in Redis (RATE_LIMIT_PER_MINUTE)", () 
   });
 });
 
+describe("rate limit of publishable keys (docs/auth.md decision)", () => {
+  test("each subscriber of a publishable key has its own budget", async () => {
+    const { subscriberHash } = await import("../../http/plugins/auth");
+    const { sql } = await import("../../store/db");
+    const t = await createTenant();
+    await sql`update tenants set developer_mode = true where id = ${t.tenant.id}`;
+    const pk = await createKey(t.tenant.id, { keyType: "publishable" });
+    const as = (sub: string) => ({ origin: "http://localhost:5173", "x-subscriber-id": sub, "x-subscriber-hash": subscriberHash(t.tenant.inbox_secret, sub) });
+    const path = (sub: string) => `/v1/subscribers/${sub}/notifications/unread-count`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await req(limitedA, "GET", path("alice"), pk.raw, as("alice"))).status);
+    expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
+    expect(statuses[3]).toBe(429);
+    const bob = await req(limitedA, "GET", path("bob"), pk.raw, as("bob"));
+    expect(bob.status).not.toBe(429);
+    expect(bob.headers.get("x-ratelimit-remaining")).toBe("2");
+  });
+});
+
 describe("allowed_ips and TRUST_PROXY (issue 3: X-Forwarded-For only from named proxies)", () => {
   test("without TRUST_PROXY the socket address counts, X-Forwarded-For is ignored", async () => {
     const t = await createTenant();
