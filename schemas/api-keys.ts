@@ -8,7 +8,7 @@ export const KeyIdParams = t.Object({ id: t.String() });
 
 // Enums are checked by the route so the 422 names the field with a readable message.
 export const CreateKeyBody = t.Object({
-  key_type: t.String({ description: "`secret`, or `publishable` (alias `public`)" }),
+  key_type: t.Optional(t.String({ description: "`secret` (default), or `publishable` (alias `public`)" })),
   label: t.Optional(Nullable(t.String({ maxLength: 255 }))),
   environment: t.Optional(t.String({ description: "`production` or `sandbox`; default: the caller's" })),
   permissions: t.Optional(t.Array(t.String())),

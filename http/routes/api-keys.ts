@@ -147,8 +147,8 @@ async function revoke(auth: AuthContext, id: string, reason: string): Promise<vo
   await bumpAuthEpoch();
 }
 
-function parseKeyType(details: ErrorDetails, raw: string): KeyType {
-  if (raw === "secret") return "secret";
+function parseKeyType(details: ErrorDetails, raw: string | undefined): KeyType {
+  if (raw === undefined || raw === "secret") return "secret";
   if (raw === "publishable" || raw === "public") return "publishable";
   add(details, "key_type", "must be secret or publishable (alias public)");
   return "secret";

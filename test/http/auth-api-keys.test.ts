@@ -66,7 +66,15 @@ describe("reference shape /v1/api-keys (SPEC API keys)", () => {
     const r = await call("POST", "/v1/api-keys", { key: a.secretKey, body: { key_type: "root", environment: "staging", permissions: ["admin"] } });
     expectError(r, 422, "validation_failed");
     expect(Object.keys(r.body.error.details).sort()).toEqual(["environment", "key_type", "permissions[0]"]);
-    expectError(await call("POST", "/v1/api-keys", { key: a.secretKey, body: {} }), 422, "validation_failed");
+    expectError(await call("POST", "/v1/api-keys", { key: a.secretKey, body: { key_type: 5 } }), 422, "validation_failed");
+  });
+
+  test("key_type defaults to secret", async () => {
+    const a = await createTenant();
+    const r = await call("POST", "/v1/api-keys", { key: a.secretKey, body: { label: "default type" } });
+    expect(r.status).toBe(201);
+    expect(r.body.data.key_type).toBe("secret");
+    expect(r.body.data.raw_key).toMatch(/^nk_live_/);
   });
 
   test("GET lists the environment's keys without raw keys (SPEC: keys are never returned again)", async () => {
