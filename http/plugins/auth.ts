@@ -160,7 +160,9 @@ export async function resolveApiKey(request: Request): Promise<AuthContext> {
  * for its address still holds a valid key, so it is counted and sees the headers too.
  */
 async function authenticate(request: Request, set: { headers: Record<string, any> }) {
-  if (request.headers.get("authorization") === null) {
+  const header = request.headers.get("authorization");
+  if (header === null || !/^bearer\s/i.test(header.trim() + " ")) {
+    // no Bearer credentials: the dashboard session cookie, if any (a stray other scheme is still 401)
     const auth = await resolveSession(request);
     if (!auth) throw unauthorized("Missing API key: send Authorization: Bearer <key>");
     applyRateLimit(set, await takeRequest(`user:${auth.actorId}`));
