@@ -166,3 +166,34 @@ test("keys are stored hashed: no raw key in api_keys", async () => {
   const rows = await sql`select * from api_keys where tenant_id = ${a.tenant.id}`;
   expect(JSON.stringify(rows)).not.toContain(a.secretKey);
 });
+
+describe("SPEC Authentication 4 + DESIGN.md 4: a dashboard session works on authPlugin routes", () => {
+  async function session(tenantId: string) {
+    const { createSession } = await import("../../store/sessions");
+    const { insertUser } = await import("../../store/users");
+    const { SESSION_COOKIE } = await import("../../http/session");
+    const { config } = await import("../../config");
+    const { user, s } = await sql.begin(async (tx: any) => {
+      const user = await insertUser(tx, { tenantId, email: `owner-${crypto.randomUUID().slice(0, 8)}@example.com`, role: "owner" });
+      const s = await createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
+      return { user, s };
+    });
+    return { user, headers: { cookie: `${SESSION_COOKIE}=${s.token}`, origin: new URL(config.appUrl).origin } };
+  }
+
+  test("environment from X-Environment (default production); actions audited with actor_type user", async () => {
+    const a = await createTenant();
+    const { user, headers } = await session(a.tenant.id);
+    const prod = await call("GET", "/v1/api-keys", { headers });
+    expect(prod.status).toBe(200);
+    expect(prod.text).toContain(a.secretKeyId);
+    expect(prod.headers.get("x-ratelimit-limit")).toBe("6000");
+    const sand = await call("GET", "/v1/api-keys", { headers: { ...headers, "x-environment": "sandbox" } });
+    expect(sand.text).toContain(a.sandboxKeyId);
+    expect(sand.text).not.toContain(a.secretKeyId);
+    const created = await call("POST", "/v1/api-keys", { headers, body: { key_type: "secret", label: "from dashboard" } });
+    expect(created.status).toBe(201);
+    const [entry] = await sql`select actor_type, actor_id from audit_logs where resource_id = ${created.body.data.id}`;
+    expect(entry).toEqual({ actor_type: "user", actor_id: user.id });
+  });
+});
