@@ -121,15 +121,18 @@ async function resolveKey(request: Request): Promise<Resolved> {
   const raw = bearerToken(request);
   if (!raw || !KEY_RE.test(raw)) throw unauthorized();
   const hash = hashKey(raw);
+  const ip = requestFacts(request).ip;
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
+  // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
   const peeked = peekKey(hash);
-  let rate = peeked ? takeRequest(rateKey(peeked, request)) : null;
+  let rate = peeked && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked, request)) : null;
   const epoch = await readEpoch();
   const key = await lookupKey(hash, epoch);
   if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw unauthorized();
-  if (!rate || peeked!.id !== key.id) rate = takeRequest(rateKey(key, request));
-  const ip = requestFacts(request).ip;
+  // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
   const ipRefused = !ipAllowed(key, ip);
+  if (ipRefused) rate = Promise.resolve(null);
+  else if (!rate) rate = takeRequest(rateKey(key, request));
   if (!ipRefused) touchLastUsed(key.id);
   const auth: AuthContext = {
     tenantId: key.tenant_id,
@@ -147,18 +150,15 @@ async function resolveKey(request: Request): Promise<Resolved> {
 
 const ipForbidden = () => forbidden("insufficient_permissions", "This key may not be used from this IP address");
 
-/** Resolves and validates a Bearer API key (401 invalid_api_key, 403 for allowed_ips); no rate limit. */
+/** Resolves and validates a Bearer API key (401 invalid_api_key, 403 for allowed_ips); counts the request but never answers 429. */
 export async function resolveApiKey(request: Request): Promise<AuthContext> {
   const r = await resolveKey(request);
-  await r.rate;
   if (r.ipRefused) throw ipForbidden();
+  await r.rate;
   return r.auth;
 }
 
-/**
- * Key or session -> auth, with the rate limit applied (headers set, 429 thrown). A caller refused
- * for its address still holds a valid key, so it is counted and sees the headers too.
- */
+/** Key or session -> auth, with the rate limit applied (headers set, 429 thrown). */
 async function authenticate(request: Request, set: { headers: Record<string, any> }) {
   const header = request.headers.get("authorization");
   if (header === null || !/^bearer\s/i.test(header.trim() + " ")) {
@@ -169,8 +169,8 @@ async function authenticate(request: Request, set: { headers: Record<string, any
     return { auth, epoch: undefined as string | null | undefined };
   }
   const r = await resolveKey(request);
-  applyRateLimit(set, await r.rate);
   if (r.ipRefused) throw ipForbidden();
+  applyRateLimit(set, await r.rate);
   return { auth: r.auth, epoch: r.epoch };
 }
 

@@ -87,6 +87,18 @@ describe("SPEC Authentication 5: a key with allowed_ips is refused from addresse
     expectError(await from("2001:db9::1"), 403, "insufficient_permissions");
     expectError(await hit("GET", k.raw), 403, "insufficient_permissions"); // unknown address
   });
+  test("a refused address does not spend the key's rate budget", async () => {
+    const a = await createTenant();
+    const k = await createKey(a.tenant.id, { allowedIps: ["203.0.113.7"] });
+    const first = await hit("GET", k.raw, { "x-test-client-ip": "203.0.113.7" });
+    for (let i = 0; i < 3; i++) {
+      const refused = await hit("GET", k.raw, { "x-test-client-ip": "198.51.100.1" });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("x-ratelimit-remaining")).toBeNull();
+    }
+    const next = await hit("GET", k.raw, { "x-test-client-ip": "203.0.113.7" });
+    expect(Number(first.headers.get("x-ratelimit-remaining")) - Number(next.headers.get("x-ratelimit-remaining"))).toBe(1);
+  });
   test("X-Forwarded-For is not believed without TRUST_PROXY", async () => {
     const a = await createTenant();
     const k = await createKey(a.tenant.id, { allowedIps: ["198.51.100.1"] });
