@@ -104,10 +104,8 @@ function ipAllowed(key: CachedKey, ip: string | null): boolean {
  * Secret keys have one budget. A publishable key ships inside every end user's browser, so one
  * budget per key would let a single busy page starve all others: it gets one per subscriber.
  */
-function rateKey(key: CachedKey, request: Request): string {
-  if (key.key_type !== "publishable") return `key:${key.id}`;
-  const sub = request.headers.get("x-subscriber-id") ?? "";
-  return `key:${key.id}:sub:${hashKey(sub).slice(0, 32)}`;
+function rateKey(keyId: string, subscriberExternalId?: string): string {
+  return subscriberExternalId === undefined ? `key:${keyId}` : `key:${keyId}:sub:${hashKey(subscriberExternalId).slice(0, 32)}`;
 }
 
 interface Resolved {
@@ -124,15 +122,17 @@ async function resolveKey(request: Request): Promise<Resolved> {
   const ip = requestFacts(request).ip;
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
   // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
+  // Publishable keys are counted per subscriber once the subscriber hash is verified (inboxAuthPlugin),
+  // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
   const peeked = peekKey(hash);
-  let rate = peeked && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked, request)) : null;
+  let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id)) : null;
   const epoch = await readEpoch();
   const key = await lookupKey(hash, epoch);
   if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw unauthorized();
   // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
   const ipRefused = !ipAllowed(key, ip);
-  if (ipRefused) rate = Promise.resolve(null);
-  else if (!rate) rate = takeRequest(rateKey(key, request));
+  if (ipRefused || key.key_type === "publishable") rate = Promise.resolve(null);
+  else if (!rate) rate = takeRequest(rateKey(key.id));
   if (!ipRefused) touchLastUsed(key.id);
   const auth: AuthContext = {
     tenantId: key.tenant_id,
@@ -274,6 +274,7 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
         );
       }
       auth.subscriberExternalId = externalId;
+      applyRateLimit(set, await takeRequest(rateKey(auth.keyId!, externalId)));
       enforceMethod(request, auth);
       await assertOwnSubscriber(auth, (params as Record<string, string> | undefined)?.id);
     } else {

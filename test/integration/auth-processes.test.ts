@@ -86,7 +86,7 @@ describe("DESIGN.md 4: per-key rate limit in Redis (RATE_LIMIT_PER_MINUTE)", () 
 });
 
 describe("rate limit of publishable keys (docs/auth.md decision)", () => {
-  test("each subscriber of a publishable key has its own budget", async () => {
+  test("each subscriber of a publishable key has its own budget, spent only by verified requests", async () => {
     const { subscriberHash } = await import("../../http/plugins/auth");
     const { sql } = await import("../../store/db");
     const t = await createTenant();
@@ -94,6 +94,11 @@ describe("rate limit of publishable keys (docs/auth.md decision)", () => {
     const pk = await createKey(t.tenant.id, { keyType: "publishable" });
     const as = (sub: string) => ({ origin: "http://localhost:5173", "x-subscriber-id": sub, "x-subscriber-hash": subscriberHash(t.tenant.inbox_secret, sub) });
     const path = (sub: string) => `/v1/subscribers/${sub}/notifications/unread-count`;
+    // forged hashes for alice are refused (403) without spending alice's budget
+    for (let i = 0; i < 3; i++) {
+      const forged = await req(limitedA, "GET", path("alice"), pk.raw, { ...as("alice"), "x-subscriber-hash": "0".repeat(64) });
+      expect(forged.status).toBe(403);
+    }
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await req(limitedA, "GET", path("alice"), pk.raw, as("alice"))).status);
     expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
