@@ -9,7 +9,7 @@ import { applyCounters, type CounterDelta } from "../store/analytics";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
 import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
-import { emitEvent } from "../domain/events";
+import { emitEvents } from "../domain/events";
 import { deliverToInbox } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { subscriberIdForAddress, suppressionReason } from "../domain/suppression";
@@ -188,12 +188,12 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
     returning n.id`;
   const movedIds = new Set(moved.map((m) => m.id));
   const deltas: CounterDelta[] = [];
-  const events: Promise<unknown>[] = [];
+  const events: { tenantId: string; environment: string; type: string; data: Record<string, unknown> }[] = [];
   for (const o of outs) {
     if (!movedIds.has(o.n.id)) continue;
     const base = { tenantId: o.n.tenant_id, environment: o.n.environment, createdAt: o.n.created_at, channel: o.n.channel, template: o.n.template_slug };
     const emit = (type: string, data: Record<string, unknown>) =>
-      events.push(emitEvent(tx, { tenantId: o.n.tenant_id, environment: o.n.environment, type, data }));
+      events.push({ tenantId: o.n.tenant_id, environment: o.n.environment, type, data });
     const notification = eventNotification({ ...o.n, status: o.status });
     const at = now.toISOString();
     if (o.status === "sent" || o.status === "delivered" || o.status === "bounced") {
@@ -220,7 +220,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       deltas.push({ ...base, counter: "suppressed" });
     }
   }
-  await Promise.all([...events, applyCounters(tx, deltas)]);
+  await Promise.all([emitEvents(tx, events), applyCounters(tx, deltas)]);
   return outs.map((o) => movedIds.has(o.n.id));
 }
 

@@ -37,3 +37,31 @@ export async function emitEvent(
   }
   return record;
 }
+
+/**
+ * emitEvent for many events in one INSERT (accept and delivery write events in batches);
+ * same contract: the caller's transaction, listeners after the insert.
+ */
+export async function emitEvents(
+  tx: Tx,
+  events: { tenantId: string; environment: string; type: string; data: Record<string, unknown> }[],
+): Promise<EventRecord[]> {
+  if (events.length === 0) return [];
+  const createdAt = new Date();
+  const ids = events.map(() => newId());
+  await tx`insert into events (id, tenant_id, environment, type, data, created_at)
+    select id, tenant_id, environment, type, data::jsonb, ${createdAt} from unnest(
+      ${ids}::uuid[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.environment)}::text[],
+      ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::text[]) as t(id, tenant_id, environment, type, data)`;
+  return events.map((e, i) => {
+    const record = { id: ids[i]!, type: e.type, created_at: createdAt.toISOString(), data: e.data };
+    for (const fn of listeners) {
+      try {
+        fn({ ...record, tenantId: e.tenantId, environment: e.environment });
+      } catch {
+        /* a listener never breaks the emitter */
+      }
+    }
+    return record;
+  });
+}

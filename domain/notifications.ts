@@ -22,7 +22,7 @@ import {
 import { findSubscriber } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
-import { emitEvent } from "./events";
+import { emitEvent, emitEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
 
@@ -266,8 +266,9 @@ async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
     counter: "total",
   }));
   await Promise.all([
-    ...fresh.map((i) =>
-      emitEvent(tx, {
+    emitEvents(
+      tx,
+      fresh.map((i) => ({
         tenantId: i.row.tenantId,
         environment: i.row.environment,
         type: "notification.created",
@@ -278,7 +279,7 @@ async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
           ),
           subscriber: i.subscriber,
         },
-      }),
+      })),
     ),
     applyCounters(tx, deltas),
   ]);
