@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The quick-start launcher, run by `npm start` / `npm test` with plain Node: makes sure Redis
 // and PostgreSQL answer (installing and starting Debian's packages when nothing does), creates
-// and migrates the database, then hands over to Bun. Usage: node scripts/launch.mjs start|test|migrate|bench <script>
+// and migrates the database, then hands over to Bun. Usage: node scripts/launch.mjs start|test|migrate|bench <script>|run <script>
 import { spawn, spawnSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -113,6 +113,10 @@ async function main() {
     env.NODE_ENV = "test";
     env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms_test";
   }
+  if (mode === "bench") {
+    // benchmarks create millions of rows: keep them out of the development database
+    env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms_bench";
+  }
   env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms";
   env.REDIS_URL ??= "redis://127.0.0.1:6379";
   await ensureRedis(env.REDIS_URL);
@@ -121,7 +125,7 @@ async function main() {
   if (migrated !== 0) process.exit(migrated);
   if (mode === "migrate") return;
   if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], env));
-  if (mode === "bench") process.exit(await run(bun, rest, env));
+  if (mode === "bench" || mode === "run") process.exit(await run(bun, rest, env));
   if (mode === "test") {
     const { code, tail } = await runCapture(bun, ["test", ...rest], env);
     const clean = tail.replace(/\x1b\[[0-9;]*m/g, "");

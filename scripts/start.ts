@@ -4,6 +4,7 @@ import { config } from "../config";
 import { logger } from "../http/log";
 import { startServer } from "../http/server";
 import { startActors, actorKinds } from "../actors";
+import { warmBlocklist } from "../store/blocked-domains";
 
 const onlyIdx = process.argv.indexOf("--only");
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -11,6 +12,9 @@ if (only && only !== "api" && !actorKinds().includes(only)) {
   console.error(`unknown kind ${only}; expected api or one of: ${actorKinds().join(", ")}`);
   process.exit(2);
 }
+
+// the disposable-domain list is seeded/loaded once here, not on the first request's hot path
+await warmBlocklist();
 
 const stops: (() => Promise<void>)[] = [];
 if (!only || only === "api") {
