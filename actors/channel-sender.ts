@@ -20,9 +20,10 @@ import { getRuntime } from "./runtime";
  * Keys are `<tenant>:<environment>:<channel>:<shard>`. DESIGN.md 3 keys the sender by
  * tenant:environment:channel; one serial mailbox per channel caps a tenant at roughly
  * 1 / (per-send latency), far below 2,000/s, so each channel is split into SENDER_SHARDS
- * serial lanes by notification id. Order between notifications was never promised.
+ * serial lanes by notification id (the host's concurrency bounds the lanes running at once).
+ * Order between notifications was never promised.
  */
-export const SENDER_SHARDS = Number(process.env.SENDER_SHARDS ?? 32);
+export const SENDER_SHARDS = Number(process.env.SENDER_SHARDS ?? 256);
 
 export interface SendMessage {
   type: "send";
@@ -130,7 +131,7 @@ const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
       return row;
     });
   },
-  { maxSize: 200, maxWaitMs: 1, maxConcurrent: 4 },
+  { maxSize: 200, maxWaitMs: 1, maxConcurrent: 8 },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +235,7 @@ async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
   }
 }
 
-const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 200, maxWaitMs: 2, maxConcurrent: 4 });
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 300, maxWaitMs: 2, maxConcurrent: 8 });
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */
 export async function recordOutcome(o: Outcome): Promise<boolean> {
@@ -294,27 +295,28 @@ export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "sche
   const target = await resolveDelivery(msg.tenantId, msg.environment, msg.channel);
   const providerName = target?.provider ?? null;
 
-  // Per (tenant, environment, provider) rate limit, before the claim so a limited message keeps its attempt.
-  if (target) {
-    const limited = await getRuntime().rateLimiter.take(`provider:${msg.tenantId}:${msg.environment}:${target.provider}`, {
-      limit: rateLimitOf(target),
-      periodMs: 1000,
-    });
-    if (!limited.allowed) {
-      const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;
-      await ctx.schedule(`rl:${msg.notificationId}:${msg.attempt}`, wait, msg, { unscaled: true });
-      return;
-    }
-  }
-
-  const n = await claimBatcher.submit({
-    id: msg.notificationId,
-    tenantId: msg.tenantId,
-    environment: msg.environment,
-    attempt: msg.attempt,
-    provider: providerName ?? "",
-  });
+  // The provider rate limit and the claim go out together (one round trip less per send); a
+  // limited message gives its claim back, so it keeps its attempt number for the rescheduled run.
+  const limitP = target
+    ? getRuntime().rateLimiter.take(`provider:${msg.tenantId}:${msg.environment}:${target.provider}`, { limit: rateLimitOf(target), periodMs: 1000 })
+    : null;
+  const [limited, n] = await Promise.all([
+    limitP,
+    claimBatcher.submit({
+      id: msg.notificationId,
+      tenantId: msg.tenantId,
+      environment: msg.environment,
+      attempt: msg.attempt,
+      provider: providerName ?? "",
+    }),
+  ]);
   if (!n) return; // terminal, already claimed by an earlier delivery of this message, or gone
+  if (limited && !limited.allowed) {
+    await sql`update notifications set attempt_count = ${msg.attempt - 1} where id = ${n.id} and attempt_count = ${msg.attempt} and status = 'pending'`;
+    const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;
+    await ctx.schedule(`rl:${msg.notificationId}:${msg.attempt}`, wait, msg, { unscaled: true });
+    return;
+  }
 
   const reason = await suppressionReason(n);
   if (reason) {

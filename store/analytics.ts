@@ -23,13 +23,17 @@ function hourOf(d: Date | string): string {
   return t.toISOString();
 }
 
+/** Rows per counter key (0251): concurrent batches pick different ones and do not queue on a lock. */
+export const STAT_SHARDS = 8;
+
 /**
  * Applies many deltas in one statement. Deltas for the same row are summed first (ON CONFLICT
  * may touch a row once per statement) and rows go in key order, so concurrent batches lock
- * shared rows in the same order and cannot deadlock.
+ * shared rows in the same order and cannot deadlock. One batch writes one shard.
  */
 export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<void> {
   if (deltas.length === 0) return;
+  const shard = Math.floor(Math.random() * STAT_SHARDS);
   const rows = new Map<string, { t: string; e: string; h: string; c: string; tp: string; v: number[] }>();
   for (const d of deltas) {
     const h = hourOf(d.createdAt);
@@ -42,12 +46,12 @@ export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<voi
   const sorted = [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
   const col = (i: number) => sorted.map((r) => r.v[i]!);
   await tx`
-    insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, total, sent, delivered, failed, bounced, suppressed)
-    select * from unnest(
+    insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, total, sent, delivered, failed, bounced, suppressed, shard)
+    select *, ${shard}::smallint from unnest(
       ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
       ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
       ${col(0)}::bigint[], ${col(1)}::bigint[], ${col(2)}::bigint[], ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
-    on conflict (tenant_id, environment, hour, channel, template) do update set
+    on conflict (tenant_id, environment, hour, channel, template, shard) do update set
       total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
       failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed`;
 }
