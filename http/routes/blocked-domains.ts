@@ -26,7 +26,8 @@ function view(r: BlockedDomainRow) {
 function parseOffset(raw: unknown): number {
   if (raw === undefined || raw === null || raw === "") return 0;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw validationFailed({ offset: ["must be a non-negative integer"] });
+  // Safe integers only: 1e99 is an "integer" to JS but not a bigint PostgreSQL can parse (500).
+  if (!Number.isSafeInteger(n) || n < 0) throw validationFailed({ offset: ["must be a non-negative integer"] });
   return n;
 }
 

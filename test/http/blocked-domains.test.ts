@@ -129,7 +129,7 @@ describe("GET /v1/admin/blocked-domains (list, ?search=, limit/offset, meta {tot
   });
 
   test("bad limit or offset -> 422", async () => {
-    for (const q of ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5"]) {
+    for (const q of ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5", "offset=1e99", "offset=99999999999999999999"]) {
       const res = await call("GET", `/v1/admin/blocked-domains?${q}`, admin);
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe("validation_failed");
