@@ -61,7 +61,12 @@ export async function validateSubscriberInput(
   prefix = "",
 ): Promise<{ fields: SubscriberFields; errors: ErrorDetails }> {
   const errors: ErrorDetails = {};
-  const fail = (field: string, msg: string) => (errors[prefix + field] ??= []).push(msg);
+  // Unknown keys are caller-chosen ("constructor", "__proto__"): own properties only, never the prototype's.
+  const fail = (field: string, msg: string) => {
+    const key = prefix + field;
+    if (!Object.hasOwn(errors, key)) Object.defineProperty(errors, key, { value: [], enumerable: true, writable: true, configurable: true });
+    errors[key]!.push(msg);
+  };
   const fields: SubscriberFields = {};
   if (!isPlainObject(input)) {
     errors[prefix ? prefix.replace(/\.$/, "") : "body"] = ["must be an object"];

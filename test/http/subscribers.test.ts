@@ -81,6 +81,22 @@ describe("POST /v1/subscribers (upsert on external_id)", () => {
     expect(r.body.error.details.emial).toBeDefined();
   });
 
+  test("unknown fields named like Object.prototype members (constructor, __proto__) -> 422, not 500", async () => {
+    const ext = `u-${uniq()}`;
+    for (const raw of ['{"external_id":"EXT","constructor":{"prototype":{}}}', '{"external_id":"EXT","__proto__":{"x":1}}']) {
+      const r = await call("POST", "/v1/subscribers", { key, rawBody: raw.replace("EXT", ext) });
+      expect(r.status).toBe(422);
+      expect(r.body.error.code).toBe("validation_failed");
+      const field = raw.includes("constructor") ? "constructor" : "__proto__";
+      expect(Object.keys(r.body.error.details)).toEqual([field]);
+      expect(r.body.error.details[field]).toEqual(["is not a subscriber field"]);
+    }
+    const created = await post({ external_id: ext });
+    const put = await call("PUT", `/v1/subscribers/${created.body.data.id}`, { key, rawBody: '{"constructor":1,"toString":2}' });
+    expect(put.status).toBe(422);
+    expect(Object.keys(put.body.error.details).sort()).toEqual(["constructor", "toString"]);
+  });
+
   test("a UTC offset is not an IANA time zone; a lower-case zone name is stored canonically", async () => {
     expect((await post({ external_id: `u-${uniq()}`, timezone: "+03:00" })).status).toBe(422);
     const ok = await post({ external_id: `u-${uniq()}`, timezone: "europe/lisbon", locale: "en-US" });
