@@ -42,6 +42,35 @@ export function validationDetails(error: any): ErrorDetails {
 
 const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json/i;
 
+// PostgreSQL text and jsonb cannot hold U+0000: refused here as a client error (422 on the field)
+// instead of surfacing as a database failure (500) in whichever route stores it.
+const NUL_MESSAGE = "must not contain NUL (\\u0000) characters";
+
+/** Path of the first string (value or key) holding U+0000, as fieldPath() writes it, or null. */
+function nulPath(value: unknown, path = ""): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path || "body" : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [k, v] of Object.entries(value)) {
+    const p = Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
+    if (k.includes("\u0000")) return p;
+    const found = nulPath(v, p);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Query parameter (or "path") of a URL whose percent-decoded form holds U+0000, or null. */
+function nulInUrl(url: string): string | null {
+  if (!/%00/.test(url)) return null;
+  const u = new URL(url);
+  if (/%00/.test(u.pathname)) return "path";
+  for (const [k, v] of u.searchParams) if (k.includes("\u0000") || v.includes("\u0000")) return k;
+  return null;
+}
+
+/** PostgreSQL's refusals of characters it cannot store: only client input can carry them. */
+const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
+
 export const errorsPlugin = new Elysia({ name: "plugins.errors" })
   .onRequest(({ request, server, set }) => {
     const f = beginRequest(request, server);
@@ -50,6 +79,11 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     if (len > MAX_BODY_BYTES) {
       set.status = 413;
       return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    const nulField = nulInUrl(request.url);
+    if (nulField) {
+      set.status = 422;
+      return errorBody("validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
     }
   })
   .onParse({ as: "global" }, async ({ request, contentType }) => {
@@ -62,11 +96,17 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     const text = new TextDecoder().decode(buf);
     (request as any).__rawBody = text;
     if (text.trim() === "") return {};
+    let parsed: unknown;
     try {
-      return JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch (err) {
       throw new ApiError(400, "invalid_json", "Request body is not valid JSON");
     }
+    if (/\\u0000/i.test(text)) {
+      const at = nulPath(parsed);
+      if (at) throw new ApiError(422, "validation_failed", "Validation failed", { [at]: [NUL_MESSAGE] });
+    }
+    return parsed;
   })
   .onError({ as: "global" }, ({ code, error, set, request }) => {
     const f = requestFacts(request);
@@ -80,7 +120,9 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     switch (code) {
       case "VALIDATION": {
         const on = (error as any).type;
-        if (on === "body" || on === "query" || on === "params" || on === "headers") {
+        // "property": a body value Elysia coerced (e.g. the string "-1" for an integer) that then
+        // failed the field's bounds; still the client's input.
+        if (on === "body" || on === "query" || on === "params" || on === "headers" || on === "property") {
           set.status = 422;
           return errorBody("validation_failed", "Validation failed", validationDetails(error));
         }
@@ -95,6 +137,10 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
       case "INVALID_COOKIE_SIGNATURE":
         set.status = 401;
         return errorBody("invalid_session", "Session cookie is invalid");
+    }
+    if (UNSTORABLE_TEXT.has((error as any)?.code) && (error as any)?.name === "PostgresError") {
+      set.status = 422;
+      return errorBody("validation_failed", "Validation failed", { body: [NUL_MESSAGE] });
     }
     const status = (error as any)?.status;
     if (typeof status === "number" && status === 413) {

@@ -81,6 +81,62 @@ describe("errors have the standard body {error: {code, message, details?}}", () 
   });
 });
 
+describe("U+0000, which PostgreSQL text and jsonb cannot store, is a 422 on the field, never a 500", () => {
+  test("in a JSON body: 422 validation_failed naming the field", async () => {
+    const r = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"a\\u0000b"}', headers: admin });
+    expect(r.status).toBe(422);
+    expectStandardError(r.body, "validation_failed");
+    expect(r.body.error.details).toEqual({ name: ["must not contain NUL (\\u0000) characters"] });
+    const nested = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"x","meta":{"list":["ok","\\u0000"]}}', headers: admin });
+    expect(nested.status).toBe(422);
+    expect(Object.keys(nested.body.error.details)).toEqual(["meta.list[1]"]);
+  });
+
+  test("an escaped backslash before u0000 is ordinary text, not NUL", async () => {
+    const r = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"a\\\\u0000b"}', headers: admin });
+    expect(r.status).toBe(201);
+    expect(r.body.data.name).toBe("a\\u0000b");
+  });
+
+  test("in a query parameter or path segment: 422 validation_failed", async () => {
+    const q = await call("GET", "/api/internal/audit-logs?tenant_id=00000000-0000-7000-8000-000000000000&action=a%00b", { headers: admin });
+    expect(q.status).toBe(422);
+    expect(q.body.error.details).toEqual({ action: ["must not contain NUL (\\u0000) characters"] });
+    const p = await call("GET", "/api/internal/audit-logs/a%00b", { headers: admin });
+    expect(p.status).toBe(422);
+    expectStandardError(p.body, "validation_failed");
+  });
+
+  test("a PostgreSQL refusal of such a character still maps to 422 (safety net)", async () => {
+    const { Elysia } = await import("elysia");
+    const { errorsPlugin } = await import("../../http/plugins/errors");
+    const { sql } = await import("../../store/db");
+    const viaForm = new Elysia().use(errorsPlugin).post("/probe", async ({ body }) => {
+      await sql`select ${String((body as any).text)}::text`;
+      return { ok: true };
+    });
+    const res2 = await viaForm.handle(
+      new Request("http://localhost/probe", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "text=a%00b",
+      }),
+    );
+    expect(res2.status).toBe(422);
+    expectStandardError(await res2.json(), "validation_failed");
+  });
+});
+
+describe("a body value Elysia coerces and then finds out of bounds is the client's error", () => {
+  test('"-1" (a string) for an integer with minimum 0 -> 422, not 500', async () => {
+    const { createTenant } = await import("../support/fixtures");
+    const t = await createTenant();
+    const r = await call("POST", `/v1/api-keys/${t.secretKeyId}/rotate`, { key: t.secretKey, body: { grace_period_hours: "-1" } });
+    expect(r.status).toBe(422);
+    expectStandardError(r.body, "validation_failed");
+  });
+});
+
 describe("request ids", () => {
   test("every response carries X-Request-Id, errors included", async () => {
     for (const [m, p] of [["GET", "/health"], ["GET", "/nope"], ["POST", "/api/internal/tenants"]] as const) {
