@@ -94,6 +94,7 @@ async function cleanup() {
   for (const c of children) c.kill();
   await sql`delete from events where tenant_id = ${tenant.id}`;
   await sql`delete from notification_stats_hourly where tenant_id = ${tenant.id}`;
+  await sql`delete from notification_stats_daily where tenant_id = ${tenant.id}`;
   await sql`delete from tenants where id = ${tenant.id}`;
   let cursor = "0";
   do {

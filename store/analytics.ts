@@ -23,13 +23,18 @@ function hourOf(d: Date | string): string {
   return t.toISOString();
 }
 
+function dayOf(hourIso: string): string {
+  return `${hourIso.slice(0, 10)}T00:00:00.000Z`;
+}
+
 /** Rows per counter key (0251): concurrent batches pick different ones and do not queue on a lock. */
 export const STAT_SHARDS = 8;
 
 /**
- * Applies many deltas in one statement. Deltas for the same row are summed first (ON CONFLICT
- * may touch a row once per statement) and rows go in key order, so concurrent batches lock
- * shared rows in the same order and cannot deadlock. One batch writes one shard.
+ * Applies many deltas in one statement to the hourly and the daily rollups. Deltas for the same
+ * row are summed first (ON CONFLICT may touch a row once per statement) and rows go in key
+ * order, so concurrent batches lock shared rows in the same order and cannot deadlock. One
+ * batch writes one shard.
  */
 export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<void> {
   if (deltas.length === 0) return;
@@ -45,13 +50,27 @@ export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<voi
   }
   const sorted = [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
   const col = (i: number) => sorted.map((r) => r.v[i]!);
+  // The daily rows are the hourly deltas summed per day, in the same (key) order.
   await tx`
-    insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, total, sent, delivered, failed, bounced, suppressed, shard)
-    select *, ${shard}::smallint from unnest(
-      ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
-      ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
-      ${col(0)}::bigint[], ${col(1)}::bigint[], ${col(2)}::bigint[], ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
-    on conflict (tenant_id, environment, hour, channel, template, shard) do update set
+    with d as (
+      select * from unnest(
+        ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
+        ${sorted.map((r) => dayOf(r.h))}::timestamptz[], ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
+        ${col(0)}::bigint[], ${col(1)}::bigint[], ${col(2)}::bigint[], ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
+        as x(tenant_id, environment, hour, day, channel, template, total, sent, delivered, failed, bounced, suppressed)
+    ), hourly as (
+      insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
+      select tenant_id, environment, hour, channel, template, ${shard}::smallint, total, sent, delivered, failed, bounced, suppressed from d
+      on conflict (tenant_id, environment, hour, channel, template, shard) do update set
+        total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
+        failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+      returning 1
+    )
+    insert into notification_stats_daily as s (tenant_id, environment, day, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
+    select tenant_id, environment, day, channel, template, ${shard}::smallint, sum(total), sum(sent), sum(delivered), sum(failed), sum(bounced), sum(suppressed)
+    from d group by tenant_id, environment, day, channel, template
+    order by tenant_id, environment, day, channel, template
+    on conflict (tenant_id, environment, day, channel, template, shard) do update set
       total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
       failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed`;
 }
@@ -74,22 +93,42 @@ const sums = () => sql`coalesce(sum(total), 0)::int as total, coalesce(sum(sent)
   coalesce(sum(delivered), 0)::int as delivered, coalesce(sum(failed), 0)::int as failed,
   coalesce(sum(bounced), 0)::int as bounced, coalesce(sum(suppressed), 0)::int as suppressed`;
 
+/** The first midnight (UTC) at or after `since`: whole days from there are read from the daily table. */
+function firstWholeDay(since: Date): Date {
+  const d = new Date(since);
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0) return d;
+  d.setUTCHours(24, 0, 0, 0);
+  return d;
+}
+
+/**
+ * Rollup rows covering [since, now): hourly rows for the partial first day, daily rows after.
+ * Columns: bucket (hour or day start), channel, template and the counters.
+ */
+function window(tenantId: string, environment: string, since: Date) {
+  const day = firstWholeDay(since);
+  return sql`(
+    select hour as bucket, channel, template, total, sent, delivered, failed, bounced, suppressed from notification_stats_hourly
+    where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since} and hour < ${day}
+    union all
+    select day as bucket, channel, template, total, sent, delivered, failed, bounced, suppressed from notification_stats_daily
+    where tenant_id = ${tenantId} and environment = ${environment} and day >= ${day}
+  ) w`;
+}
+
 export async function overview(tenantId: string, environment: string, since: Date): Promise<Counters> {
-  const [row] = await sql<Counters[]>`select ${sums()} from notification_stats_hourly
-    where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since}`;
+  const [row] = await sql<Counters[]>`select ${sums()} from ${window(tenantId, environment, since)}`;
   return row!;
 }
 
 export async function byChannel(tenantId: string, environment: string, since: Date): Promise<(Counters & { channel: string })[]> {
-  return await sql<(Counters & { channel: string })[]>`select channel, ${sums()} from notification_stats_hourly
-    where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since}
+  return await sql<(Counters & { channel: string })[]>`select channel, ${sums()} from ${window(tenantId, environment, since)}
     group by channel order by channel`;
 }
 
 export async function byTemplate(tenantId: string, environment: string, since: Date, limit: number): Promise<(Counters & { template: string })[]> {
-  return await sql<(Counters & { template: string })[]>`select template, ${sums()} from notification_stats_hourly
-    where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since} and template <> ''
-    group by template order by total desc, template limit ${limit}`;
+  return await sql<(Counters & { template: string })[]>`select template, ${sums()} from ${window(tenantId, environment, since)}
+    where template <> '' group by template order by total desc, template limit ${limit}`;
 }
 
 /** One point per bucket from the first to the current one, empty buckets included as zeros. */
@@ -99,19 +138,22 @@ export async function timeseries(
   since: Date,
   granularity: "hour" | "day",
 ): Promise<(Counters & { bucket: Date })[]> {
-  const step = granularity === "hour" ? "1 hour" : "1 day";
-  return await sql<(Counters & { bucket: Date })[]>`
-    with buckets as (
-      select generate_series(date_trunc(${granularity}, ${since}::timestamptz at time zone 'UTC') at time zone 'UTC',
-                             date_trunc(${granularity}, now() at time zone 'UTC') at time zone 'UTC',
-                             ${step}::interval) as bucket
-    ), agg as (
-      select date_trunc(${granularity}, hour at time zone 'UTC') at time zone 'UTC' as bucket, ${sums()}
-      from notification_stats_hourly
-      where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since}
-      group by 1
-    )
-    select b.bucket, coalesce(a.total, 0)::int as total, coalesce(a.sent, 0)::int as sent, coalesce(a.delivered, 0)::int as delivered,
-      coalesce(a.failed, 0)::int as failed, coalesce(a.bounced, 0)::int as bounced, coalesce(a.suppressed, 0)::int as suppressed
-    from buckets b left join agg a on a.bucket = b.bucket order by b.bucket`;
+  const rows =
+    granularity === "hour"
+      ? await sql<(Counters & { bucket: Date })[]>`select hour as bucket, ${sums()} from notification_stats_hourly
+          where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since} group by hour`
+      : await sql<(Counters & { bucket: Date })[]>`select date_trunc('day', bucket at time zone 'UTC') at time zone 'UTC' as bucket, ${sums()}
+          from ${window(tenantId, environment, since)} group by 1`;
+  // Buckets are filled in here rather than with generate_series: at most 744 of them.
+  const step = granularity === "hour" ? 3_600_000 : 86_400_000;
+  const first = new Date(since);
+  if (granularity === "day") first.setUTCHours(0, 0, 0, 0);
+  const byTime = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
+  const zero = { total: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0 };
+  const out: (Counters & { bucket: Date })[] = [];
+  for (let t = first.getTime(); t <= Date.now(); t += step) {
+    const r = byTime.get(t);
+    out.push({ bucket: new Date(t), ...(r ? { total: r.total, sent: r.sent, delivered: r.delivered, failed: r.failed, bounced: r.bounced, suppressed: r.suppressed } : zero) });
+  }
+  return out;
 }
