@@ -9,7 +9,11 @@ import { idempotencyPlugin } from "./plugins/idempotency";
 import { routePlugins } from "./routes";
 
 export function buildApp() {
-  let app = new Elysia({ name: "nms" })
+  // normalize "typebox" (TypeBox Clean), not Elysia's default exact mirror: the mirror runs before
+  // validation and rebuilds a string or array sent for an object field as {"0": ...}, which then
+  // passes (credentials "abc" was stored as {"0":"a","1":"b","2":"c"}). Clean leaves wrong types
+  // for the check to refuse and still strips undeclared response fields.
+  let app = new Elysia({ name: "nms", normalize: "typebox" })
     .use(idempotencyPlugin)
     .use(errorsPlugin)
     .use(corsPlugin)

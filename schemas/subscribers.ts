@@ -17,7 +17,9 @@ export const SubscriberBody = t.Object(
     timezone: Field("string|null", "IANA time zone, e.g. America/Sao_Paulo."),
     custom_properties: Field("object|null", "Key-value data, at most 64 KiB as JSON."),
   },
-  { additionalProperties: true },
+  // A schema, not `true`: the request normalizer (TypeBox Clean) keeps only extra keys that match
+  // one, and the unknown ones must reach domain/subscriber-validation.ts to be refused by name.
+  { additionalProperties: t.Unknown() },
 );
 
 export const ImportBody = t.Object({

@@ -137,6 +137,32 @@ describe("a body value Elysia coerces and then finds out of bounds is the client
   });
 });
 
+describe("a string or array sent where an object is expected is refused, never rebuilt as {\"0\": ...}", () => {
+  test("422 validation_failed on the field, nothing stored", async () => {
+    const { createTenant } = await import("../support/fixtures");
+    const t = await createTenant();
+    const tpl = { channel: "email", slug: `obj-${crypto.randomUUID().slice(0, 8)}`, name: "x", content: "x" };
+    for (const variants of ["nope", ["a"], 5]) {
+      const r = await call("POST", "/v1/templates", { key: t.secretKey, body: { ...tpl, variants } });
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.error.details)).toEqual(["variants"]);
+    }
+    for (const metadata of ["nope", [1, 2]]) {
+      const r = await call("POST", "/v1/templates", { key: t.secretKey, body: { ...tpl, metadata } });
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.error.details)).toEqual(["metadata"]);
+    }
+    const ch = await call("POST", "/v1/channels", { key: t.secretKey, body: { channel: "in_app", provider: "sandbox", credentials: "abc" } });
+    expect(ch.status).toBe(422);
+    expect(Object.keys(ch.body.error.details)).toEqual(["credentials"]);
+    const root = await call("POST", "/v1/subscribers", { key: t.secretKey, rawBody: '"a string body"' });
+    expect(root.status).toBe(422);
+    expect(root.body.error.details).toEqual({ body: ["must be object"] });
+    const list = await call("GET", "/v1/templates", { key: t.secretKey });
+    expect(list.body.data).toEqual([]);
+  });
+});
+
 describe("request ids", () => {
   test("every response carries X-Request-Id, errors included", async () => {
     for (const [m, p] of [["GET", "/health"], ["GET", "/nope"], ["POST", "/api/internal/tenants"]] as const) {
