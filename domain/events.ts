@@ -49,10 +49,10 @@ export async function emitEvents(
   if (events.length === 0) return [];
   const createdAt = new Date();
   const ids = events.map(() => newId());
+  const doc = JSON.stringify(events.map((e, i) => ({ id: ids[i], tenant_id: e.tenantId, environment: e.environment, type: e.type, data: e.data })));
   await tx`insert into events (id, tenant_id, environment, type, data, created_at)
-    select id, tenant_id, environment, type, data::jsonb, ${createdAt} from unnest(
-      ${ids}::uuid[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.environment)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => JSON.stringify(e.data))}::text[]) as t(id, tenant_id, environment, type, data)`;
+    select id, tenant_id, environment, type, data, ${createdAt}
+    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, type text, data jsonb)`;
   return events.map((e, i) => {
     const record = { id: ids[i]!, type: e.type, created_at: createdAt.toISOString(), data: e.data };
     for (const fn of listeners) {

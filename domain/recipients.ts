@@ -5,6 +5,25 @@ import { isEmail } from "../providers/config-checks";
 import { parseSubscription } from "../providers/push/webpush";
 import type { Channel } from "../providers/types";
 
+const PHONE_MESSAGE = "must be an E.164 phone number (e.g. +5511912345678)";
+// Parsing with libphonenumber's metadata is the costliest step of accepting an SMS; senders
+// repeat the same numbers, so answers are remembered (bounded).
+const phoneAnswers = new Map<string, RecipientCheck>();
+
+function checkPhone(value: string): RecipientCheck {
+  const known = phoneAnswers.get(value);
+  if (known) return known;
+  let answer: RecipientCheck;
+  if (!/^\+[1-9]\d{6,14}$/.test(value)) answer = { ok: false, message: PHONE_MESSAGE };
+  else {
+    const phone = parsePhoneNumberFromString(value);
+    answer = phone && phone.isPossible() ? { ok: true, recipient: phone.number } : { ok: false, message: PHONE_MESSAGE };
+  }
+  if (phoneAnswers.size >= 50_000) phoneAnswers.clear();
+  phoneAnswers.set(value, answer);
+  return answer;
+}
+
 export type RecipientCheck = { ok: true; recipient: string } | { ok: false; message: string };
 
 /** Pure syntax check; in_app recipients are looked up separately (resolveInAppSubscriber). */
@@ -16,12 +35,8 @@ export function checkRecipient(channel: Channel, raw: string): RecipientCheck {
       // Addresses are compared case-insensitively by every mailbox provider we speak to.
       return isEmail(value) ? { ok: true, recipient: value.toLowerCase() } : { ok: false, message: "must be a valid email address" };
     case "sms":
-    case "whatsapp": {
-      if (!/^\+[1-9]\d{6,14}$/.test(value)) return { ok: false, message: "must be an E.164 phone number (e.g. +5511912345678)" };
-      const phone = parsePhoneNumberFromString(value);
-      if (!phone || !phone.isPossible()) return { ok: false, message: "must be an E.164 phone number (e.g. +5511912345678)" };
-      return { ok: true, recipient: phone.number };
-    }
+    case "whatsapp":
+      return checkPhone(value);
     case "in_app":
       return value.length <= 255 ? { ok: true, recipient: value } : { ok: false, message: "must be a subscriber id or external_id" };
     case "push": {
