@@ -32,7 +32,9 @@ export function validationDetails(error: any): ErrorDetails {
   }
   for (const e of all) {
     const key = fieldPath(e.path);
-    const list = (details[key] ??= []);
+    // key comes from the client's JSON ("__proto__", "constructor"): own properties only
+    if (!Object.hasOwn(details, key)) Object.defineProperty(details, key, { value: [], enumerable: true, writable: true, configurable: true });
+    const list = details[key]!;
     const m = humanMessage(e);
     if (!list.includes(m)) list.push(m);
   }

@@ -163,6 +163,16 @@ describe("a string or array sent where an object is expected is refused, never r
   });
 });
 
+describe("field names taken from the client's JSON cannot break the error mapper", () => {
+  test('a "__proto__" key on a route with a closed schema -> 422 JSON naming it, not a 500 page', async () => {
+    const r = await call("POST", "/api/internal/tenants", { rawBody: '{"__proto__":{"x":1}}', headers: admin });
+    expect(r.status).toBe(422);
+    expectStandardError(r.body, "validation_failed");
+    expect(Object.keys(r.body.error.details)).toContain("__proto__");
+    expect(r.body.error.details.name).toBeArray();
+  });
+});
+
 describe("request ids", () => {
   test("every response carries X-Request-Id, errors included", async () => {
     for (const [m, p] of [["GET", "/health"], ["GET", "/nope"], ["POST", "/api/internal/tenants"]] as const) {
