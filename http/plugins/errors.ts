@@ -44,18 +44,30 @@ export function validationDetails(error: any): ErrorDetails {
 
 const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json/i;
 
-// PostgreSQL text and jsonb cannot hold U+0000: refused here as a client error (422 on the field)
-// instead of surfacing as a database failure (500) in whichever route stores it.
+// PostgreSQL text and jsonb cannot hold U+0000, and jsonb refuses lone surrogates: refused here as
+// a client error (422 on the field) instead of a database failure (500) in whichever route stores it.
 const NUL_MESSAGE = "must not contain NUL (\\u0000) characters";
 
-/** Path of the first string (value or key) holding U+0000, as fieldPath() writes it, or null. */
-function nulPath(value: unknown, path = ""): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path || "body" : null;
+const SURROGATE_MESSAGE = "must not contain unpaired UTF-16 surrogates (\\ud800-\\udfff)";
+
+/** Why PostgreSQL would refuse this text (NUL, or a lone surrogate jsonb rejects), or null. */
+function unstorable(text: string): string | null {
+  if (text.includes("\u0000")) return NUL_MESSAGE;
+  return text.isWellFormed() ? null : SURROGATE_MESSAGE;
+}
+
+/** [path as fieldPath() writes it, message] of the first unstorable string (value or key), or null. */
+function unstorablePath(value: unknown, path = ""): [string, string] | null {
+  if (typeof value === "string") {
+    const why = unstorable(value);
+    return why ? [path || "body", why] : null;
+  }
   if (value === null || typeof value !== "object") return null;
   for (const [k, v] of Object.entries(value)) {
     const p = Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
-    if (k.includes("\u0000")) return p;
-    const found = nulPath(v, p);
+    const why = unstorable(k);
+    if (why) return [p, why];
+    const found = unstorablePath(v, p);
     if (found) return found;
   }
   return null;
@@ -104,9 +116,10 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     } catch (err) {
       throw new ApiError(400, "invalid_json", "Request body is not valid JSON");
     }
-    if (/\\u0000/i.test(text)) {
-      const at = nulPath(parsed);
-      if (at) throw new ApiError(422, "validation_failed", "Validation failed", { [at]: [NUL_MESSAGE] });
+    // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
+    if (/\\u(?:0000|d[89a-f])/i.test(text)) {
+      const bad = unstorablePath(parsed);
+      if (bad) throw new ApiError(422, "validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
     }
     return parsed;
   })

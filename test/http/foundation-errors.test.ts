@@ -92,6 +92,19 @@ describe("U+0000, which PostgreSQL text and jsonb cannot store, is a 422 on the 
     expect(Object.keys(nested.body.error.details)).toEqual(["meta.list[1]"]);
   });
 
+  test("a lone UTF-16 surrogate (\\ud800), which jsonb refuses, is a 422 too; a valid pair is kept", async () => {
+    const r = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"a\\ud800b"}', headers: admin });
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.error.details)).toEqual(["name"]);
+    const { createTenant } = await import("../support/fixtures");
+    const t = await createTenant();
+    const sub = await call("POST", "/v1/subscribers", { key: t.secretKey, rawBody: '{"external_id":"\\udfff"}' });
+    expect(sub.status).toBe(422);
+    const pair = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"a\\ud83c\\udf89"}', headers: admin });
+    expect(pair.status).toBe(201);
+    expect(pair.body.data.name).toBe("a🎉");
+  });
+
   test("an escaped backslash before u0000 is ordinary text, not NUL", async () => {
     const r = await call("POST", "/api/internal/tenants", { rawBody: '{"name":"a\\\\u0000b"}', headers: admin });
     expect(r.status).toBe(201);
