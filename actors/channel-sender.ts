@@ -155,24 +155,46 @@ export interface Outcome {
 async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
   const now = new Date();
   const withAttempt = outs.filter((o) => o.attemptRow);
+  // Rows travel as one JSON document each (native JSON.stringify, no per-element array escaping).
   if (withAttempt.length) {
+    const doc = JSON.stringify(
+      withAttempt.map((o) => ({
+        id: newId(),
+        notification_id: o.n.id,
+        tenant_id: o.n.tenant_id,
+        attempt_number: o.attempt,
+        status: o.attemptRow!.status,
+        provider: o.provider,
+        provider_response: o.attemptRow!.response ?? {},
+        error: o.attemptRow!.error,
+        duration_ms: o.attemptRow!.durationMs,
+      })),
+    );
     await tx`
       insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
-      select id, notification_id, tenant_id, attempt_number, status, provider, provider_response::jsonb, error::jsonb, duration_ms, created_at
-      from unnest(${withAttempt.map(() => newId())}::uuid[], ${withAttempt.map((o) => o.n.id)}::uuid[], ${withAttempt.map((o) => o.n.tenant_id)}::uuid[],
-        ${withAttempt.map((o) => o.attempt)}::int[], ${withAttempt.map((o) => o.attemptRow!.status)}::text[], ${withAttempt.map((o) => o.provider)}::text[],
-        ${withAttempt.map((o) => JSON.stringify(o.attemptRow!.response ?? {}))}::text[],
-        ${withAttempt.map((o) => (o.attemptRow!.error ? JSON.stringify(o.attemptRow!.error) : null))}::text[],
-        ${withAttempt.map((o) => o.attemptRow!.durationMs)}::int[], ${withAttempt.map(() => now.toISOString())}::timestamptz[])
-        as a(id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
+      select id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, ${now}
+      from jsonb_to_recordset(${doc}::text::jsonb) as a(id uuid, notification_id uuid, tenant_id uuid, attempt_number int, status text,
+        provider text, provider_response jsonb, error jsonb, duration_ms int)
       on conflict (notification_id, attempt_number) do nothing`;
   }
-  const moved = await tx<{ id: string; sent_at: Date | null }[]>`
+  const doc = JSON.stringify(
+    outs.map((o) => ({
+      id: o.n.id,
+      attempt: o.attempt,
+      status: o.status,
+      provider: o.provider,
+      pmid: o.providerMessageId ?? null,
+      error: o.error ?? null,
+      next_at: o.nextAttemptAt ? o.nextAttemptAt.toISOString() : null,
+      reason: o.suppressedReason ?? null,
+    })),
+  );
+  const moved = await tx<{ id: string }[]>`
     update notifications n set
       status = v.status,
       provider = coalesce(v.provider, n.provider),
       provider_message_id = coalesce(v.pmid, n.provider_message_id),
-      error = v.error::jsonb,
+      error = v.error,
       next_attempt_at = v.next_at,
       suppressed_reason = v.reason,
       updated_at = ${now},
@@ -180,11 +202,8 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       delivered_at = case when v.status = 'delivered' then ${now} else n.delivered_at end,
       bounced_at = case when v.status = 'bounced' then ${now} else n.bounced_at end,
       failed_at = case when v.status = 'failed' then ${now} else n.failed_at end
-    from unnest(${outs.map((o) => o.n.id)}::uuid[], ${outs.map((o) => o.attempt)}::int[], ${outs.map((o) => o.status)}::text[],
-                ${outs.map((o) => o.provider)}::text[], ${outs.map((o) => o.providerMessageId ?? null)}::text[],
-                ${outs.map((o) => (o.error ? JSON.stringify(o.error) : null))}::text[],
-                ${outs.map((o) => (o.nextAttemptAt ? o.nextAttemptAt.toISOString() : null))}::timestamptz[],
-                ${outs.map((o) => o.suppressedReason ?? null)}::text[]) as v(id, attempt, status, provider, pmid, error, next_at, reason)
+    from jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
+      next_at timestamptz, reason text)
     where n.id = v.id and n.status = 'pending' and n.attempt_count = v.attempt
     returning n.id`;
   const movedIds = new Set(moved.map((m) => m.id));

@@ -1,6 +1,8 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
-// persistence, a crash between COMMIT and XADD, a lost retry timer). One process scans, under a Redis lease.
+// persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
+// rollups. One process does it at a time, under a Redis lease.
 import { logger } from "../http/log";
+import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import { redis, redisKey } from "../store/redis";
 import { channelSender, MAX_ATTEMPTS, senderMessage } from "./channel-sender";
@@ -67,6 +69,8 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number 
       await redis.pexpire(leaseKey, LEASE_MS);
       const r = await reconcileOnce({ staleAfterMs: opts.staleAfterMs });
       if (r.requeued || r.failed) logger.info(r, "reconciler re-enqueued pending notifications");
+      // the same lease also keeps the analytics rollups compact (store/analytics.ts)
+      await compactCounters();
     } catch (err) {
       logger.warn({ err }, "reconciler scan failed");
     }

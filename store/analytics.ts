@@ -27,8 +27,12 @@ function dayOf(hourIso: string): string {
   return `${hourIso.slice(0, 10)}T00:00:00.000Z`;
 }
 
-/** Rows per counter key (0251): concurrent batches pick different ones and do not queue on a lock. */
-export const STAT_SHARDS = 8;
+/**
+ * Each batch adds its deltas as rows of a random shard 1..32767 (0251), so concurrent accept and
+ * delivery transactions never queue on one hot row lock; compactCounters() folds them into
+ * shard 0 periodically (the reconciler's tick), which keeps the row count bounded. Reads sum shards.
+ */
+const SHARD_SPACE = 32_767;
 
 /**
  * Applies many deltas in one statement to the hourly and the daily rollups. Deltas for the same
@@ -38,7 +42,7 @@ export const STAT_SHARDS = 8;
  */
 export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<void> {
   if (deltas.length === 0) return;
-  const shard = Math.floor(Math.random() * STAT_SHARDS);
+  const shard = 1 + Math.floor(Math.random() * (SHARD_SPACE - 1));
   const rows = new Map<string, { t: string; e: string; h: string; c: string; tp: string; v: number[] }>();
   for (const d of deltas) {
     const h = hourOf(d.createdAt);
@@ -73,6 +77,32 @@ export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<voi
     on conflict (tenant_id, environment, day, channel, template, shard) do update set
       total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
       failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed`;
+}
+
+/** Folds every delta row (shard <> 0) into its shard-0 row; returns the rows folded. */
+export async function compactCounters(): Promise<number> {
+  let folded = 0;
+  for (const [table, bucket] of [["notification_stats_hourly", "hour"], ["notification_stats_daily", "day"]] as const) {
+    const [r] = await sql.unsafe(`
+      with moved as (
+        delete from ${table} where shard <> 0 returning *
+      ), sums as (
+        select tenant_id, environment, ${bucket}, channel, template, sum(total) total, sum(sent) sent, sum(delivered) delivered,
+          sum(failed) failed, sum(bounced) bounced, sum(suppressed) suppressed, count(*) n
+        from moved group by 1, 2, 3, 4, 5
+      ), folded as (
+        insert into ${table} as s (tenant_id, environment, ${bucket}, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
+        select tenant_id, environment, ${bucket}, channel, template, 0, total, sent, delivered, failed, bounced, suppressed from sums
+        order by 1, 2, 3, 4, 5
+        on conflict (tenant_id, environment, ${bucket}, channel, template, shard) do update set
+          total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
+          failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+        returning 1
+      )
+      select coalesce(sum(n), 0)::int as n from sums`);
+    folded += Number(r?.n ?? 0);
+  }
+  return folded;
 }
 
 export const PERIOD_MS: Record<string, number> = {

@@ -1,7 +1,7 @@
 // /v1/analytics/* (SPEC "Analytics", DESIGN.md 6): counters total, sent, delivered, failed, bounced,
 // suppressed from the hourly rollups; overview's delivery_rate; period/granularity/limit validation.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { applyCounters, type Counter } from "../../store/analytics";
+import { applyCounters, compactCounters, type Counter } from "../../store/analytics";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 
@@ -159,5 +159,16 @@ describe("rollups follow real sends", () => {
     }
     const t = await get("/v1/analytics/templates", A.sandboxKey);
     expect(t.body.data).toEqual([{ template: "t-count", total: 3, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0 }]);
+  });
+});
+
+describe("compaction", () => {
+  test("folding delta rows into shard 0 keeps every answer the same", async () => {
+    const before = await Promise.all(["/v1/analytics/overview?period=30d", "/v1/analytics/channels?period=30d", "/v1/analytics/templates?period=30d"].map((p) => get(p)));
+    await compactCounters();
+    const [{ n }] = await sql`select count(*)::int as n from notification_stats_hourly where tenant_id = ${T.tenant.id} and shard <> 0`;
+    expect(n).toBe(0);
+    const after = await Promise.all(["/v1/analytics/overview?period=30d", "/v1/analytics/channels?period=30d", "/v1/analytics/templates?period=30d"].map((p) => get(p)));
+    expect(after.map((r) => r.body)).toEqual(before.map((r) => r.body));
   });
 });
