@@ -5,7 +5,8 @@ import { logger } from "../http/log";
 import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import { redis, redisKey } from "../store/redis";
-import { channelSender, MAX_ATTEMPTS, senderMessage } from "./channel-sender";
+import type { NotificationRow } from "../store/notifications";
+import { channelSender, MAX_ATTEMPTS, recordOutcome, senderMessage } from "./channel-sender";
 import { getRuntime } from "./runtime";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
@@ -24,11 +25,13 @@ export interface ReconcileResult {
  * in the sender lets only one of them reach the provider. A row whose claimed attempt was the
  * last one is failed instead (that attempt's outcome was lost with its process).
  */
-export async function reconcileOnce(opts: { staleAfterMs?: number; limit?: number; send?: typeof sendRequeued } = {}): Promise<ReconcileResult> {
+export async function reconcileOnce(
+  opts: { staleAfterMs?: number; limit?: number; send?: typeof sendRequeued; /** tests scope a scan to their own tenant */ tenantId?: string } = {},
+): Promise<ReconcileResult> {
   const staleMs = opts.staleAfterMs ?? STALE_AFTER_MS;
   const rows = await sql<{ id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]>`
     select id, tenant_id, environment, channel, attempt_count from notifications
-    where status = 'pending'
+    where status = 'pending' ${opts.tenantId ? sql`and tenant_id = ${opts.tenantId}` : sql``}
       and updated_at < now() - ${staleMs + " milliseconds"}::interval
       and (next_attempt_at is null or next_attempt_at < now() - ${staleMs + " milliseconds"}::interval)
     order by updated_at
@@ -36,9 +39,19 @@ export async function reconcileOnce(opts: { staleAfterMs?: number; limit?: numbe
   const exhausted = rows.filter((r) => r.attempt_count >= MAX_ATTEMPTS);
   const retry = rows.filter((r) => r.attempt_count < MAX_ATTEMPTS);
   if (exhausted.length) {
-    await sql`update notifications set status = 'failed', failed_at = now(), updated_at = now(),
-      error = ${sql.json({ code: "attempts_exhausted", message: "the last attempt's outcome was lost" })}
-      where id = any(${exhausted.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+    // through the sender's outcome path, so the failure has its event and its rollup count
+    const full = await sql<NotificationRow[]>`select * from notifications where id = any(${exhausted.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+    await Promise.all(
+      full.map((n) =>
+        recordOutcome({
+          n,
+          attempt: n.attempt_count,
+          provider: n.provider,
+          status: "failed",
+          error: { code: "attempts_exhausted", message: "the outcome of the last attempt was lost" },
+        }),
+      ),
+    );
   }
   if (retry.length) {
     // touch first so the next scan does not pick them again before the sender gets to them
@@ -56,7 +69,7 @@ async function sendRequeued(rows: { id: string; tenant_id: string; environment: 
 }
 
 /** Starts the periodic scan; only the holder of the Redis lease scans, so many processes may run it. */
-export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number } = {}): { stop(): Promise<void> } {
+export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number; tenantId?: string } = {}): { stop(): Promise<void> } {
   const leaseKey = redisKey("reconciler", "lease");
   const me = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   let stopped = false;
@@ -67,7 +80,7 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number 
       const mine = got === "OK" || (await redis.get(leaseKey)) === me;
       if (!mine) return;
       await redis.pexpire(leaseKey, LEASE_MS);
-      const r = await reconcileOnce({ staleAfterMs: opts.staleAfterMs });
+      const r = await reconcileOnce({ staleAfterMs: opts.staleAfterMs, tenantId: opts.tenantId });
       if (r.requeued || r.failed) logger.info(r, "reconciler re-enqueued pending notifications");
       // the same lease also keeps the analytics rollups compact (store/analytics.ts)
       await compactCounters();

@@ -261,12 +261,15 @@ describe("reconciler", () => {
     await sql`update notifications set updated_at = now() - interval '5 minutes', attempt_count = 2, next_attempt_at = now() + interval '10 minutes' where id = ${waiting.id}`;
     await sql`update notifications set updated_at = now() - interval '5 minutes', attempt_count = 5 where id = ${exhausted.id}`;
     const sent: any[] = [];
-    const r = await reconcileOnce({ send: async (rows) => void sent.push(...rows) });
+    const r = await reconcileOnce({ tenantId: Q.tenant.id, send: async (rows) => void sent.push(...rows) });
     const mine = sent.filter((s) => [lost.id, waiting.id, fresh.id, exhausted.id].includes(s.id));
     expect(mine.map((s) => [s.id, s.attempt_count])).toEqual([[lost.id, 1]]);
     expect(r.requeued).toBeGreaterThanOrEqual(1);
-    const [ex] = await sql`select status from notifications where id = ${exhausted.id}`;
+    const [ex] = await sql`select status, error from notifications where id = ${exhausted.id}`;
     expect(ex!.status).toBe("failed");
+    expect(ex!.error.code).toBe("attempts_exhausted");
+    const failedEvents = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${exhausted.id}`;
+    expect(failedEvents).toHaveLength(1);
     // the re-enqueued message claims attempt 2 and delivers
     await handleSend(msgOf(lost, 2), fakeCtx());
     const [l] = await sql`select status, attempt_count from notifications where id = ${lost.id}`;
