@@ -16,9 +16,25 @@ export function fieldPath(pointer: string | undefined): string {
   return out;
 }
 
+/** TypeBox says "Expected union value"; name what the union accepts instead. */
+function unionMessage(schema: any): string | null {
+  const options: any[] = Array.isArray(schema?.anyOf) ? schema.anyOf : [];
+  if (options.length === 0) return null;
+  if (options.every((o) => o && "const" in o)) return `must be one of ${options.map((o) => String(o.const)).join(", ")}`;
+  const num = options.find((o) => o?.type === "integer" || o?.type === "number");
+  if (!num) return null;
+  const kind = num.type === "integer" ? "an integer" : "a number";
+  const lo = num.minimum, hi = num.maximum;
+  if (lo !== undefined && hi !== undefined) return `must be ${kind} from ${lo} to ${hi}`;
+  if (lo !== undefined) return `must be ${kind} >= ${lo}`;
+  if (hi !== undefined) return `must be ${kind} <= ${hi}`;
+  return `must be ${kind}`;
+}
+
 function humanMessage(e: any): string {
   const msg: string = e?.message ?? "is invalid";
   if (/required property/i.test(msg)) return "is required";
+  if (/^Expected union value$/i.test(msg)) return unionMessage(e?.schema) ?? "is not an accepted value";
   return msg.replace(/^Expected /, "must be ").replace(/^Unexpected property$/, "is not allowed");
 }
 
@@ -38,6 +54,8 @@ export function validationDetails(error: any): ErrorDetails {
     const m = humanMessage(e);
     if (!list.includes(m)) list.push(m);
   }
+  // a missing field also fails its type check ("must be string"): "is required" says it all
+  for (const key of Object.keys(details)) if (details[key]!.includes("is required")) details[key] = ["is required"];
   if (Object.keys(details).length === 0) details.body = ["is invalid"];
   return details;
 }

@@ -176,6 +176,27 @@ describe("a string or array sent where an object is expected is refused, never r
   });
 });
 
+describe("validation messages a client can act on", () => {
+  test('a missing field says only "is required"; an enum-like union lists its values; a numeric one its bounds', async () => {
+    const { createTenant } = await import("../support/fixtures");
+    const t = await createTenant();
+    const missing = await call("POST", "/v1/templates", { key: t.secretKey, body: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.details.slug).toEqual(["is required"]);
+    expect(missing.body.error.details.content).toEqual(["is required"]);
+    const sub = await call("POST", "/v1/subscribers", { key: t.secretKey, body: { external_id: `u-${crypto.randomUUID()}` } });
+    const prefs = await call("PUT", `/v1/subscribers/${sub.body.data.id}/preferences`, {
+      key: t.secretKey,
+      body: { preferences: [{ category: "news", channel: "fax", enabled: true }] },
+    });
+    expect(prefs.status).toBe(422);
+    expect(prefs.body.error.details["preferences[0].channel"]).toEqual(["must be one of email, whatsapp, sms, in_app, push"]);
+    const rotate = await call("POST", `/v1/api-keys/${t.secretKeyId}/rotate`, { key: t.secretKey, body: { grace_period_hours: 9999 } });
+    expect(rotate.status).toBe(422);
+    expect(rotate.body.error.details.grace_period_hours).toEqual(["must be an integer from 0 to 720"]);
+  });
+});
+
 describe("field names taken from the client's JSON cannot break the error mapper", () => {
   test('a "__proto__" key on a route with a closed schema -> 422 JSON naming it, not a 500 page', async () => {
     const r = await call("POST", "/api/internal/tenants", { rawBody: '{"__proto__":{"x":1}}', headers: admin });
