@@ -289,8 +289,9 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
   },
 );
 
-/** Admin bearer token for /api/internal/* and /v1/admin/*. */
-export const adminPlugin = new Elysia({ name: "plugins.admin" }).onBeforeHandle({ as: "scoped" }, async ({ request }) => {
+/** Admin bearer token for /api/internal/* and /v1/admin/*. A transform hook, so it runs before
+ * schema validation: an anonymous caller gets 401, never the route's 422 field details. */
+export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ as: "scoped" }, async ({ request }) => {
   const token = bearerToken(request);
   if (!token || !timingSafeEqualStr(token, config.adminToken)) {
     throw new ApiError(401, "invalid_admin_token", "A valid admin bearer token is required");

@@ -63,6 +63,15 @@ describe("errors have the standard body {error: {code, message, details?}}", () 
     expectStandardError(r.body, "invalid_admin_token");
   });
 
+  test("admin route with an invalid body and no admin token -> 401 before any validation detail", async () => {
+    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+      const r = await call("POST", "/api/internal/tenants", { body: { name: 42 }, headers });
+      expect(r.status).toBe(401);
+      expectStandardError(r.body, "invalid_admin_token");
+      expect(r.body.error.details).toBeUndefined();
+    }
+  });
+
   test("an unexpected failure -> 500 internal_error carrying the request id, never a stack", async () => {
     const { Elysia } = await import("elysia");
     const { errorsPlugin } = await import("../../http/plugins/errors");
