@@ -12,7 +12,7 @@ import { eventNotification, MicroBatcher, type NotificationRow } from "../store/
 import { emitEvents } from "../domain/events";
 import { deliverToInbox } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
-import { subscriberIdForAddress, suppressionReason } from "../domain/suppression";
+import { checkSuppression } from "../domain/suppression";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
 import { getRuntime } from "./runtime";
 
@@ -289,8 +289,7 @@ function outboundOf(n: NotificationRow, channel: Channel, unsubscribe: string | 
   return msg;
 }
 
-async function unsubscribeLinkFor(n: NotificationRow): Promise<string | null> {
-  const subscriberId = n.subscriber_id ?? (n.recipient ? await subscriberIdForAddress(n.tenant_id, n.environment, n.recipient) : null);
+function unsubscribeLinkFor(n: NotificationRow, subscriberId: string | null): string | null {
   if (!subscriberId) return null;
   return unsubscribeUrl(
     createUnsubscribeToken({ tenantId: n.tenant_id, environment: n.environment, subscriberId, channel: "email", category: n.category }),
@@ -337,7 +336,7 @@ export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "sche
     return;
   }
 
-  const reason = await suppressionReason(n);
+  const { reason, subscriberId } = await checkSuppression(n);
   if (reason) {
     await recordOutcome({ n, attempt: msg.attempt, provider: providerName, status: "suppressed", suppressedReason: reason });
     return;
@@ -367,7 +366,7 @@ export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "sche
     return;
   }
 
-  const unsubscribe = n.channel === "email" ? await unsubscribeLinkFor(n) : null;
+  const unsubscribe = n.channel === "email" ? unsubscribeLinkFor(n, subscriberId) : null;
   const { result, durationMs } = await callProvider(provider, outboundOf(n, n.channel as Channel, unsubscribe));
 
   if (result.ok) {

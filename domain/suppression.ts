@@ -1,22 +1,96 @@
 // Why a notification must not be sent, checked by the channel sender right before each send:
-// erasure, preferences and unsubscribe (domain/erasure.ts) plus the email domain blocklist.
+// erasure, preferences and unsubscribe (the rules of domain/erasure.ts) plus the email blocklist.
 import { isBlockedEmail } from "../store/blocked-domains";
-import { findSubscribersByAddress } from "../store/subscribers";
-import { suppressionFor } from "./erasure";
+import { sql } from "../store/db";
+import { isUuid } from "../store/ids";
+import { MicroBatcher } from "../store/notifications";
+import { identifierHash, suppressionFor } from "./erasure";
 
 export const ERASED_RECIPIENT = "[erased]";
 
 export type SendSuppression = "erased" | "preference_disabled" | "unsubscribed" | "blocked_domain";
 
-export async function suppressionReason(n: {
+export interface SuppressionSubject {
   tenant_id: string;
   environment: string;
   channel: string;
   recipient: string | null;
   subscriber_id: string | null;
   category: string | null;
-}): Promise<SendSuppression | null> {
+}
+
+export interface SuppressionAnswer {
+  reason: SendSuppression | null;
+  /** the subscriber the notification goes to (its id, or the first live one owning the address) */
+  subscriberId: string | null;
+}
+
+/**
+ * The check of domain/erasure.ts suppressionFor, for many notifications in one query: erasure by
+ * the hashes of recipient and subscriber id; the subscriber by id, else every live subscriber
+ * whose external_id, email (case-insensitive), phone or id equals the recipient; then a preference
+ * off for the channel with category "all" or the notification's, `unsubscribed` when the
+ * unsubscribe link wrote it. Keep the two in step (test/integration/delivery-semantics covers both).
+ */
+async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswer[]> {
+  const doc = JSON.stringify(
+    items.map((q, i) => ({
+      i,
+      tenant_id: q.tenant_id,
+      environment: q.environment,
+      channel: q.channel,
+      recipient: q.recipient,
+      recipient_uuid: q.recipient && isUuid(q.recipient) ? q.recipient : null,
+      subscriber_id: q.subscriber_id,
+      categories: q.category ? ["all", q.category] : ["all"],
+      hashes: [q.recipient, q.subscriber_id].filter((v): v is string => !!v).map((v) => identifierHash(q.tenant_id, q.environment, v)),
+    })),
+  );
+  const rows = await sql<{ i: number; erased: boolean; ids: string[] | null; sources: string[] | null }[]>`
+    with q as (
+      select * from jsonb_to_recordset(${doc}::text::jsonb) as q(i int, tenant_id uuid, environment text, channel text, recipient text,
+        recipient_uuid uuid, subscriber_id uuid, categories text[], hashes text[])
+    ), who as (
+      select q.*, case when q.subscriber_id is not null then array[q.subscriber_id] else array(
+        select s.id from subscribers s
+        where q.recipient is not null and s.tenant_id = q.tenant_id and s.environment = q.environment and s.deleted_at is null
+          and (s.external_id = q.recipient or lower(s.email) = lower(q.recipient) or s.phone = q.recipient or s.id = q.recipient_uuid)
+        limit 50) end as ids
+      from q
+    )
+    select w.i, w.ids,
+      exists (select 1 from subscriber_erasures e
+              where e.tenant_id = w.tenant_id and e.environment = w.environment and e.identifier_hash = any(w.hashes)) as erased,
+      (select array_agg(distinct p.source) from subscriber_preferences p
+        where p.tenant_id = w.tenant_id and p.environment = w.environment and p.subscriber_id = any(w.ids)
+          and p.channel = w.channel and p.category = any(w.categories) and not p.enabled) as sources
+    from who w`;
+  const out: SuppressionAnswer[] = items.map(() => ({ reason: null, subscriberId: null }));
+  for (const r of rows) {
+    const reason: SendSuppression | null = r.erased
+      ? "erased"
+      : r.sources?.length
+        ? r.sources.includes("unsubscribe")
+          ? "unsubscribed"
+          : "preference_disabled"
+        : null;
+    out[r.i] = { reason, subscriberId: r.ids?.[0] ?? null };
+  }
+  return out;
+}
+
+// Concurrent sends share one query; the sender makes this check for every notification.
+const batcher = new MicroBatcher<SuppressionSubject, SuppressionAnswer>(checkBatch, { maxSize: 200, maxWaitMs: 1, maxConcurrent: 8 });
+
+export async function checkSuppression(n: SuppressionSubject): Promise<SuppressionAnswer> {
   // Erasure redacts the recipient of the subscriber's stored notifications in place.
+  if (n.recipient === ERASED_RECIPIENT) return { reason: "erased", subscriberId: null };
+  if (n.channel === "email" && n.recipient && (await isBlockedEmail(n.recipient))) return { reason: "blocked_domain", subscriberId: null };
+  return await batcher.submit(n);
+}
+
+/** The same answer one notification at a time, through domain/erasure.ts itself. */
+export async function suppressionReason(n: SuppressionSubject): Promise<SendSuppression | null> {
   if (n.recipient === ERASED_RECIPIENT) return "erased";
   if (n.channel === "email" && n.recipient && (await isBlockedEmail(n.recipient))) return "blocked_domain";
   return await suppressionFor({
@@ -27,10 +101,4 @@ export async function suppressionReason(n: {
     subscriberId: n.subscriber_id,
     category: n.category,
   });
-}
-
-/** The subscriber an email address belongs to (for its List-Unsubscribe link), if exactly known. */
-export async function subscriberIdForAddress(tenantId: string, environment: string, address: string): Promise<string | null> {
-  const rows = await findSubscribersByAddress({ tenantId, environment }, address);
-  return rows[0]?.id ?? null;
 }

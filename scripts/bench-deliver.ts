@@ -9,6 +9,7 @@
 // sender running; end-to-end latency per notification = final-status time - created_at.
 //
 // Usage: bun scripts/bench-deliver.ts [--backlog 20000] [--rate 1000] [--seconds 10] [--high-rate 2000]
+//        [--only sandbox|http] [--sender-profile <dir>]
 // Loopback only; bounded in count and time; cleans up its rows and Redis keys.
 import { spawn, type Subprocess } from "bun";
 import { join } from "node:path";
@@ -144,7 +145,9 @@ async function waitDrained(s: Scenario, since: Date, expected: number, timeoutMs
 const results: Record<string, unknown>[] = [];
 let sender: Subprocess | null = null;
 const startSender = async () => {
-  sender = start([bun, "scripts/start.ts", "--only", "channel-sender"]);
+  // --sender-profile <dir>: the sender process writes a CPU profile (markdown) there on exit
+  const profile = args.get("sender-profile") ? [`--cpu-prof-md`, `--cpu-prof-dir=${args.get("sender-profile")}`] : [];
+  sender = start([bun, ...profile, "scripts/start.ts", "--only", "channel-sender"]);
   await Bun.sleep(1500); // leases won, readers started
 };
 const stopSender = async () => {
@@ -159,7 +162,8 @@ try {
   start([bun, "scripts/bench-deliver.ts", "--provider-server", String(providerPort)]);
   await Promise.all([waitReady(`http://127.0.0.1:${apiPort}/health`), waitReady(`http://127.0.0.1:${providerPort}/`)]);
 
-  for (const s of scenarios) {
+  const only = args.get("only");
+  for (const s of scenarios.filter((x) => !only || (only === "http" ? x.env === "production" : x.env === "sandbox"))) {
     console.log(`\n== ${s.name} (final status ${s.final})`);
     // 1. drain: accept a backlog with no sender, then measure how fast one sender process empties it
     const since1 = new Date();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { handleSend, senderMessage, type SendMessage } from "../../actors/channel-sender";
 import { reconcileOnce } from "../../actors/reconciler";
 import { config } from "../../config";
+import { checkSuppression, suppressionReason } from "../../domain/suppression";
 import { createUnsubscribeToken } from "../../domain/unsubscribe-token";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
 import { sql } from "../../store/db";
@@ -199,6 +200,20 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
     const row = await accept(S.sandboxKey, { channel: "email", to: `x@${blocked}`, data: { subject: "s", content: "c" } });
     await blockDomain(blocked);
     await expectSuppressed(row, "blocked_domain");
+  });
+
+  test("the sender's batched check answers exactly as domain/erasure.ts suppressionFor does", async () => {
+    const rows = await sql`select tenant_id, environment, channel, recipient, subscriber_id, category from notifications where tenant_id = ${S.tenant.id}`;
+    const extra = [
+      { tenant_id: S.tenant.id, environment: "sandbox", channel: "sms", recipient: "+5511900000000", subscriber_id: null, category: null },
+      { tenant_id: S.tenant.id, environment: "sandbox", channel: "email", recipient: "UN1@example.com", subscriber_id: null, category: "x" },
+      { tenant_id: S.tenant.id, environment: "production", channel: "sms", recipient: "+5511977770001", subscriber_id: null, category: null },
+    ];
+    const all = [...rows, ...extra] as any[];
+    expect(all.length).toBeGreaterThan(5);
+    const batched = await Promise.all(all.map((r) => checkSuppression(r)));
+    const single = await Promise.all(all.map((r) => suppressionReason(r)));
+    expect(batched.map((b) => b.reason)).toEqual(single);
   });
 
   test("suppressed notifications count in the rollups", async () => {
