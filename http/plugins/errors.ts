@@ -91,6 +91,28 @@ function unstorablePath(value: unknown, path = ""): [string, string] | null {
   return null;
 }
 
+// Deeper JSON overflowed the stack of the validator's error formatter and of PostgreSQL's jsonb
+// parser (500s); no field of this API needs more.
+export const MAX_JSON_DEPTH = 64;
+
+/** True when valid JSON text nests objects/arrays deeper than `limit` (a scan, no recursion). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  if (text.length <= limit * 2) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
 /** Query parameter (or "path") of a URL whose percent-decoded form holds U+0000, or null. */
 function nulInUrl(url: string): string | null {
   if (!/%00/.test(url)) return null;
@@ -133,6 +155,11 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
       parsed = JSON.parse(text);
     } catch (err) {
       throw new ApiError(400, "invalid_json", "Request body is not valid JSON");
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      throw new ApiError(422, "validation_failed", "Validation failed", {
+        body: [`must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`],
+      });
     }
     // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
     if (/\\u(?:0000|d[89a-f])/i.test(text)) {

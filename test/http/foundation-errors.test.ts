@@ -185,6 +185,28 @@ describe("a string or array sent where an object is expected is refused, never r
   });
 });
 
+describe("JSON nested deeper than 64 levels is a 422 (it overflowed the validator and jsonb: 500)", () => {
+  test("100,000 nested arrays, and an object 20,000 deep in a free-form field -> 422; 64 levels pass", async () => {
+    const arrays = await call("POST", "/api/internal/tenants", { rawBody: "[".repeat(100_000) + "]".repeat(100_000), headers: admin });
+    expect(arrays.status).toBe(422);
+    expectStandardError(arrays.body, "validation_failed");
+    const { createTenant } = await import("../support/fixtures");
+    const t = await createTenant();
+    const nest = (n: number) => '{"x":'.repeat(n) + "1" + "}".repeat(n);
+    const body = (n: number) => `{"channel":"sms","slug":"deep-${n}-${crypto.randomUUID().slice(0, 6)}","name":"x","content":"x","metadata":${nest(n)}}`;
+    const deep = await call("POST", "/v1/templates", { key: t.secretKey, rawBody: body(20_000) });
+    expect(deep.status).toBe(422);
+    expect(deep.body.error.details.body[0]).toContain("64");
+    const ok = await call("POST", "/v1/templates", { key: t.secretKey, rawBody: body(63) });
+    expect(ok.status).toBe(201);
+    const brackets = await call("POST", "/v1/templates", {
+      key: t.secretKey,
+      rawBody: `{"channel":"sms","slug":"br-${crypto.randomUUID().slice(0, 6)}","name":"x","content":"${"[{".repeat(200)}"}`,
+    });
+    expect(brackets.status).toBe(201); // brackets inside strings are text, not nesting
+  });
+});
+
 describe("validation messages a client can act on", () => {
   test('a missing field says only "is required"; an enum-like union lists its values; a numeric one its bounds', async () => {
     const { createTenant } = await import("../support/fixtures");
