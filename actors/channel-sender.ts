@@ -156,6 +156,8 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
   const now = new Date();
   const withAttempt = outs.filter((o) => o.attemptRow);
   // Rows travel as one JSON document each (native JSON.stringify, no per-element array escaping).
+  // The attempt rows and the status move are independent: both go out in one write.
+  let attemptsWritten: Promise<unknown> = Promise.resolve();
   if (withAttempt.length) {
     const doc = JSON.stringify(
       withAttempt.map((o) => ({
@@ -170,12 +172,13 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
         duration_ms: o.attemptRow!.durationMs,
       })),
     );
-    await tx`
+    attemptsWritten = tx`
       insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
       select id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, ${now}
       from jsonb_to_recordset(${doc}::text::jsonb) as a(id uuid, notification_id uuid, tenant_id uuid, attempt_number int, status text,
         provider text, provider_response jsonb, error jsonb, duration_ms int)
-      on conflict (notification_id, attempt_number) do nothing`;
+      on conflict (notification_id, attempt_number) do nothing`.execute();
+    attemptsWritten.catch(() => {}); // awaited below; if the update fails first, the transaction is gone anyway
   }
   const doc = JSON.stringify(
     outs.map((o) => ({
@@ -206,6 +209,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       next_at timestamptz, reason text)
     where n.id = v.id and n.status = 'pending' and n.attempt_count = v.attempt
     returning n.id`;
+  await attemptsWritten;
   const movedIds = new Set(moved.map((m) => m.id));
   const deltas: CounterDelta[] = [];
   const events: { tenantId: string; environment: string; type: string; data: Record<string, unknown> }[] = [];
