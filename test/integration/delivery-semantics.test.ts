@@ -222,6 +222,28 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
   });
 });
 
+describe("configuration changes after acceptance", () => {
+  test("production channel removed before delivery: failed with channel_not_configured, no attempt", async () => {
+    const C = await createTenant();
+    await call("POST", "/v1/channels", { key: C.secretKey, body: { channel: "sms", provider: "sandbox" } });
+    const row = await accept(C.secretKey, { channel: "sms", to: "+5511912345301", data: { content: "x" } });
+    expect((await call("DELETE", "/v1/channels/sms", { key: C.secretKey })).status).toBe(204);
+    await handleSend(msgOf(row), fakeCtx());
+    const [n] = await sql`select status, error from notifications where id = ${row.id}`;
+    expect(n!.status).toBe("failed");
+    expect(n!.error.code).toBe("channel_not_configured");
+    expect(await sql`select 1 from notification_attempts where notification_id = ${row.id}`).toHaveLength(0);
+  });
+
+  test("an inactive production channel counts as not configured (422 at accept)", async () => {
+    const C = await createTenant();
+    await call("POST", "/v1/channels", { key: C.secretKey, body: { channel: "sms", provider: "sandbox", active: false } });
+    const r = await call("POST", "/v1/notifications", { key: C.secretKey, body: { channel: "sms", to: "+5511912345302", data: { content: "x" } } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe("channel_not_configured");
+  });
+});
+
 describe("provider rate limit per (tenant, environment, provider)", () => {
   test("over settings.rate_limit_per_second: rescheduled (unscaled), not claimed, no provider call", async () => {
     const R = await createTenant();
