@@ -254,35 +254,39 @@ interface AcceptItem {
   subscriber: { id: string; external_id: string } | null;
 }
 
-async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
-  const inserted = await insertNotifications(tx, items.map((i) => i.row));
-  const fresh = items.filter((i) => inserted.has(i.row.id));
-  const deltas: CounterDelta[] = fresh.map((i) => ({
+function createdEvent(i: AcceptItem) {
+  return {
     tenantId: i.row.tenantId,
     environment: i.row.environment,
-    createdAt: i.row.createdAt,
-    channel: i.row.channel,
-    template: i.row.templateSlug,
-    counter: "total",
-  }));
-  await Promise.all([
-    emitEvents(
-      tx,
-      fresh.map((i) => ({
-        tenantId: i.row.tenantId,
-        environment: i.row.environment,
-        type: "notification.created",
-        data: {
-          notification: eventNotification(
-            { id: i.row.id, status: "pending", channel: i.row.channel, recipient: i.row.recipient, template_slug: i.row.templateSlug, content: i.row.content },
-            i.subscriber?.external_id,
-          ),
-          subscriber: i.subscriber,
-        },
-      })),
-    ),
-    applyCounters(tx, deltas),
-  ]);
+    type: "notification.created",
+    data: {
+      notification: eventNotification(
+        { id: i.row.id, status: "pending", channel: i.row.channel, recipient: i.row.recipient, template_slug: i.row.templateSlug, content: i.row.content },
+        i.subscriber?.external_id,
+      ),
+      subscriber: i.subscriber,
+    },
+  };
+}
+
+function totalDelta(i: AcceptItem): CounterDelta {
+  return { tenantId: i.row.tenantId, environment: i.row.environment, createdAt: i.row.createdAt, channel: i.row.channel, template: i.row.templateSlug, counter: "total" };
+}
+
+async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
+  if (items.every((i) => !i.row.idempotencyKey)) {
+    // Fresh UUIDv7 ids cannot conflict: rows, events and counts are sent together (one round trip).
+    const [inserted] = await Promise.all([
+      insertNotifications(tx, items.map((i) => i.row)),
+      emitEvents(tx, items.map(createdEvent)),
+      applyCounters(tx, items.map(totalDelta)),
+    ]);
+    return items.map((i) => inserted.has(i.row.id));
+  }
+  // An idempotency key may already exist: only the rows actually inserted get an event and a count.
+  const inserted = await insertNotifications(tx, items.map((i) => i.row));
+  const fresh = items.filter((i) => inserted.has(i.row.id));
+  await Promise.all([emitEvents(tx, fresh.map(createdEvent)), applyCounters(tx, fresh.map(totalDelta))]);
   return items.map((i) => inserted.has(i.row.id));
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
+import { acceptNotification } from "../../domain/notifications";
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 let other: Awaited<ReturnType<typeof createTenant>>;
@@ -258,5 +259,21 @@ describe("GET /v1/notifications", () => {
       expect(a.status).toBe(404);
       expect(a.body.error.code).toBe("notification_not_found");
     }
+  });
+});
+
+describe("acceptNotification with a deterministic key (workflow steps: wfrun:<run_id>:step:<index>)", () => {
+  test("the second accept returns the first notification: one row, one event, counted once", async () => {
+    const W = await createTenant();
+    const input = { tenantId: W.tenant.id, environment: "sandbox", channel: "sms", recipient: "+5511912345678", data: { content: "x" }, idempotencyKey: "wfrun:r1:step:0" };
+    const [a, b] = await Promise.all([acceptNotification(input), acceptNotification(input)]);
+    const c = await acceptNotification(input);
+    expect(new Set([a.id, b.id, c.id]).size).toBe(1);
+    expect([a.created, b.created].filter(Boolean)).toHaveLength(1);
+    expect(c.created).toBe(false);
+    expect(await sql`select 1 from notifications where tenant_id = ${W.tenant.id}`).toHaveLength(1);
+    expect(await sql`select 1 from events where tenant_id = ${W.tenant.id} and type = 'notification.created'`).toHaveLength(1);
+    const o = await call("GET", "/v1/analytics/overview", { key: W.sandboxKey });
+    expect(o.body.data.total).toBe(1);
   });
 });
