@@ -41,10 +41,17 @@ function scopeOf(auth: AuthContext) {
   return { tenantId: auth.tenantId, environment: auth.environment };
 }
 
-/** 422 for a channel name outside SPEC's list, in a path or a body */
+/** 422 for a channel name outside SPEC's list in a body; in a path it names nothing that exists: 404 */
 function channelName(value: string, field = "channel"): Channel {
   if (!(CHANNEL_VALUES as readonly string[]).includes(value)) {
     throw validationFailed({ [field]: [`must be one of ${CHANNEL_VALUES.join(", ")}`] });
+  }
+  return value as Channel;
+}
+
+function channelInPath(value: string): Channel {
+  if (!(CHANNEL_VALUES as readonly string[]).includes(value)) {
+    throw notFound("channel_not_found", `There is no channel named ${JSON.stringify(value.slice(0, 40))}; channels are ${CHANNEL_VALUES.join(", ")}`);
   }
   return value as Channel;
 }
@@ -189,7 +196,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     "/v1/channels/:channel",
     async ({ auth, params }) => {
       requireSecret(auth);
-      const channel = channelName(params.channel);
+      const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
       if (!row) throw notConfigured(channel);
       return { data: serializeChannel(row) };
@@ -205,7 +212,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     async ({ auth, params, body }) => {
       requireSecret(auth);
       requireWrite(auth);
-      const channel = channelName(params.channel);
+      const channel = channelInPath(params.channel);
       if (body.channel !== undefined && body.channel !== channel) {
         throw validationFailed({ channel: ["must match the channel in the path"] });
       }
@@ -254,7 +261,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     async ({ auth, params, set }) => {
       requireSecret(auth);
       requireWrite(auth);
-      const channel = channelName(params.channel);
+      const channel = channelInPath(params.channel);
       await sql.begin(async (tx) => {
         const cur = await findChannel(tx, scopeOf(auth), channel, true);
         if (!cur || !(await deleteChannel(tx, scopeOf(auth), channel))) throw notConfigured(channel);
@@ -270,7 +277,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     async ({ auth, params, body }) => {
       requireSecret(auth);
       requireWrite(auth);
-      const channel = channelName(params.channel);
+      const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
       if (!row) throw notConfigured(channel);
       let credentials: Record<string, unknown>;

@@ -35,7 +35,7 @@ import {
   type TemplateRow,
   type TemplateStatus,
 } from "../../store/templates";
-import { notFound, validationFailed, type ErrorDetails } from "../errors";
+import { ApiError, notFound, validationFailed, type ErrorDetails } from "../errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
 
@@ -101,7 +101,8 @@ function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
   };
 }
 
-const slugTaken = () => validationFailed({ slug: ["is already taken"] });
+// 409 like every other uniqueness conflict (DESIGN.md 4 `conflict`), with the field named
+const slugTaken = () => new ApiError(409, "conflict", "A template with this slug already exists", { slug: ["is already taken"] });
 
 async function loadOr404(auth: AuthContext, idOrSlug: string): Promise<TemplateRow> {
   const row = await findTemplate(sql, scopeOf(auth), idOrSlug);

@@ -234,10 +234,10 @@ describe("GET /v1/channels and /v1/channels/:channel", () => {
     expect((await call("GET", "/v1/channels/email", { key: t.sandboxKey })).status).toBe(404);
   });
 
-  test("422 for an unknown channel name", async () => {
+  test("404 channel_not_found for a channel name that does not exist", async () => {
     const r = await call("GET", "/v1/channels/telegram", { key });
-    expect(r.status).toBe(422);
-    expect(r.body.error.details.channel).toBeDefined();
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe("channel_not_found");
   });
 });
 
@@ -298,7 +298,7 @@ describe("PUT /v1/channels/:channel", () => {
     const mismatch = await call("PUT", "/v1/channels/sms", { key: u.secretKey, body: { channel: "email" } });
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.error.details.channel).toBeDefined();
-    expect((await call("PUT", "/v1/channels/fax", { key: u.secretKey, body: {} })).status).toBe(422);
+    expect((await call("PUT", "/v1/channels/fax", { key: u.secretKey, body: {} })).status).toBe(404);
   });
 
   test("404 channel_not_found when there is nothing to update", async () => {
@@ -322,18 +322,18 @@ describe("DELETE /v1/channels/:channel", () => {
     expect((await call("POST", "/v1/channels", { key: d.secretKey, body: CONFIGS.email })).status).toBe(201);
   });
 
-  test("422 for an unknown channel name", async () => {
-    expect((await call("DELETE", "/v1/channels/fax", { key })).status).toBe(422);
+  test("404 for an unknown channel name", async () => {
+    expect((await call("DELETE", "/v1/channels/fax", { key })).status).toBe(404);
   });
 });
 
 describe("POST /v1/channels/:channel/test", () => {
-  test("404 channel_not_found without a configuration; 422 for an unknown channel", async () => {
+  test("404 channel_not_found without a configuration and for an unknown channel", async () => {
     const x = await createTenant();
     const r = await call("POST", "/v1/channels/sms/test", { key: x.secretKey });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe("channel_not_found");
-    expect((await call("POST", "/v1/channels/fax/test", { key: x.secretKey })).status).toBe(422);
+    expect((await call("POST", "/v1/channels/fax/test", { key: x.secretKey })).status).toBe(404);
   });
 
   test("200 {success: true, message} for a valid configuration without a recipient", async () => {

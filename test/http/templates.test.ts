@@ -94,12 +94,12 @@ describe("POST /v1/templates", () => {
     expect(r.body.error.details).toBeDefined();
   });
 
-  test("a slug is unique per tenant and environment: a second one is 422 details.slug ['is already taken']", async () => {
+  test("a slug is unique per tenant and environment: a second one is 409 conflict with details.slug ['is already taken']", async () => {
     const slug = `dup-${uniq()}`;
     expect((await create({ slug })).status).toBe(201);
     const again = await create({ slug });
-    expect(again.status).toBe(422);
-    expect(again.body.error).toEqual({ code: "validation_failed", message: "Validation failed", details: { slug: ["is already taken"] } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toEqual({ code: "conflict", message: "A template with this slug already exists", details: { slug: ["is already taken"] } });
     // other environment and other tenant are separate namespaces
     expect((await create({ slug }, sandboxKey)).status).toBe(201);
     expect((await create({ slug }, otherKey)).status).toBe(201);
@@ -237,11 +237,11 @@ describe("PUT /v1/templates/:id", () => {
     expect(back.body.data.status).toBe("draft");
   });
 
-  test("422 on bad fields or a slug taken by another template; 404 for unknown or foreign templates", async () => {
+  test("409 for a slug taken by another template, 422 on bad fields; 404 for unknown or foreign templates", async () => {
     const a = await create({ slug: `pa-${uniq()}` });
     const b = await create({ slug: `pb-${uniq()}` });
     const taken = await call("PUT", `/v1/templates/${b.body.data.id}`, { key, body: { slug: a.body.data.slug } });
-    expect(taken.status).toBe(422);
+    expect(taken.status).toBe(409);
     expect(taken.body.error.details).toEqual({ slug: ["is already taken"] });
     const bad = await call("PUT", `/v1/templates/${b.body.data.id}`, { key, body: { channel: "fax", status: "x" } });
     expect(bad.status).toBe(422);
@@ -399,11 +399,11 @@ describe("findTemplateForSend / assertTemplateUsable (channel sender)", () => {
 });
 
 describe("concurrency and idempotency", () => {
-  test("two concurrent creates of one slug: one 201, one 422 slug taken (the unique index decides)", async () => {
+  test("two concurrent creates of one slug: one 201, the others 409 slug taken (the unique index decides)", async () => {
     const slug = `race-${uniq()}`;
     const results = await Promise.all([create({ slug }), create({ slug }), create({ slug })]);
-    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422]);
-    for (const r of results.filter((r) => r.status === 422)) expect(r.body.error.details).toEqual({ slug: ["is already taken"] });
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    for (const r of results.filter((r) => r.status === 409)) expect(r.body.error.details).toEqual({ slug: ["is already taken"] });
   });
 
   test("SPEC Common rules: a repeated POST with the same Idempotency-Key replays the first response", async () => {
