@@ -125,6 +125,51 @@ function nulInUrl(url: string): string | null {
 /** PostgreSQL's refusals of characters it cannot store: only client input can carry them. */
 const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
 
+/** Turns any error into the standard body; see errorsPlugin. */
+function mapError({ code, error, set, request }: { code: unknown; error: unknown; set: any; request: Request }) {
+  const f = requestFacts(request);
+  set.headers["x-request-id"] = f.id;
+  if (code === "PARSE" && (error as any).cause instanceof ApiError) error = (error as any).cause;
+  if (error instanceof ApiError) {
+    set.status = error.status;
+    if (error.headers) Object.assign(set.headers, error.headers);
+    return errorBody(error.code, error.message, error.details);
+  }
+  switch (code) {
+    case "VALIDATION": {
+      const on = (error as any).type;
+      // "property": a body value Elysia coerced (e.g. the string "-1" for an integer) that then
+      // failed the field's bounds; still the client's input.
+      if (on === "body" || on === "query" || on === "params" || on === "headers" || on === "property") {
+        set.status = 422;
+        return errorBody("validation_failed", "Validation failed", validationDetails(error));
+      }
+      break; // a response that fails its own schema is our bug: 500 below
+    }
+    case "PARSE":
+      set.status = 400;
+      return errorBody("invalid_json", "Request body is not valid JSON");
+    case "NOT_FOUND":
+      set.status = 404;
+      return errorBody("not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
+    case "INVALID_COOKIE_SIGNATURE":
+      set.status = 401;
+      return errorBody("invalid_session", "Session cookie is invalid");
+  }
+  if (UNSTORABLE_TEXT.has((error as any)?.code) && (error as any)?.name === "PostgresError") {
+    set.status = 422;
+    return errorBody("validation_failed", "Validation failed", { body: [NUL_MESSAGE] });
+  }
+  const status = (error as any)?.status;
+  if (typeof status === "number" && status === 413) {
+    set.status = 413;
+    return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  }
+  logger.error({ request_id: f.id, err: error, code, path: new URL(request.url).pathname }, "unhandled error");
+  set.status = 500;
+  return { error: { code: "internal_error", message: `Internal error; quote request id ${f.id}`, request_id: f.id } };
+}
+
 export const errorsPlugin = new Elysia({ name: "plugins.errors" })
   .onRequest(({ request, server, set }) => {
     const f = beginRequest(request, server);
@@ -168,48 +213,16 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     }
     return parsed;
   })
-  .onError({ as: "global" }, ({ code, error, set, request }) => {
-    const f = requestFacts(request);
-    set.headers["x-request-id"] = f.id;
-    if (code === "PARSE" && (error as any).cause instanceof ApiError) error = (error as any).cause;
-    if (error instanceof ApiError) {
-      set.status = error.status;
-      if (error.headers) Object.assign(set.headers, error.headers);
-      return errorBody(error.code, error.message, error.details);
+  .onError({ as: "global" }, (ctx) => {
+    try {
+      return mapError(ctx as any);
+    } catch (mapperFailure) {
+      // the mapper itself must never let a framework page (with source) reach a client
+      const id = requestFacts(ctx.request).id;
+      logger.error({ request_id: id, err: mapperFailure }, "error mapper failed");
+      ctx.set.status = 500;
+      return { error: { code: "internal_error", message: `Internal error; quote request id ${id}`, request_id: id } };
     }
-    switch (code) {
-      case "VALIDATION": {
-        const on = (error as any).type;
-        // "property": a body value Elysia coerced (e.g. the string "-1" for an integer) that then
-        // failed the field's bounds; still the client's input.
-        if (on === "body" || on === "query" || on === "params" || on === "headers" || on === "property") {
-          set.status = 422;
-          return errorBody("validation_failed", "Validation failed", validationDetails(error));
-        }
-        break; // a response that fails its own schema is our bug: 500 below
-      }
-      case "PARSE":
-        set.status = 400;
-        return errorBody("invalid_json", "Request body is not valid JSON");
-      case "NOT_FOUND":
-        set.status = 404;
-        return errorBody("not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
-      case "INVALID_COOKIE_SIGNATURE":
-        set.status = 401;
-        return errorBody("invalid_session", "Session cookie is invalid");
-    }
-    if (UNSTORABLE_TEXT.has((error as any)?.code) && (error as any)?.name === "PostgresError") {
-      set.status = 422;
-      return errorBody("validation_failed", "Validation failed", { body: [NUL_MESSAGE] });
-    }
-    const status = (error as any)?.status;
-    if (typeof status === "number" && status === 413) {
-      set.status = 413;
-      return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    logger.error({ request_id: f.id, err: error, code, path: new URL(request.url).pathname }, "unhandled error");
-    set.status = 500;
-    return { error: { code: "internal_error", message: `Internal error; quote request id ${f.id}`, request_id: f.id } };
   })
   .onAfterResponse({ as: "global" }, ({ request, set }) => {
     const f = requestFacts(request);
