@@ -72,6 +72,17 @@ const CACHE_CHARS_LIMIT = 20_000_000;
 const cache = new Map<string, ParsedEntry>();
 let cachedChars = 0;
 
+export const MAX_TAGS_PER_PART = 1_000;
+
+function countTags(source: string): number {
+  let n = 0;
+  for (let i = source.indexOf("{"); i !== -1 && i < source.length - 1; i = source.indexOf("{", i + 1)) {
+    const next = source.charCodeAt(i + 1);
+    if (next === 123 /* { */ || next === 37 /* % */) n++;
+  }
+  return n;
+}
+
 // outputEscape is applied when parsing, so html_body parses with its own engine and cache key
 function parsed(source: string, html = false): ParsedEntry {
   const key = `${html ? "h" : "t"}${source.length}:${Bun.hash(source).toString(36)}`;
@@ -83,6 +94,11 @@ function parsed(source: string, html = false): ParsedEntry {
     return hit;
   }
   let entry: ParsedEntry;
+  const tags = countTags(source);
+  if (tags > MAX_TAGS_PER_PART) {
+    // liquidjs' static analysis grows quadratically with the tag count: refuse before parsing
+    return { source, error: `too many Liquid tags (${tags}); a template part may hold at most ${MAX_TAGS_PER_PART}` };
+  }
   try {
     entry = { source, templates: (html ? htmlEngine : textEngine).parse(source) };
   } catch (err) {

@@ -156,3 +156,16 @@ describe("validateTemplate", () => {
     expect(validateTemplate({ content: "{{ a }}", channel: "sms" }).warnings).toEqual([]);
   });
 });
+
+describe("hostile templates", () => {
+  test("a part with more than MAX_TAGS_PER_PART tags is invalid at once instead of blocking the event loop", async () => {
+    const { MAX_TAGS_PER_PART } = await import("../../domain/render");
+    const ok = Array.from({ length: MAX_TAGS_PER_PART }, (_, i) => `{{v${i % 7}}}`).join(" ");
+    expect(validateTemplate({ content: ok, channel: "sms" }).valid).toBe(true);
+    const tooMany = ok + " {% if x %}y{% endif %}";
+    const v = validateTemplate({ content: tooMany, channel: "sms" });
+    expect(v.valid).toBe(false);
+    expect(v.errors[0]).toContain("too many Liquid tags");
+    expect(renderTemplate({ content: tooMany, channel: "sms" }, {}).valid).toBe(false);
+  });
+});
