@@ -131,7 +131,7 @@ const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
       return row;
     });
   },
-  { maxSize: 200, maxWaitMs: 1, maxConcurrent: 8 },
+  { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
   }
 }
 
-const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 300, maxWaitMs: 2, maxConcurrent: 8 });
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 });
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */
 export async function recordOutcome(o: Outcome): Promise<boolean> {

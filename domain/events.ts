@@ -38,30 +38,46 @@ export async function emitEvent(
   return record;
 }
 
+type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
+
+/**
+ * emitEvents as a statement to embed in one larger statement (a data-modifying CTE:
+ * `with ev as (${p.insert}) ...`), so a batch's rows and events commit in one round trip.
+ * Call p.notify() once that statement ran: listeners see events only after the insert.
+ */
+export function prepareEvents(tx: Tx, events: NewEvent[]) {
+  const createdAt = new Date();
+  const ids = events.map(() => newId());
+  const doc = JSON.stringify(events.map((e, i) => ({ id: ids[i], tenant_id: e.tenantId, environment: e.environment, type: e.type, data: e.data })));
+  const insert = tx`insert into events (id, tenant_id, environment, type, data, created_at)
+    select id, tenant_id, environment, type, data, ${createdAt}
+    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, type text, data jsonb)`;
+  const records: EventRecord[] = events.map((e, i) => ({ id: ids[i]!, type: e.type, created_at: createdAt.toISOString(), data: e.data }));
+  return {
+    insert,
+    records,
+    notify() {
+      records.forEach((record, i) => {
+        for (const fn of listeners) {
+          try {
+            fn({ ...record, tenantId: events[i]!.tenantId, environment: events[i]!.environment });
+          } catch {
+            /* a listener never breaks the emitter */
+          }
+        }
+      });
+    },
+  };
+}
+
 /**
  * emitEvent for many events in one INSERT (accept and delivery write events in batches);
  * same contract: the caller's transaction, listeners after the insert.
  */
-export async function emitEvents(
-  tx: Tx,
-  events: { tenantId: string; environment: string; type: string; data: Record<string, unknown> }[],
-): Promise<EventRecord[]> {
+export async function emitEvents(tx: Tx, events: NewEvent[]): Promise<EventRecord[]> {
   if (events.length === 0) return [];
-  const createdAt = new Date();
-  const ids = events.map(() => newId());
-  const doc = JSON.stringify(events.map((e, i) => ({ id: ids[i], tenant_id: e.tenantId, environment: e.environment, type: e.type, data: e.data })));
-  await tx`insert into events (id, tenant_id, environment, type, data, created_at)
-    select id, tenant_id, environment, type, data, ${createdAt}
-    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, type text, data jsonb)`;
-  return events.map((e, i) => {
-    const record = { id: ids[i]!, type: e.type, created_at: createdAt.toISOString(), data: e.data };
-    for (const fn of listeners) {
-      try {
-        fn({ ...record, tenantId: e.tenantId, environment: e.environment });
-      } catch {
-        /* a listener never breaks the emitter */
-      }
-    }
-    return record;
-  });
+  const p = prepareEvents(tx, events);
+  await p.insert;
+  p.notify();
+  return p.records;
 }

@@ -6,7 +6,7 @@ import { ApiError, validationFailed } from "../http/errors";
 import { logger } from "../http/log";
 import type { Channel } from "../providers/types";
 import { CHANNELS } from "../providers/types";
-import { applyCounters, type CounterDelta } from "../store/analytics";
+import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
 import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
@@ -16,13 +16,14 @@ import {
   findByIdempotencyKey,
   insertNotifications,
   MicroBatcher,
+  notificationsInsert,
   type NewNotification,
   type NotificationRow,
 } from "../store/notifications";
 import { findSubscriber } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
-import { emitEvent, emitEvents } from "./events";
+import { emitEvent, emitEvents, prepareEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
 
@@ -224,6 +225,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
   };
+  if (process.env.EXP_NO_DB) return { id: row.id, channel, recipient, status: "pending", created_at: row.createdAt.toISOString(), created: true };
   const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
   if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
@@ -273,37 +275,47 @@ function totalDelta(i: AcceptItem): CounterDelta {
   return { tenantId: i.row.tenantId, environment: i.row.environment, createdAt: i.row.createdAt, channel: i.row.channel, template: i.row.templateSlug, counter: "total" };
 }
 
+/**
+ * A batch whose rows carry no idempotency key cannot conflict (fresh UUIDv7 ids): rows, events
+ * and counts go in ONE statement (data-modifying WITH items), atomic and one round trip.
+ */
+async function writeFreshBatch(items: AcceptItem[]): Promise<boolean[]> {
+  const ev = prepareEvents(sql, items.map(createdEvent));
+  const counts = counterCtes(sql, items.map(totalDelta));
+  const rows = await sql<{ id: string }[]>`
+    with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
+      ev as (${ev.insert})${counts ? sql`, ${counts}` : sql``}
+    select id from ins`;
+  ev.notify();
+  const inserted = new Set(rows.map((r) => r.id));
+  return items.map((i) => inserted.has(i.row.id));
+}
+
+/** With idempotency keys some rows may already exist: only those inserted get an event and a count. */
 async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
-  if (items.every((i) => !i.row.idempotencyKey)) {
-    // Fresh UUIDv7 ids cannot conflict: rows, events and counts are sent together (one round trip).
-    const [inserted] = await Promise.all([
-      insertNotifications(tx, items.map((i) => i.row)),
-      emitEvents(tx, items.map(createdEvent)),
-      applyCounters(tx, items.map(totalDelta)),
-    ]);
-    return items.map((i) => inserted.has(i.row.id));
-  }
-  // An idempotency key may already exist: only the rows actually inserted get an event and a count.
   const inserted = await insertNotifications(tx, items.map((i) => i.row));
   const fresh = items.filter((i) => inserted.has(i.row.id));
   await Promise.all([emitEvents(tx, fresh.map(createdEvent)), applyCounters(tx, fresh.map(totalDelta))]);
   return items.map((i) => inserted.has(i.row.id));
 }
 
+const writeAny = (items: AcceptItem[]) =>
+  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx as unknown as Tx, items));
+
 async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
-  let created: boolean[];
+  let created: (boolean | Error)[];
   try {
-    created = await sql.begin((tx) => writeBatch(tx as unknown as Tx, items));
+    created = await writeAny(items);
   } catch (err) {
     if (items.length === 1) throw err;
     // One bad row must not fail its neighbours: retry each alone, failing only the culprit.
     logger.warn({ err, size: items.length }, "accept batch failed; retrying rows one by one");
-    const results = await Promise.allSettled(items.map((i) => sql.begin((tx) => writeBatch(tx as unknown as Tx, [i]))));
-    const fresh = items.filter((_, k) => results[k]!.status === "fulfilled" && (results[k] as PromiseFulfilledResult<boolean[]>).value[0]);
-    await enqueue(fresh);
-    return results.map((r) => (r.status === "rejected" ? (r.reason instanceof Error ? r.reason : new Error(String(r.reason))) : r.value[0]!));
+    const results = await Promise.allSettled(items.map((i) => writeAny([i])));
+    created = results.map((r) => (r.status === "rejected" ? (r.reason instanceof Error ? r.reason : new Error(String(r.reason))) : r.value[0]!));
   }
-  await enqueue(items.filter((_, k) => created[k]));
+  // Answered once committed; the XADD follows without holding the requests (a lost one is the
+  // reconciler's case, exactly like a crash between COMMIT and XADD).
+  void enqueue(items.filter((_, k) => created[k] === true));
   return created;
 }
 
@@ -321,7 +333,7 @@ async function enqueue(items: AcceptItem[]): Promise<void> {
 const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts, {
   maxSize: Number(process.env.ACCEPT_BATCH_SIZE ?? 200),
   maxWaitMs: Number(process.env.ACCEPT_BATCH_WAIT_MS ?? 2),
-  maxConcurrent: 4,
+  maxConcurrent: Number(process.env.ACCEPT_BATCH_CONCURRENCY ?? 2),
 });
 
 

@@ -80,7 +80,7 @@ async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswe
 }
 
 // Concurrent sends share one query; the sender makes this check for every notification.
-const batcher = new MicroBatcher<SuppressionSubject, SuppressionAnswer>(checkBatch, { maxSize: 200, maxWaitMs: 1, maxConcurrent: 8 });
+const batcher = new MicroBatcher<SuppressionSubject, SuppressionAnswer>(checkBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
 
 export async function checkSuppression(n: SuppressionSubject): Promise<SuppressionAnswer> {
   // Erasure redacts the recipient of the subscriber's stored notifications in place.

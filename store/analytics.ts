@@ -41,7 +41,17 @@ const SHARD_SPACE = 32_767;
  * batch writes one shard.
  */
 export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
+  const ctes = counterCtes(tx, deltas);
+  if (ctes) await tx`with ${ctes} select 1`;
+}
+
+/**
+ * applyCounters as WITH items (`cd`, `ch`, `cdd`) to embed in a larger statement, so a batch's
+ * rows and counts commit in one round trip; null when there is nothing to count. Data-modifying
+ * WITH items always run to completion, whether or not the main query reads them.
+ */
+export function counterCtes(tx: Tx, deltas: CounterDelta[]) {
+  if (deltas.length === 0) return null;
   const shard = 1 + Math.floor(Math.random() * (SHARD_SPACE - 1));
   const rows = new Map<string, { t: string; e: string; h: string; c: string; tp: string; v: number[] }>();
   for (const d of deltas) {
@@ -55,28 +65,30 @@ export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<voi
   const sorted = [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
   const col = (i: number) => sorted.map((r) => r.v[i]!);
   // The daily rows are the hourly deltas summed per day, in the same (key) order.
-  await tx`
-    with d as (
+  return tx`
+    cd as (
       select * from unnest(
         ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
         ${sorted.map((r) => dayOf(r.h))}::timestamptz[], ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
         ${col(0)}::bigint[], ${col(1)}::bigint[], ${col(2)}::bigint[], ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
         as x(tenant_id, environment, hour, day, channel, template, total, sent, delivered, failed, bounced, suppressed)
-    ), hourly as (
+    ), ch as (
       insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
-      select tenant_id, environment, hour, channel, template, ${shard}::smallint, total, sent, delivered, failed, bounced, suppressed from d
+      select tenant_id, environment, hour, channel, template, ${shard}::smallint, total, sent, delivered, failed, bounced, suppressed from cd
       on conflict (tenant_id, environment, hour, channel, template, shard) do update set
         total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
         failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
       returning 1
-    )
-    insert into notification_stats_daily as s (tenant_id, environment, day, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
-    select tenant_id, environment, day, channel, template, ${shard}::smallint, sum(total), sum(sent), sum(delivered), sum(failed), sum(bounced), sum(suppressed)
-    from d group by tenant_id, environment, day, channel, template
-    order by tenant_id, environment, day, channel, template
-    on conflict (tenant_id, environment, day, channel, template, shard) do update set
-      total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
-      failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed`;
+    ), cdd as (
+      insert into notification_stats_daily as s (tenant_id, environment, day, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
+      select tenant_id, environment, day, channel, template, ${shard}::smallint, sum(total), sum(sent), sum(delivered), sum(failed), sum(bounced), sum(suppressed)
+      from cd group by tenant_id, environment, day, channel, template
+      order by tenant_id, environment, day, channel, template
+      on conflict (tenant_id, environment, day, channel, template, shard) do update set
+        total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
+        failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+      returning 1
+    )`;
 }
 
 /** Folds every delta row (shard <> 0) into its shard-0 row; returns the rows folded. */

@@ -72,6 +72,12 @@ export interface NewNotification {
  */
 export async function insertNotifications(tx: Tx, rows: NewNotification[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
+  const inserted = await notificationsInsert(tx, rows);
+  return new Set(inserted.map((r) => r.id));
+}
+
+/** The INSERT of insertNotifications as a statement to embed (a data-modifying WITH item); returns ids. */
+export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
   // One JSON document for the whole batch: JSON.stringify is native, where per-element array
   // escaping of a dozen text[] parameters was a visible share of the accept path's CPU.
   const doc = JSON.stringify(
@@ -91,7 +97,7 @@ export async function insertNotifications(tx: Tx, rows: NewNotification[]): Prom
       created_at: r.createdAt.toISOString(),
     })),
   );
-  const inserted = await tx<{ id: string }[]>`
+  return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
       data, metadata, content, status, idempotency_key, created_at, updated_at)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
@@ -101,7 +107,6 @@ export async function insertNotifications(tx: Tx, rows: NewNotification[]): Prom
       created_at timestamptz)
     on conflict do nothing
     returning id`;
-  return new Set(inserted.map((r) => r.id));
 }
 
 export async function findByIdempotencyKey(tenantId: string, environment: string, key: string): Promise<NotificationRow | null> {
@@ -196,16 +201,17 @@ export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "ch
 }
 
 /**
- * Coalesces concurrent single-item calls into one batch call (a micro-batcher): the batch runs
- * when `maxSize` items wait or `maxWaitMs` after the first one. Up to `maxConcurrent` batches
- * run at once so a slow commit does not stall the next batch. `run` returns one result per item.
+ * Coalesces concurrent single-item calls into batch calls ("group commit"): a batch starts
+ * `maxWaitMs` after its first item while fewer than `maxConcurrent` batches run; while they all
+ * run, items wait and the next batch takes everything that queued (up to `maxSize`). Light load
+ * keeps latency near maxWaitMs; heavy load grows batches instead of queueing small ones, so the
+ * fixed cost of a round trip is shared by more rows. `run` returns one result per item.
  */
 export class MicroBatcher<I, O> {
   private items: I[] = [];
   private waiters: { resolve(o: O): void; reject(e: unknown): void }[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = 0;
-  private readonly backlog: (() => void)[] = [];
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
@@ -216,32 +222,28 @@ export class MicroBatcher<I, O> {
     return new Promise<O>((resolve, reject) => {
       this.items.push(item);
       this.waiters.push({ resolve, reject });
-      if (this.items.length >= this.opts.maxSize) this.cut();
-      else if (!this.timer) this.timer = setTimeout(() => this.cut(), this.opts.maxWaitMs);
+      if (this.running >= this.opts.maxConcurrent) return; // a finishing batch picks these up
+      if (this.items.length >= this.opts.maxSize) this.start();
+      else if (!this.timer) this.timer = setTimeout(() => this.start(), this.opts.maxWaitMs);
     });
   }
 
-  private cut(): void {
+  private start(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.items.length === 0) return;
-    const items = this.items;
-    const waiters = this.waiters;
-    this.items = [];
-    this.waiters = [];
-    const go = () => {
-      this.running++;
-      this.run(items)
-        .then(
-          (out) => waiters.forEach((w, i) => w.resolve(out[i]!)),
-          (err) => waiters.forEach((w) => w.reject(err)),
-        )
-        .finally(() => {
-          this.running--;
-          this.backlog.shift()?.();
-        });
-    };
-    if (this.running < this.opts.maxConcurrent) go();
-    else this.backlog.push(go);
+    if (this.items.length === 0 || this.running >= this.opts.maxConcurrent) return;
+    const items = this.items.splice(0, this.opts.maxSize);
+    const waiters = this.waiters.splice(0, items.length);
+    this.running++;
+    this.run(items)
+      .then(
+        (out) => waiters.forEach((w, i) => w.resolve(out[i]!)),
+        (err) => waiters.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        this.running--;
+        // whatever queued meanwhile has waited long enough: go at once
+        if (this.items.length > 0) this.start();
+      });
   }
 }
