@@ -9,7 +9,7 @@ import { applyCounters, type CounterDelta } from "../store/analytics";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
 import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
-import { emitEvents } from "../domain/events";
+import { prepareEvents } from "../domain/events";
 import { deliverToInbox } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
@@ -152,7 +152,7 @@ export interface Outcome {
   willRetry?: boolean;
 }
 
-async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
+async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[]; after: () => void }> {
   const now = new Date();
   const withAttempt = outs.filter((o) => o.attemptRow);
   // Rows travel as one JSON document each (native JSON.stringify, no per-element array escaping).
@@ -178,7 +178,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       from jsonb_to_recordset(${doc}::text::jsonb) as a(id uuid, notification_id uuid, tenant_id uuid, attempt_number int, status text,
         provider text, provider_response jsonb, error jsonb, duration_ms int)
       on conflict (notification_id, attempt_number) do nothing`.execute();
-    attemptsWritten.catch(() => {}); // awaited below; if the update fails first, the transaction is gone anyway
+    attemptsWritten.catch(() => {}); // awaited with the status move below
   }
   const doc = JSON.stringify(
     outs.map((o) => ({
@@ -192,7 +192,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       reason: o.suppressedReason ?? null,
     })),
   );
-  const moved = await tx<{ id: string }[]>`
+  const movedQuery = tx<{ id: string }[]>`
     update notifications n set
       status = v.status,
       provider = coalesce(v.provider, n.provider),
@@ -208,8 +208,9 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
     from jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
       next_at timestamptz, reason text)
     where n.id = v.id and n.status = 'pending' and n.attempt_count = v.attempt
-    returning n.id`;
-  await attemptsWritten;
+    returning n.id`.execute();
+  // the attempts statement went first: its error, if any, is the cause of the update's
+  const [, moved] = await Promise.all([attemptsWritten, movedQuery]);
   const movedIds = new Set(moved.map((m) => m.id));
   const deltas: CounterDelta[] = [];
   const events: { tenantId: string; environment: string; type: string; data: Record<string, unknown> }[] = [];
@@ -244,16 +245,48 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<boolean[]> {
       deltas.push({ ...base, counter: "suppressed" });
     }
   }
-  await Promise.all([emitEvents(tx, events), applyCounters(tx, deltas)]);
-  return outs.map((o) => movedIds.has(o.n.id));
+  // Events and counts are not awaited here: they are pipelined with the COMMIT (see inPipelinedTx).
+  const ev = events.length ? prepareEvents(tx, events) : null;
+  const tail: Promise<unknown>[] = [];
+  if (ev) tail.push(ev.insert.execute());
+  if (deltas.length) tail.push(applyCounters(tx, deltas));
+  return { value: outs.map((o) => movedIds.has(o.n.id)), tail, after: () => ev?.notify() };
+}
+
+/**
+ * A transaction on one reserved connection whose statements are pipelined: BEGIN goes out with
+ * fn's first statements and COMMIT with its tail, so a sender batch costs two round trips, not
+ * four. A failed statement aborts the transaction; the COMMIT sent behind it then rolls back.
+ */
+async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promise<unknown>[]; after?: () => void }>): Promise<T> {
+  const c = await sql.reserve();
+  try {
+    const begin = c`begin`.execute();
+    begin.catch(() => {}); // awaited below
+    try {
+      const out = await fn(c as unknown as Tx);
+      const commit = c`commit`.execute();
+      // in sending order, so the first failure reported is the cause, not a later "transaction is aborted"
+      const settled = await Promise.allSettled([begin, ...out.tail, commit]);
+      const failed = settled.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
+      if (failed) throw failed.reason;
+      out.after?.();
+      return out.value;
+    } catch (err) {
+      await c`rollback`.catch(() => {});
+      throw err;
+    }
+  } finally {
+    c.release();
+  }
 }
 
 async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
   try {
-    return await sql.begin((tx) => writeOutcomes(tx as unknown as Tx, outs));
+    return await inPipelinedTx((tx) => writeOutcomes(tx, outs));
   } catch (err) {
     if (outs.length === 1) return [err instanceof Error ? err : new Error(String(err))];
-    const results = await Promise.allSettled(outs.map((o) => sql.begin((tx) => writeOutcomes(tx as unknown as Tx, [o]))));
+    const results = await Promise.allSettled(outs.map((o) => inPipelinedTx((tx) => writeOutcomes(tx, [o]))));
     return results.map((r) => (r.status === "fulfilled" ? r.value[0]! : r.reason instanceof Error ? r.reason : new Error(String(r.reason))));
   }
 }

@@ -2,7 +2,7 @@
 // stream here): one provider call per attempt under redelivery, suppression reasons, rate limits,
 // events and rollups in the status change's transaction, and the reconciler.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleSend, senderMessage, type SendMessage } from "../../actors/channel-sender";
+import { handleSend, recordOutcome, senderMessage, type SendMessage } from "../../actors/channel-sender";
 import { reconcileOnce } from "../../actors/reconciler";
 import { config } from "../../config";
 import { checkSuppression, suppressionReason } from "../../domain/suppression";
@@ -219,6 +219,28 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
   test("suppressed notifications count in the rollups", async () => {
     const o = await call("GET", "/v1/analytics/overview", { key: S.sandboxKey });
     expect(o.body.data.suppressed).toBe(5);
+  });
+});
+
+describe("outcome writes are atomic", () => {
+  test("a batch whose write fails leaves status, attempts and events unchanged and reports the cause", async () => {
+    const A = await createTenant();
+    const row = await accept(A.sandboxKey, { channel: "sms", to: "+5511912345401", data: { content: "x" } });
+    await sql`update notifications set attempt_count = 1 where id = ${row.id}`;
+    const [n] = await sql`select * from notifications where id = ${row.id}`;
+    const err = await recordOutcome({
+      n: { ...n, tenant_id: "not-a-uuid" } as any, // makes one statement of the pipelined transaction fail
+      attempt: 1,
+      provider: "sandbox",
+      status: "delivered",
+      providerMessageId: "x",
+      attemptRow: { status: "success", response: {}, error: null, durationMs: 1 },
+    }).then(() => null, (e: Error) => e);
+    expect(err?.message).toContain("uuid");
+    const [after] = await sql`select status from notifications where id = ${row.id}`;
+    expect(after!.status).toBe("pending");
+    expect(await sql`select 1 from notification_attempts where notification_id = ${row.id}`).toHaveLength(0);
+    expect(await sql`select 1 from events where type <> 'notification.created' and data -> 'notification' ->> 'id' = ${row.id}`).toHaveLength(0);
   });
 });
 
