@@ -121,7 +121,9 @@ const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
       from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.tenantId)}::uuid[], ${items.map((i) => i.environment)}::text[],
                   ${items.map((i) => i.attempt)}::int[], ${items.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
       where n.id = v.id and n.tenant_id = v.tenant_id and n.environment = v.environment
-        and n.status = 'pending' and n.attempt_count = v.attempt - 1
+        -- "is true" keeps the planner on the primary key: matching the partial pending index instead
+        -- (it does when statistics lag behind a burst of sends) walks every pending row per batch
+        and (n.status = 'pending') is true and n.attempt_count = v.attempt - 1
       returning n.*`;
     // Duplicates of one message in one batch: the row goes to the first of them only.
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -207,7 +209,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
       failed_at = case when v.status = 'failed' then ${now} else n.failed_at end
     from jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
       next_at timestamptz, reason text)
-    where n.id = v.id and n.status = 'pending' and n.attempt_count = v.attempt
+    where n.id = v.id and (n.status = 'pending') is true and n.attempt_count = v.attempt -- primary key lookups, see the claim
     returning n.id`.execute();
   // the attempts statement went first: its error, if any, is the cause of the update's
   const [, moved] = await Promise.all([attemptsWritten, movedQuery]);
@@ -367,7 +369,7 @@ export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "sche
   ]);
   if (!n) return; // terminal, already claimed by an earlier delivery of this message, or gone
   if (limited && !limited.allowed) {
-    await sql`update notifications set attempt_count = ${msg.attempt - 1} where id = ${n.id} and attempt_count = ${msg.attempt} and status = 'pending'`;
+    await sql`update notifications set attempt_count = ${msg.attempt - 1} where id = ${n.id} and attempt_count = ${msg.attempt} and (status = 'pending') is true`;
     const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;
     await ctx.schedule(`rl:${msg.notificationId}:${msg.attempt}`, wait, msg, { unscaled: true });
     return;
