@@ -40,7 +40,7 @@ export async function reconcileOnce(
   const retry = rows.filter((r) => r.attempt_count < MAX_ATTEMPTS);
   if (exhausted.length) {
     // through the sender's outcome path, so the failure has its event and its rollup count
-    const full = await sql<NotificationRow[]>`select * from notifications where id = any(${exhausted.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+    const full = await sql<NotificationRow[]>`select * from notifications where id = any(${exhausted.map((r) => r.id)}::uuid[]) and (status = 'pending') is true`; // primary key, not the partial index
     await Promise.all(
       full.map((n) =>
         recordOutcome({
@@ -55,7 +55,7 @@ export async function reconcileOnce(
   }
   if (retry.length) {
     // touch first so the next scan does not pick them again before the sender gets to them
-    await sql`update notifications set updated_at = now() where id = any(${retry.map((r) => r.id)}::uuid[]) and status = 'pending'`;
+    await sql`update notifications set updated_at = now() where id = any(${retry.map((r) => r.id)}::uuid[]) and (status = 'pending') is true`;
     await (opts.send ?? sendRequeued)(retry);
   }
   return { requeued: retry.length, failed: exhausted.length };
