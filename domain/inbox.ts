@@ -125,7 +125,7 @@ const listeners = new Map<string, Set<InboxListener>>();
 
 function subscriberConnection(): Redis {
   if (subscriber) return subscriber;
-  const conn = redis.duplicate();
+  const conn = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
   conn.on("error", () => {}); // ioredis reconnects and re-subscribes by itself
   conn.on("message", (channel: string, message: string) => {
     const set = listeners.get(channel);

@@ -134,7 +134,7 @@ function subscribeOnce(): void {
   if (subscribed) return;
   subscribed = true;
   try {
-    const sub = redis.duplicate();
+    const sub = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
     sub.on("error", () => {});
     sub.subscribe(redisKey("blocked-domains", "changed")).catch(() => {});
     sub.on("message", () => void reload().catch(() => {}));
