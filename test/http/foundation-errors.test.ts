@@ -64,7 +64,7 @@ describe("errors have the standard body {error: {code, message, details?}}", () 
   });
 
   test("admin route with an invalid body and no admin token -> 401 before any validation detail", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) {
       const r = await call("POST", "/api/internal/tenants", { body: { name: 42 }, headers });
       expect(r.status).toBe(401);
       expectStandardError(r.body, "invalid_admin_token");

@@ -9,7 +9,7 @@ import { call, createTenant } from "../support/fixtures";
 let T: Awaited<ReturnType<typeof createTenant>>;
 let subscriberId: string;
 
-async function prefs() {
+async function prefs(): Promise<Record<string, unknown>[]> {
   return await sql`select category, channel, enabled, source from subscriber_preferences where subscriber_id = ${subscriberId} order by category, channel`;
 }
 
