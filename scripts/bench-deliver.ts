@@ -13,7 +13,7 @@
 // Loopback only; bounded in count and time; cleans up its rows and Redis keys.
 import { spawn, type Subprocess } from "bun";
 import { join } from "node:path";
-import { openLoop, latencySummary } from "./bench-load";
+import { openLoop, latencySummary, removeBenchData, waitReady } from "./bench-load";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
@@ -72,29 +72,10 @@ function start(cmd: string[], env: Record<string, string> = {}) {
   children.push(child);
   return child;
 }
-async function waitReady(url: string) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
-    } catch {}
-    await Bun.sleep(100);
-  }
-  throw new Error(`${url} did not answer`);
-}
 
 async function cleanup() {
   for (const c of children) c.kill();
-  await sql`delete from events where tenant_id = ${tenant.id}`;
-  await sql`delete from notification_stats_hourly where tenant_id = ${tenant.id}`;
-  await sql`delete from notification_stats_daily where tenant_id = ${tenant.id}`;
-  await sql`delete from tenants where id = ${tenant.id}`;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== "0");
+  await removeBenchData(sql, redis, tenant.id, prefix);
 }
 
 interface Scenario {

@@ -1,5 +1,7 @@
 // Bounded HTTP load generators for the notification benchmarks (loopback only): a closed loop
-// (N connections as fast as the server answers) and an open loop (a fixed request rate).
+// (N connections as fast as the server answers), an open loop (a fixed rate), and the shared setup.
+import type Redis from "ioredis";
+import type { Sql } from "../store/db";
 
 export interface Target {
   url: string;
@@ -118,4 +120,30 @@ export async function openLoop(t: Target, opts: { rate: number; seconds: number;
   }
   await Promise.all(pending);
   return summarise(latencies, sent, ok, statuses, opts.seconds);
+}
+
+/** Polls a spawned server until it answers below 500 (20 s at most). */
+export async function waitReady(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+/** Removes a bench tenant (rows cascade from tenants; events and rollups do not) and its Redis keys. */
+export async function removeBenchData(sql: Sql, redis: Redis, tenantId: string, prefix: string): Promise<void> {
+  await sql`delete from events where tenant_id = ${tenantId}`;
+  await sql`delete from notification_stats_hourly where tenant_id = ${tenantId}`;
+  await sql`delete from notification_stats_daily where tenant_id = ${tenantId}`;
+  await sql`delete from tenants where id = ${tenantId}`;
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== "0");
 }
