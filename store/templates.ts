@@ -10,24 +10,7 @@ export type TemplateStatus = "draft" | "active";
 export const TEMPLATE_STATUSES: readonly TemplateStatus[] = ["draft", "active"];
 export const DEFAULT_LANGUAGE = "pt_BR";
 
-export interface TemplateRow {
-  id: string;
-  tenant_id: string;
-  environment: string;
-  slug: string;
-  name: string;
-  channel: string;
-  content: string;
-  variables: string[];
-  variants: Record<string, string>;
-  language: string;
-  status: TemplateStatus;
-  metadata: Record<string, unknown>;
-  provider_template_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
+/** The columns a caller writes on insert and update. */
 export interface TemplateFields {
   slug: string;
   name: string;
@@ -39,6 +22,14 @@ export interface TemplateFields {
   status: TemplateStatus;
   metadata: Record<string, unknown>;
   provider_template_id: string | null;
+}
+
+export interface TemplateRow extends TemplateFields {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export interface Scope {
