@@ -2,6 +2,7 @@
 // "fail" fail permanently, "bounce" bounce, everything else is delivered at once.
 import { randomUUID } from "node:crypto";
 import { ConfigChecks } from "./config-checks";
+import { failure } from "./outcome";
 import type { OutboundMessage, Provider, ProviderDefinition, SendResult } from "./types";
 import { CHANNELS } from "./types";
 
@@ -9,17 +10,12 @@ export class SandboxProvider implements Provider {
   readonly name = "sandbox";
 
   async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
-    if (signal?.aborted) {
-      return { ok: false, retryable: true, error: { code: "aborted", message: "send was cancelled" } };
-    }
+    if (signal?.aborted) return failure(true, "aborted", "send was cancelled");
     const recipient = msg.to.trim().toLowerCase();
     if (recipient.startsWith("fail")) {
-      return {
-        ok: false,
-        retryable: false,
-        error: { code: "sandbox_rejected", message: "sandbox provider rejects recipients starting with 'fail'" },
+      return failure(false, "sandbox_rejected", "sandbox provider rejects recipients starting with 'fail'", {
         response: { sandbox: true, outcome: "failed" },
-      };
+      });
     }
     const providerMessageId = `sandbox_${randomUUID()}`;
     const bounced = recipient.startsWith("bounce");

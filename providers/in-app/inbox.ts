@@ -1,6 +1,7 @@
 // The `inbox` provider: in-app delivery is storing the item in the subscriber's inbox
 // (DESIGN.md 6), done by deps.inbox so providers/ never touches the database itself.
 import { ConfigChecks } from "../config-checks";
+import { failure } from "../outcome";
 import type { OutboundMessage, Provider, ProviderDefinition, ProviderDeps, SendResult } from "../types";
 
 export class InboxProvider implements Provider {
@@ -10,30 +11,16 @@ export class InboxProvider implements Provider {
 
   async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
     const inbox = this.deps.inbox;
-    if (!inbox) {
-      return {
-        ok: false,
-        retryable: false,
-        error: { code: "inbox_unavailable", message: "in-app delivery is not wired (deps.inbox missing)" },
-      };
-    }
-    if (signal?.aborted) {
-      return { ok: false, retryable: true, error: { code: "aborted", message: "send was cancelled" } };
-    }
+    if (!inbox) return failure(false, "inbox_unavailable", "in-app delivery is not wired (deps.inbox missing)");
+    if (signal?.aborted) return failure(true, "aborted", "send was cancelled");
     try {
       const { itemId } = await inbox.deliver(msg);
       return { ok: true, providerMessageId: itemId, finalStatus: "delivered", response: { item_id: itemId } };
     } catch (err) {
       const e = err as { permanent?: boolean; code?: unknown; message?: string };
       const permanent = e?.permanent === true;
-      return {
-        ok: false,
-        retryable: !permanent,
-        error: {
-          code: typeof e?.code === "string" ? e.code : permanent ? "inbox_rejected" : "inbox_error",
-          message: e?.message ?? String(err),
-        },
-      };
+      const code = typeof e?.code === "string" ? e.code : permanent ? "inbox_rejected" : "inbox_error";
+      return failure(!permanent, code, e?.message ?? String(err));
     }
   }
 }
