@@ -447,9 +447,3 @@ export const channelSender = defineActor<SendMessage>({
   keyOf: (m) => `${m.tenantId}:${m.environment}:${m.channel}:${m.shard}`,
   handle: (msg, ctx) => handleSend(msg, ctx),
 });
-
-/** Drops cached providers (tests that reconfigure a channel in place). */
-export function forgetProviders(): void {
-  providers.clear();
-}
-

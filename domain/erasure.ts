@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { sql, type Tx } from "../store/db";
 import { isUuid } from "../store/ids";
-import { findSubscriber, findSubscribersByAddress, type Scope, type SubscriberRow } from "../store/subscribers";
+import { findSubscriber, findSubscribersByAddress, type Scope } from "../store/subscribers";
 import { writeAudit, type ActorType } from "../store/audit";
 import { ApiError } from "../http/errors";
 
@@ -36,20 +36,6 @@ export async function isErasedRecipient(
     where tenant_id = ${tenantId} and environment = ${environment}
       and identifier_hash = ${identifierHash(tenantId, environment, recipient)}`;
   return !!row;
-}
-
-/** The live subscriber named by id, external_id, email or phone (first match), if any. */
-export async function resolveSubscriber(
-  tenantId: string,
-  environment: string,
-  idOrExternalIdOrAddress: string,
-  tx: Tx = sql,
-): Promise<SubscriberRow | undefined> {
-  const scope = { tenantId, environment };
-  return (
-    (await findSubscriber(scope, idOrExternalIdOrAddress, tx)) ??
-    (await findSubscribersByAddress(scope, idOrExternalIdOrAddress, tx))[0]
-  );
 }
 
 /**

@@ -200,19 +200,6 @@ export async function isBlockedEmail(email: string): Promise<boolean> {
   return matches(await blockedSet(), d);
 }
 
-/** The blocked entry (the domain itself or its parent) that blocks this domain, if any. */
-export async function blockingEntry(domain: string): Promise<string | null> {
-  const d = normalizeDomain(domain);
-  if (!d) return null;
-  const set = await blockedSet();
-  for (let cur = d; ; ) {
-    if (set.has(cur)) return cur;
-    const dot = cur.indexOf(".");
-    if (dot < 0) return null;
-    cur = cur.slice(dot + 1);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Admin edits.
 
