@@ -144,8 +144,6 @@ export function serializeChannel(r: ChannelRow) {
   };
 }
 
-export type ChannelRecord = ReturnType<typeof serializeChannel>;
-
 // ---------------------------------------------------------------------------------------------
 // Decrypted configurations for delivery, cached a few seconds per process. Changes made in this
 // process drop the entry at once; other processes see them within CONFIG_TTL_MS.

@@ -3,8 +3,6 @@
 import { iso } from "./time";
 import { sql, type Tx } from "./db";
 
-export const TERMINAL_STATUSES = ["delivered", "failed", "bounced", "suppressed"] as const;
-
 export interface NotificationRow {
   id: string;
   tenant_id: string;

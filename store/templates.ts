@@ -7,7 +7,6 @@ import { isUuid, newId } from "./ids";
 import { iso } from "./time";
 
 export type TemplateStatus = "draft" | "active";
-export const TEMPLATE_STATUSES: readonly TemplateStatus[] = ["draft", "active"];
 export const DEFAULT_LANGUAGE = "pt_BR";
 
 /** The columns a caller writes on insert and update. */
@@ -143,8 +142,6 @@ export function serializeTemplate(r: TemplateRow) {
     updated_at: iso(r.updated_at)!,
   };
 }
-
-export type TemplateRecord = ReturnType<typeof serializeTemplate>;
 
 /**
  * For the channel sender and the notifications API: a live template by slug or id, or

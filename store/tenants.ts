@@ -31,8 +31,3 @@ export async function createTenant(
   };
   return tx === sql ? sql.begin((t) => run(t as unknown as Tx)) : run(tx);
 }
-
-export async function findTenant(id: string): Promise<TenantRow | undefined> {
-  const [row] = await sql<TenantRow[]>`select * from tenants where id = ${id}`;
-  return row;
-}

@@ -5,7 +5,6 @@ import { newId } from "./ids";
 import { createTenant } from "./tenants";
 
 export type Role = "owner" | "admin" | "member";
-export const ROLES: Role[] = ["owner", "admin", "member"];
 
 export interface UserRow {
   id: string;
