@@ -23,7 +23,6 @@ export const forbidden = (code = "insufficient_permissions", message = "This key
   new ApiError(403, code, message);
 export const unauthorized = (message = "Missing, malformed, invalid or revoked API key") =>
   new ApiError(401, "invalid_api_key", message);
-export const badRequest = (code = "invalid_parameters", message = "Invalid parameters") => new ApiError(400, code, message);
 
 export function errorBody(code: string, message: string, details?: ErrorDetails) {
   return { error: details ? { code, message, details } : { code, message } };

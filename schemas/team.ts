@@ -13,12 +13,3 @@ export const InviteMemberBody = t.Object({
 export const UpdateMemberBody = t.Object({ role: RoleSchema });
 
 export const MemberParams = t.Object({ id: t.String() });
-
-export const TeamMember = t.Object({
-  id: t.String(),
-  email: t.String(),
-  name: t.Union([t.String(), t.Null()]),
-  role: t.String(),
-  created_at: t.String(),
-  last_login_at: t.Union([t.String(), t.Null()]),
-});

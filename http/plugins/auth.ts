@@ -150,14 +150,6 @@ async function resolveKey(request: Request): Promise<Resolved> {
 
 const ipForbidden = () => forbidden("insufficient_permissions", "This key may not be used from this IP address");
 
-/** Resolves and validates a Bearer API key (401 invalid_api_key, 403 for allowed_ips); counts the request but never answers 429. */
-export async function resolveApiKey(request: Request): Promise<AuthContext> {
-  const r = await resolveKey(request);
-  if (r.ipRefused) throw ipForbidden();
-  await r.rate;
-  return r.auth;
-}
-
 /** Key or session -> auth, with the rate limit applied (headers set, 429 thrown). */
 async function authenticate(request: Request, set: { headers: Record<string, any> }) {
   const header = request.headers.get("authorization");
