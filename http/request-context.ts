@@ -29,6 +29,7 @@ export function requestFacts(request: Request): RequestFacts {
 }
 
 function normalize(ip: string): string {
+  if (!ip.includes(":")) return ip; // plain IPv4 is already canonical: skip the parser on the hot path
   try {
     const parsed = ipaddr.parse(ip);
     if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {

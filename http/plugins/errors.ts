@@ -225,6 +225,7 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     }
   })
   .onAfterResponse({ as: "global" }, ({ request, set }) => {
+    if (!logger.isLevelEnabled("info")) return; // the hot path builds nothing it will not log
     const f = requestFacts(request);
     const ms = Math.round((performance.now() - f.startedAt) * 10) / 10;
     logger.info(
