@@ -19,26 +19,27 @@ export function onEvent(fn: Listener): () => void {
   return () => listeners.delete(fn);
 }
 
-export async function emitEvent(
-  tx: Tx,
-  e: { tenantId: string; environment: string; type: string; data: Record<string, unknown> },
-): Promise<EventRecord> {
+function notifyListeners(record: EventRecord, tenantId: string, environment: string): void {
+  for (const fn of listeners) {
+    try {
+      fn({ ...record, tenantId, environment });
+    } catch {
+      /* a listener never breaks the emitter */
+    }
+  }
+}
+
+type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
+
+export async function emitEvent(tx: Tx, e: NewEvent): Promise<EventRecord> {
   const id = newId();
   const createdAt = new Date();
   await tx`insert into events (id, tenant_id, environment, type, data, created_at)
            values (${id}, ${e.tenantId}, ${e.environment}, ${e.type}, ${tx.json(e.data as any)}, ${createdAt})`;
   const record = { id, type: e.type, created_at: createdAt.toISOString(), data: e.data };
-  for (const fn of listeners) {
-    try {
-      fn({ ...record, tenantId: e.tenantId, environment: e.environment });
-    } catch {
-      /* a listener never breaks the emitter */
-    }
-  }
+  notifyListeners(record, e.tenantId, e.environment);
   return record;
 }
-
-type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
 
 /**
  * emitEvents as a statement to embed in one larger statement (a data-modifying CTE:
@@ -57,15 +58,7 @@ export function prepareEvents(tx: Tx, events: NewEvent[]) {
     insert,
     records,
     notify() {
-      records.forEach((record, i) => {
-        for (const fn of listeners) {
-          try {
-            fn({ ...record, tenantId: events[i]!.tenantId, environment: events[i]!.environment });
-          } catch {
-            /* a listener never breaks the emitter */
-          }
-        }
-      });
+      records.forEach((record, i) => notifyListeners(record, events[i]!.tenantId, events[i]!.environment));
     },
   };
 }
