@@ -140,6 +140,11 @@ export async function removeBenchData(sql: Sql, redis: Redis, tenantId: string, 
   await sql`delete from notification_stats_hourly where tenant_id = ${tenantId}`;
   await sql`delete from notification_stats_daily where tenant_id = ${tenantId}`;
   await sql`delete from tenants where id = ${tenantId}`;
+  await deletePrefix(redis, prefix);
+}
+
+/** SCAN + DEL of every key under `<prefix>:` (never FLUSHALL: the Redis is shared). */
+export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = "0";
   do {
     const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);

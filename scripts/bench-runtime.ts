@@ -4,6 +4,7 @@
 import { Queue, Worker } from "bullmq";
 import Redis from "ioredis";
 import { createRuntime, defineActor } from "../runtime";
+import { deletePrefix } from "./bench-load";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 50_000);
@@ -17,15 +18,6 @@ interface Msg {
 }
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5_000);
 const workload = (n: number): Msg[] => Array.from({ length: n }, (_, i) => ({ key: `key-${i % KEYS}`, seq: i }));
-
-async function deletePrefix(p: string) {
-  let cursor = "0";
-  do {
-    const [next, keys] = await admin.scan(cursor, "MATCH", `${p}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await admin.del(...keys);
-  } while (cursor !== "0");
-}
 
 function waitUntil(check: () => boolean): Promise<void> {
   return new Promise((resolve) => {
@@ -68,7 +60,7 @@ async function benchRuntime(messages: Msg[], tag: string): Promise<Result> {
   const t1 = performance.now();
   await host.stop();
   await runtime.close();
-  await deletePrefix(`${prefix}:rt${tag}`);
+  await deletePrefix(admin, `${prefix}:rt${tag}`);
   return result("runtime", messages.length, t0, tEnqueued, t1);
 }
 
@@ -97,7 +89,7 @@ async function benchBullMQ(messages: Msg[], tag: string): Promise<Result> {
   await worker.close();
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
-  await deletePrefix(bullPrefix);
+  await deletePrefix(admin, bullPrefix);
   return result("bullmq", messages.length, t0, tEnqueued, t1);
 }
 
@@ -161,7 +153,7 @@ try {
       `${(vsCeilingStrict * 100).toFixed(1)}% ours end-to-end vs ceiling consume-only  (target >= 20%)  ${ok(vsCeilingStrict >= 0.2)}`,
   );
 } finally {
-  await deletePrefix(prefix);
+  await deletePrefix(admin, prefix);
   await admin.quit();
 }
 process.exit(0);
