@@ -1,9 +1,9 @@
 // Erasure (LGPD) and send-time suppression: erasing a subscriber, remembering its identifiers
 // only as SHA-256 hashes, and the one check the channel sender makes before every send.
 import { createHash } from "node:crypto";
-import { sql, type Tx } from "../store/db";
+import { sql, type Scope, type Tx } from "../store/db";
 import { isUuid } from "../store/ids";
-import { findSubscriber, findSubscribersByAddress, type Scope } from "../store/subscribers";
+import { findSubscriber, findSubscribersByAddress } from "../store/subscribers";
 import { writeAudit, type ActorType } from "../store/audit";
 import { ApiError } from "../http/errors";
 

@@ -5,10 +5,10 @@
 // {id, type, created_at, data} as JSON. Each process holds ONE subscriber connection and
 // SUBSCRIBEs a channel while at least one local listener wants it, fanning out in-process.
 import type Redis from "ioredis";
-import { sql, type Tx } from "../store/db";
+import { sql, type Scope, type Tx } from "../store/db";
 import { redis, redisKey } from "../store/redis";
 import { emitEvent, type EventRecord } from "./events";
-import { findSubscriber, type Scope, type SubscriberRow } from "../store/subscribers";
+import { findSubscriber, type SubscriberRow } from "../store/subscribers";
 import {
   insertInboxItem,
   markAllInboxItemsRead,

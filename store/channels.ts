@@ -2,14 +2,9 @@
 // encrypted at rest (domain/crypto.ts) and decrypted only for loadChannelConfig, cached briefly.
 import { decryptJson, defaultKeyring, encryptJson } from "../domain/crypto";
 import type { Channel } from "../providers/types";
-import { sql, type Tx } from "./db";
+import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
 import { iso } from "./time";
-
-export interface Scope {
-  tenantId: string;
-  environment: string;
-}
 
 export interface ChannelRow {
   id: string;

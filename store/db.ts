@@ -11,6 +11,11 @@ export const sql = postgres(config.databaseUrl, {
 });
 
 export type Sql = typeof sql;
+/** The pair every tenant-data query filters by: another tenant's or environment's row is a 404. */
+export interface Scope {
+  tenantId: string;
+  environment: string;
+}
 export type Tx = postgres.TransactionSql<Record<string, never>> | typeof sql;
 
 export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {

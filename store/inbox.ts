@@ -1,9 +1,8 @@
 // In-app inbox repository: idempotent item insert (one item per notification), the paged
 // list with unread counts, and read / read-all. Every query is scoped by tenant and environment.
-import { sql, type Tx } from "./db";
+import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
-import type { Scope } from "./subscribers";
 
 export interface InboxItemRow {
   id: string;

@@ -1,7 +1,6 @@
 // Subscriber preference repository: per (category, channel) switches, upserted, with the
 // source that last wrote them (the API, or the unsubscribe link) so suppression can say why.
-import { sql, type Tx } from "./db";
-import type { Scope } from "./subscribers";
+import { sql, type Scope, type Tx } from "./db";
 
 export interface Preference {
   category: string;

@@ -1,6 +1,6 @@
 // Subscriber repository: lookup by id / external_id / address, multi-row upsert on external_id,
 // search-list, update, and the erasure rewrite. Every query is scoped by tenant and environment.
-import { sql, type Tx } from "./db";
+import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
 
@@ -36,11 +36,6 @@ export interface SubscriberFields {
   locale?: string | null;
   timezone?: string | null;
   custom_properties?: Record<string, unknown> | null;
-}
-
-export interface Scope {
-  tenantId: string;
-  environment: string;
 }
 
 /** DESIGN.md 6: the subscriber record as the API returns it. */

@@ -2,7 +2,7 @@
 // and the lookups the channel sender uses (findTemplateForSend, assertTemplateUsable; DESIGN.md 6).
 import { ApiError, notFound, validationFailed } from "../http/errors";
 import { decodeCursor, pageOf } from "../http/pagination";
-import { sql, type Tx } from "./db";
+import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
 
@@ -29,11 +29,6 @@ export interface TemplateRow extends TemplateFields {
   environment: string;
   created_at: Date;
   updated_at: Date;
-}
-
-export interface Scope {
-  tenantId: string;
-  environment: string;
 }
 
 const COLUMNS = sql`id, tenant_id, environment, slug, name, channel, content, variables, variants, language, status,

@@ -1,8 +1,8 @@
 // Subscriber-scoped routes open to publishable keys (inboxAuthPlugin): the in-app inbox (list,
 // read, read-all, unread count, Server-Sent Events stream) and the subscriber's preferences.
 import { Elysia } from "elysia";
-import { sql, type Tx } from "../../store/db";
-import { findSubscriber, type Scope, type SubscriberRow } from "../../store/subscribers";
+import { sql, type Scope, type Tx } from "../../store/db";
+import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
 import { listInboxItems, serializeInboxItem, unreadCount } from "../../store/inbox";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox";

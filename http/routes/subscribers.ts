@@ -1,7 +1,7 @@
 // /v1/subscribers (secret keys): upsert on external_id, search list, get, PUT, DELETE (erasure)
 // and the all-or-nothing bulk import. Preferences and the inbox live in http/routes/inbox.ts.
 import { Elysia } from "elysia";
-import { sql, type Tx } from "../../store/db";
+import { sql, type Scope, type Tx } from "../../store/db";
 import {
   findSubscriber,
   listSubscribers,
@@ -9,7 +9,6 @@ import {
   updateSubscriber,
   upsertSubscribers,
   type Consent,
-  type Scope,
   type SubscriberFields,
 } from "../../store/subscribers";
 import { validateSubscriberInput } from "../../domain/subscriber-validation";
