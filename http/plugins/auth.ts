@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import * as ipaddr from "ipaddr.js";
 import { config } from "../../config";
-import { sql } from "../../store/db";
+import { sql, type Scope } from "../../store/db";
 import {
   EpochCache,
   hashKey,
@@ -36,6 +36,9 @@ export interface AuthContext {
   ip: string | null;
   userAgent: string | null;
 }
+
+/** The (tenant, environment) every store call of the request is scoped to. */
+export const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 

@@ -31,14 +31,10 @@ import {
 import { sql } from "../../store/db";
 import { conflict, notFound, validationFailed, type ErrorDetails } from "../errors";
 import { logger } from "../log";
-import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
 function add(details: ErrorDetails, field: string, message: string) {
   (details[field] ??= []).push(message);
-}
-
-function scopeOf(auth: AuthContext) {
-  return { tenantId: auth.tenantId, environment: auth.environment };
 }
 
 /** 422 for a channel name outside SPEC's list in a body; in a path it names nothing that exists: 404 */

@@ -9,7 +9,7 @@ import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } fr
 import type { EventRecord } from "../../domain/events";
 import { forbidden, validationFailed } from "../errors";
 import { logger } from "../log";
-import { inboxAuthPlugin, requireWrite, type AuthContext } from "../plugins/auth";
+import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { offsetPage, subscriberNotFound } from "./subscribers";
 import {
   InboxItemParams,
@@ -40,7 +40,6 @@ export function closeInboxStreams(): number {
   return all.length;
 }
 
-const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
 
 /**
  * The live subscriber named by :id (id or external_id). A publishable key reaches only the

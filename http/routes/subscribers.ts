@@ -14,7 +14,7 @@ import {
 import { validateSubscriberInput } from "../../domain/subscriber-validation";
 import { eraseSubscriber, identifierHash } from "../../domain/erasure";
 import { ApiError, validationFailed, type ErrorDetails } from "../errors";
-import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import {
   ImportBody,
   ImportErrorResponse,
@@ -40,7 +40,6 @@ export function offsetPage(query: { limit?: string; offset?: string }): { limit:
   return { limit, offset };
 }
 
-const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
 const consentOf = (auth: AuthContext): Consent => ({ given_at: new Date().toISOString(), ip: auth.ip, method: "api" });
 
 /** External ids of erased subscribers (by hash) among the given ones. */

@@ -37,7 +37,7 @@ import {
 } from "../../store/templates";
 import { ApiError, notFound, validationFailed, type ErrorDetails } from "../errors";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
 const VARIANT_KEY_RE = /^[a-z][a-z0-9_]{0,49}$/;
 const LIST_LIMIT_DEFAULT = 100;
@@ -81,10 +81,6 @@ function syntaxDetails(details: ErrorDetails, errors: string[]) {
     const part = e.slice(0, at);
     add(details, part === "content" ? "content" : `variants.${part}`, e.slice(at + 2));
   }
-}
-
-function scopeOf(auth: AuthContext) {
-  return { tenantId: auth.tenantId, environment: auth.environment };
 }
 
 function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
