@@ -127,13 +127,15 @@ describe("sending", () => {
 });
 
 describe("concurrency", () => {
-  test("different keys run concurrently, bounded by the host's concurrency", async () => {
+  /** Sends n messages on n distinct keys through a 5 ms handler; returns the most that ran at once. */
+  async function peakConcurrency(opts: { name: string; n: number; hostConcurrency: number; actorConcurrency?: number }) {
     const { runtime, start } = setup();
     let running = 0;
     let peak = 0;
     let done = 0;
     const actor = defineActor<Msg>({
-      name: "bounded",
+      name: opts.name,
+      ...(opts.actorConcurrency === undefined ? {} : { concurrency: opts.actorConcurrency }),
       keyOf: (m) => m.key,
       async handle() {
         peak = Math.max(peak, ++running);
@@ -142,31 +144,19 @@ describe("concurrency", () => {
         done++;
       },
     });
-    await runtime.sendMany(actor, Array.from({ length: 200 }, (_, i) => ({ key: `k${i}`, seq: i })));
-    start([actor], { concurrency: 7 });
-    await waitFor(() => done === 200, 5000);
+    await runtime.sendMany(actor, Array.from({ length: opts.n }, (_, i) => ({ key: `k${i}`, seq: i })));
+    start([actor], { concurrency: opts.hostConcurrency });
+    await waitFor(() => done === opts.n, 5000);
+    return peak;
+  }
+
+  test("different keys run concurrently, bounded by the host's concurrency", async () => {
+    const peak = await peakConcurrency({ name: "bounded", n: 200, hostConcurrency: 7 });
     expect(peak).toBe(7);
   });
 
   test("an actor's own concurrency caps it below the host's", async () => {
-    const { runtime, start } = setup();
-    let running = 0;
-    let peak = 0;
-    let done = 0;
-    const actor = defineActor<Msg>({
-      name: "capped",
-      concurrency: 3,
-      keyOf: (m) => m.key,
-      async handle() {
-        peak = Math.max(peak, ++running);
-        await sleep(5);
-        running--;
-        done++;
-      },
-    });
-    await runtime.sendMany(actor, Array.from({ length: 60 }, (_, i) => ({ key: `k${i}`, seq: i })));
-    start([actor], { concurrency: 50 });
-    await waitFor(() => done === 60, 5000);
+    const peak = await peakConcurrency({ name: "capped", n: 60, hostConcurrency: 50, actorConcurrency: 3 });
     expect(peak).toBe(3);
   });
 });
