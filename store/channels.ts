@@ -218,14 +218,12 @@ export async function reencryptChannelCredentials(): Promise<number> {
   const current = defaultKeyring().currentKeyId;
   const rows = (await sql`select ${COLUMNS} from channels
     where credentials_enc is not null and credentials_key_id is distinct from ${current}`) as unknown as ChannelRow[];
-  let n = 0;
   for (const row of rows) {
     const scope = { tenantId: row.tenant_id, environment: row.environment };
     const s = sealed(scope, row.channel, decryptCredentials(row));
     await sql`update channels set credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId}
       where id = ${row.id} and credentials_enc = ${row.credentials_enc}`;
     forgetCached(scope, row.channel);
-    n++;
   }
-  return n;
+  return rows.length;
 }
