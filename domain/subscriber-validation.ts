@@ -85,56 +85,39 @@ export async function validateSubscriberInput(
   else if (ext.startsWith("erased:")) fail("external_id", "must not start with the reserved prefix \"erased:\"");
   else fields.external_id = ext;
 
-  const email = input.email;
-  if (email === null) fields.email = null;
-  else if (email !== undefined) {
-    if (typeof email !== "string") fail("email", "must be a string");
+  // email, phone, name, locale, timezone: null clears, absent leaves as is, anything else must be a
+  // string that `check` turns into the stored value or refuses with a message
+  const stringField = async (
+    field: "email" | "phone" | "name" | "locale" | "timezone",
+    value: unknown,
+    check: (v: string) => string | { error: string } | Promise<string | { error: string }>,
+  ) => {
+    if (value === null) fields[field] = null;
+    else if (value === undefined) return;
+    else if (typeof value !== "string") fail(field, "must be a string");
     else {
-      const value = email.trim().toLowerCase();
-      if (!isValidEmailSyntax(value)) fail("email", "must be a valid email address");
-      else if (await isBlockedEmail(value)) fail("email", "uses a blocked (disposable) email domain");
-      else fields.email = value;
+      const out = await check(value);
+      if (typeof out === "string") fields[field] = out;
+      else fail(field, out.error);
     }
-  }
-
-  const phone = input.phone;
-  if (phone === null) fields.phone = null;
-  else if (phone !== undefined) {
-    if (typeof phone !== "string") fail("phone", "must be a string");
-    else {
-      const trimmed = phone.trim();
-      const parsed = /^\+[1-9]\d{6,14}$/.test(trimmed) ? parsePhoneNumberFromString(trimmed) : undefined;
-      if (!parsed || !parsed.isValid()) fail("phone", "must be a valid E.164 phone number (e.g. +5511912345678)");
-      else fields.phone = parsed.number;
-    }
-  }
-
-  const name = input.name;
-  if (name === null) fields.name = null;
-  else if (name !== undefined) {
-    if (typeof name !== "string") fail("name", "must be a string");
-    else if (name.length > 255) fail("name", "must be at most 255 characters");
-    else fields.name = name;
-  }
-
-  const locale = input.locale;
-  if (locale === null) fields.locale = null;
-  else if (locale !== undefined) {
-    if (typeof locale !== "string") fail("locale", "must be a string");
-    else if (!isValidLocale(locale)) fail("locale", "must be a BCP 47 language tag such as pt-BR or pt_BR");
-    else fields.locale = locale;
-  }
-
-  const timezone = input.timezone;
-  if (timezone === null) fields.timezone = null;
-  else if (timezone !== undefined) {
-    if (typeof timezone !== "string") fail("timezone", "must be a string");
-    else {
-      const canonical = canonicalTimezone(timezone);
-      if (!canonical) fail("timezone", "must be an IANA time zone such as America/Sao_Paulo");
-      else fields.timezone = canonical;
-    }
-  }
+  };
+  await stringField("email", input.email, async (v) => {
+    const value = v.trim().toLowerCase();
+    if (!isValidEmailSyntax(value)) return { error: "must be a valid email address" };
+    if (await isBlockedEmail(value)) return { error: "uses a blocked (disposable) email domain" };
+    return value;
+  });
+  await stringField("phone", input.phone, (v) => {
+    const trimmed = v.trim();
+    const parsed = /^\+[1-9]\d{6,14}$/.test(trimmed) ? parsePhoneNumberFromString(trimmed) : undefined;
+    if (!parsed || !parsed.isValid()) return { error: "must be a valid E.164 phone number (e.g. +5511912345678)" };
+    return parsed.number;
+  });
+  await stringField("name", input.name, (v) => (v.length > 255 ? { error: "must be at most 255 characters" } : v));
+  await stringField("locale", input.locale, (v) =>
+    isValidLocale(v) ? v : { error: "must be a BCP 47 language tag such as pt-BR or pt_BR" },
+  );
+  await stringField("timezone", input.timezone, (v) => canonicalTimezone(v) || { error: "must be an IANA time zone such as America/Sao_Paulo" });
 
   const props = input.custom_properties;
   if (props === null) fields.custom_properties = null;
