@@ -39,6 +39,14 @@ export interface SendMessage {
 export const MAX_ATTEMPTS = 5;
 const BASE_BACKOFF_MS = 30_000;
 const PROVIDER_DEADLINE_MS = 15_000;
+/**
+ * A claimed attempt without an outcome whose claim is older than this lost its handler (the process
+ * died or the outcome write failed): the provider deadline plus a margin for the claim-to-call and
+ * call-to-outcome work. Younger claims belong to a handler that may still be calling the provider.
+ */
+export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + 15_000;
+export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
+
 
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
 export function retryDelayFor(failedAttempt: number): number {
@@ -117,7 +125,7 @@ interface ClaimItem {
 const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
   async (items) => {
     const rows = await sql<NotificationRow[]>`
-      update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now()
+      update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now(), claimed_at = now()
       from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.tenantId)}::uuid[], ${items.map((i) => i.environment)}::text[],
                   ${items.map((i) => i.attempt)}::int[], ${items.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
       where n.id = v.id and n.tenant_id = v.tenant_id and n.environment = v.environment
@@ -339,15 +347,92 @@ async function callProvider(provider: Provider, msg: OutboundMessage): Promise<{
   const started = performance.now();
   let result: SendResult;
   try {
-    // Adapters enforce their own deadline; this one only guards against an adapter that never settles.
-    result = await provider.send(msg, AbortSignal.timeout(PROVIDER_DEADLINE_MS));
+    // Adapters enforce their own deadline; this one bounds an adapter that never settles, so a live
+    // handler's claim never outlasts STALE_CLAIM_MS because of its provider call.
+    const signal = AbortSignal.timeout(PROVIDER_DEADLINE_MS);
+    const deadline = new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(new Error(`no answer within ${PROVIDER_DEADLINE_MS} ms`)), { once: true }),
+    );
+    deadline.catch(() => {});
+    result = await Promise.race([provider.send(msg, signal), deadline]);
   } catch (err) {
     result = { ok: false, retryable: true, error: { code: "provider_error", message: String((err as Error)?.message ?? err).slice(0, 500) } };
   }
   return { result, durationMs: Math.round(performance.now() - started) };
 }
 
-export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "schedule">): Promise<void> {
+type SendContext = Pick<ActorContext, "schedule"> & Partial<Pick<ActorContext, "deliveries">>;
+
+// ---------------------------------------------------------------------------------------------
+// Lost attempts: a claim (attempt_count = n, status pending) without an attempt row n is an attempt
+// in progress or one whose handler died after the claim, perhaps after the provider accepted it.
+
+/**
+ * Records attempt n as a `failure` with OUTCOME_UNKNOWN when its claim is stale, and moves the
+ * notification as a retryable failure of attempt n would (pending with the next attempt due, or
+ * failed after the last). Exactly once across processes: the attempt row's unique key decides, and
+ * only the writer that inserted it moves the status. Returns the next attempt to schedule (delay
+ * counted from the lost attempt's claim, since its back-off already ran while nobody knew), null
+ * when nothing was recorded here or nothing follows.
+ */
+export async function recordLostAttempt(
+  ref: { id: string; tenantId: string; environment: string },
+  attempt: number,
+): Promise<{ recorded: boolean; next: { msg: SendMessage; delayMs: number } | null }> {
+  const stale = `${STALE_CLAIM_MS} milliseconds`;
+  const done = await sql.begin(async (tx) => {
+    const [n] = await tx<(NotificationRow & { claimed: Date })[]>`
+      select n.*, coalesce(n.claimed_at, n.updated_at) as claimed from notifications n
+      where n.id = ${ref.id} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}
+        and (n.status = 'pending') is true and n.attempt_count = ${attempt}
+        and coalesce(n.claimed_at, n.updated_at) < now() - ${stale}::interval
+      for update`;
+    if (!n) return null;
+    const inserted = await tx`
+      insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
+      values (${newId()}, ${n.id}, ${n.tenant_id}, ${attempt}, 'failure', ${n.provider}, '{}'::jsonb, ${JSON.stringify(OUTCOME_UNKNOWN)}::text::jsonb, null, now())
+      on conflict (notification_id, attempt_number) do nothing
+      returning id`;
+    if (!inserted.length) return null; // another process recorded it
+    const willRetry = attempt < MAX_ATTEMPTS;
+    const dueAt = new Date(Math.max(Date.now(), n.claimed.getTime() + retryDelayFor(attempt) * config.timeScale));
+    const { claimed: _claimed, ...row } = n;
+    const out = await writeOutcomes(tx, [
+      { n: row, attempt, provider: n.provider, status: willRetry ? "pending" : "failed", error: OUTCOME_UNKNOWN, willRetry, nextAttemptAt: willRetry ? dueAt : null },
+    ]);
+    await Promise.all(out.tail);
+    return { after: out.after, willRetry, dueAt, n };
+  });
+  if (!done) return { recorded: false, next: null };
+  done.after();
+  if (!done.willRetry) return { recorded: true, next: null };
+  const msg = senderMessage({ id: done.n.id, tenantId: done.n.tenant_id, environment: done.n.environment, channel: done.n.channel }, attempt + 1);
+  return { recorded: true, next: { msg, delayMs: Math.max(0, done.dueAt.getTime() - Date.now()) } };
+}
+
+/** A message whose claim failed: finished, moved on, or attempt n claimed and maybe lost. */
+async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
+  const [s] = await sql<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number }[]>`
+    select n.status, n.attempt_count,
+      exists (select 1 from notification_attempts a where a.notification_id = n.id and a.attempt_number = n.attempt_count) as has_outcome,
+      greatest(0, ceil(extract(epoch from coalesce(n.claimed_at, n.updated_at) + ${`${STALE_CLAIM_MS} milliseconds`}::interval - now()) * 1000))::int as stale_in_ms
+    from notifications n
+    where n.id = ${msg.notificationId} and n.tenant_id = ${msg.tenantId} and n.environment = ${msg.environment}`;
+  if (!s || s.status !== "pending" || s.attempt_count !== msg.attempt || s.has_outcome) return;
+  if (s.stale_in_ms > 0) {
+    // Another handler may be calling the provider right now: leave it. A redelivered message (its
+    // handler's process died, or the handler threw) looks again once the claim can be called lost,
+    // instead of leaving the attempt to the reconciler's 60 s scan.
+    if ((ctx.deliveries ?? 1) > 1) {
+      await ctx.schedule(`claim:${msg.notificationId}:${msg.attempt}`, s.stale_in_ms + 250, msg, { unscaled: true });
+    }
+    return;
+  }
+  const { next } = await recordLostAttempt({ id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment }, msg.attempt);
+  if (next) await ctx.schedule(`retry:${msg.notificationId}`, next.delayMs, next.msg, { unscaled: true });
+}
+
+export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<void> {
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   const target = await resolveDelivery(msg.tenantId, msg.environment, msg.channel);
   const providerName = target?.provider ?? null;
@@ -367,7 +452,7 @@ export async function handleSend(msg: SendMessage, ctx: Pick<ActorContext, "sche
       provider: providerName ?? "",
     }),
   ]);
-  if (!n) return; // terminal, already claimed by an earlier delivery of this message, or gone
+  if (!n) return await onClaimTaken(msg, ctx); // terminal, claimed by another delivery (live or lost), or gone
   if (limited && !limited.allowed) {
     await sql`update notifications set attempt_count = ${msg.attempt - 1} where id = ${n.id} and attempt_count = ${msg.attempt} and (status = 'pending') is true`;
     const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;

@@ -2,7 +2,7 @@
 // stream here): one provider call per attempt under redelivery, suppression reasons, rate limits,
 // events and rollups in the status change's transaction, and the reconciler.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleSend, recordOutcome, senderMessage, type SendMessage } from "../../actors/channel-sender";
+import { handleSend, recordOutcome, senderMessage, STALE_CLAIM_MS, type SendMessage } from "../../actors/channel-sender";
 import { reconcileOnce } from "../../actors/reconciler";
 import { config } from "../../config";
 import { checkSuppression, suppressionReason } from "../../domain/suppression";
@@ -24,10 +24,11 @@ interface Scheduled {
   msg: SendMessage;
   opts?: { unscaled?: boolean };
 }
-function fakeCtx() {
+function fakeCtx(deliveries = 1) {
   const scheduled: Scheduled[] = [];
   return {
     scheduled,
+    deliveries,
     async schedule(timerId: string, delayMs: number, msg: any, opts?: { unscaled?: boolean }) {
       scheduled.push({ timerId, delayMs, msg, opts });
       return Date.now() + delayMs;
@@ -142,6 +143,109 @@ describe("at most one provider call per attempt number", () => {
     expect(n).toMatchObject({ status: "failed", attempt_count: 5 });
     const [last] = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id} order by created_at desc limit 1`;
     expect(last!.data.error).toMatchObject({ attempt: 5, will_retry: false });
+  });
+});
+
+// QA (kill -9 mid-attempt): the claim moved attempt_count to n and committed, the provider was called, the
+// process died before the outcome. The crash is simulated exactly: the claim as the sender writes it, no outcome.
+describe("a sender that died mid-attempt: the attempt is recorded as outcome_unknown and retried (at least once)", () => {
+  const UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
+  async function crashedClaim(id: string, attempt: number, age: string) {
+    await sql`update notifications set attempt_count = ${attempt}, provider = 'twilio',
+      claimed_at = now() - ${age}::interval, updated_at = now() - ${age}::interval where id = ${id}`;
+  }
+  const sends = () => tw.requests.filter((r) => r.kind === "send").length;
+  const attempts = async (id: string) =>
+    (await sql`select attempt_number, status, provider, error, duration_ms from notification_attempts where notification_id = ${id} order by attempt_number`).map((a) => ({ ...a }));
+
+  test("a claim records when it was taken (claimed_at)", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345601", data: { content: "c" } });
+    await handleSend(msgOf(row), fakeCtx());
+    const [n] = await sql`select claimed_at, now() - claimed_at < interval '1 minute' as recent from notifications where id = ${row.id}`;
+    expect(n!.recent).toBe(true);
+  });
+
+  test("redelivered (ctx.deliveries 2) after the claim went stale: attempt 1 recorded once as outcome_unknown, then exactly one further provider call", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345602", data: { content: "crash" } });
+    await crashedClaim(row.id, 1, "10 minutes");
+    const ctx = fakeCtx(2);
+    await handleSend(msgOf(row, 1), ctx);
+    expect(sends()).toBe(0);
+    expect(await attempts(row.id)).toEqual([{ attempt_number: 1, status: "failure", provider: "twilio", error: UNKNOWN, duration_ms: null }]);
+    const [n] = await sql`select status, attempt_count, error from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "pending", attempt_count: 1, error: UNKNOWN });
+    // the normal retry policy, counted from the lost attempt's claim (long past here): due now, not after the reconciler
+    expect(ctx.scheduled).toHaveLength(1);
+    expect(ctx.scheduled[0]!.msg.attempt).toBe(2);
+    expect(ctx.scheduled[0]!.delayMs).toBe(0);
+    expect(ctx.scheduled[0]!.opts?.unscaled).toBe(true);
+
+    await handleSend(msgOf(row, 1), fakeCtx(3)); // another redelivery of the old message changes nothing
+    await handleSend(ctx.scheduled[0]!.msg, fakeCtx());
+    await handleSend(ctx.scheduled[0]!.msg, fakeCtx(2)); // and the retry itself, redelivered
+    expect(sends()).toBe(1);
+    const [done] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
+    expect(done).toMatchObject({ status: "sent", attempt_count: 2 });
+    expect((await attempts(row.id)).map((a) => [a.attempt_number, a.status])).toEqual([[1, "failure"], [2, "success"]]);
+    const events = await sql`select type, data from events where tenant_id = ${T.tenant.id} and data -> 'notification' ->> 'id' = ${row.id} order by created_at`;
+    expect(events.map((e) => e.type)).toEqual(["notification.created", "notification.failed", "notification.sent"]);
+    expect(events[1]!.data.error).toMatchObject({ code: "outcome_unknown", provider: "twilio", attempt: 1, will_retry: true });
+  });
+
+  test("two processes noticing the same lost attempt at once record it once and schedule one retry", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345603", data: { content: "twice" } });
+    await crashedClaim(row.id, 1, "10 minutes");
+    const ctxs = [fakeCtx(2), fakeCtx(2), fakeCtx(1), fakeCtx(4)];
+    await Promise.all(ctxs.map((c) => handleSend(msgOf(row, 1), c)));
+    expect(await attempts(row.id)).toHaveLength(1);
+    expect(ctxs.flatMap((c) => c.scheduled)).toHaveLength(1);
+    const failed = await sql`select 1 from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id}`;
+    expect(failed).toHaveLength(1);
+    expect(sends()).toBe(0);
+  });
+
+  test("a fresh claim is another handler's: left alone (no call, no attempt row); a redelivery looks again when it turns stale", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345604", data: { content: "fresh" } });
+    await crashedClaim(row.id, 1, "2 seconds");
+    const first = fakeCtx(1);
+    await handleSend(msgOf(row, 1), first); // a duplicate of a message being handled right now
+    expect(first.scheduled).toHaveLength(0);
+    const again = fakeCtx(2);
+    await handleSend(msgOf(row, 1), again);
+    expect(sends()).toBe(0);
+    expect(await attempts(row.id)).toHaveLength(0);
+    const [n] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(again.scheduled).toHaveLength(1);
+    expect(again.scheduled[0]!.msg.attempt).toBe(1);
+    expect(again.scheduled[0]!.opts?.unscaled).toBe(true);
+    expect(again.scheduled[0]!.delayMs).toBeGreaterThan(STALE_CLAIM_MS - 5000);
+    expect(again.scheduled[0]!.delayMs).toBeLessThanOrEqual(STALE_CLAIM_MS);
+    // when it comes back (a timer message: a first delivery) the claim is stale: recorded and retried
+    await crashedClaim(row.id, 1, "10 minutes");
+    const later = fakeCtx(1);
+    await handleSend(again.scheduled[0]!.msg, later);
+    expect((await attempts(row.id)).map((a) => a.error.code)).toEqual(["outcome_unknown"]);
+    expect(later.scheduled.map((s) => s.msg.attempt)).toEqual([2]);
+  });
+
+  test("the 5th attempt lost: failed with outcome_unknown, will_retry false, no further call", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345605", data: { content: "last" } });
+    await crashedClaim(row.id, 5, "10 minutes");
+    const ctx = fakeCtx(2);
+    await handleSend(msgOf(row, 5), ctx);
+    expect(ctx.scheduled).toHaveLength(0);
+    expect(sends()).toBe(0);
+    const [n] = await sql`select status, attempt_count, error from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "failed", attempt_count: 5, error: UNKNOWN });
+    expect((await attempts(row.id)).map((a) => [a.attempt_number, a.error.code])).toEqual([[5, "outcome_unknown"]]);
+    const [ev] = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id}`;
+    expect(ev!.data.error).toMatchObject({ attempt: 5, will_retry: false, code: "outcome_unknown" });
   });
 });
 
@@ -326,7 +430,10 @@ describe("reconciler", () => {
     expect(r.requeued).toBeGreaterThanOrEqual(1);
     const [ex] = await sql`select status, error from notifications where id = ${exhausted.id}`;
     expect(ex!.status).toBe("failed");
-    expect(ex!.error.code).toBe("attempts_exhausted");
+    expect(ex!.error.code).toBe("outcome_unknown");
+    // both lost attempts are in the history (their senders died before writing an outcome)
+    const history = await sql`select notification_id, attempt_number, error ->> 'code' as code from notification_attempts where notification_id = any(${[lost.id, exhausted.id]}::uuid[]) order by attempt_number`;
+    expect(history.map((h) => [h.notification_id, h.attempt_number, h.code])).toEqual([[lost.id, 1, "outcome_unknown"], [exhausted.id, 5, "outcome_unknown"]]);
     const failedEvents = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${exhausted.id}`;
     expect(failedEvents).toHaveLength(1);
     // the re-enqueued message claims attempt 2 and delivers
