@@ -34,6 +34,8 @@ export interface SendMessage {
   /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
   attempt: number;
   shard: number;
+  /** how often this message was put back because its tenant held its share (grows the wait) */
+  waits?: number;
 }
 
 export const MAX_ATTEMPTS = 5;
@@ -47,6 +49,22 @@ const PROVIDER_DEADLINE_MS = 15_000;
 export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + 15_000;
 export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
 
+/**
+ * In-flight handlers one tenant (tenant + environment) may hold in this process. Without it one
+ * tenant's slow provider fills every runtime slot (the host's concurrency, 200) through its 256
+ * lanes and every other tenant waits behind it. Over the share a message is put back with a short
+ * unscaled timer before its claim, so it holds no slot while it waits and keeps its attempt number.
+ */
+export const SENDER_TENANT_CONCURRENCY = Math.max(1, Number(process.env.SENDER_TENANT_CONCURRENCY ?? 64) || 64);
+let tenantConcurrency = SENDER_TENANT_CONCURRENCY;
+const SHARE_WAIT_MS = 50;
+const SHARE_MAX_WAIT_MS = 2_000;
+const inFlight = new Map<string, number>();
+
+/** Tests shrink the share so a few hanging calls fill it. */
+export function setTenantConcurrency(n: number): void {
+  tenantConcurrency = Math.max(1, n);
+}
 
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
 export function retryDelayFor(failedAttempt: number): number {
@@ -424,7 +442,7 @@ async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
     // handler's process died, or the handler threw) looks again once the claim can be called lost,
     // instead of leaving the attempt to the reconciler's 60 s scan.
     if ((ctx.deliveries ?? 1) > 1) {
-      await ctx.schedule(`claim:${msg.notificationId}:${msg.attempt}`, s.stale_in_ms + 250, msg, { unscaled: true });
+      await ctx.schedule(`claim:${msg.notificationId}:${msg.attempt}`, s.stale_in_ms + 250, { ...msg, waits: undefined }, { unscaled: true });
     }
     return;
   }
@@ -434,6 +452,25 @@ async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
 
 export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<void> {
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
+  const share = `${msg.tenantId}:${msg.environment}`;
+  const held = inFlight.get(share) ?? 0;
+  if (held >= tenantConcurrency) {
+    const waits = (msg.waits ?? 0) + 1;
+    const wait = Math.min(SHARE_MAX_WAIT_MS, SHARE_WAIT_MS * 2 ** Math.min(waits - 1, 6)) * (0.75 + Math.random() * 0.5);
+    await ctx.schedule(`share:${msg.notificationId}:${msg.attempt}`, Math.max(1, Math.round(wait)), { ...msg, waits }, { unscaled: true });
+    return;
+  }
+  inFlight.set(share, held + 1);
+  try {
+    await sendAttempt(msg, ctx);
+  } finally {
+    const left = (inFlight.get(share) ?? 1) - 1;
+    if (left > 0) inFlight.set(share, left);
+    else inFlight.delete(share);
+  }
+}
+
+async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
   const target = await resolveDelivery(msg.tenantId, msg.environment, msg.channel);
   const providerName = target?.provider ?? null;
 
@@ -520,7 +557,7 @@ export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<vo
     attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
   });
   if (willRetry && moved) {
-    const next = { ...msg, attempt: msg.attempt + 1 };
+    const next = { ...msg, attempt: msg.attempt + 1, waits: undefined };
     // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
     if (waitMs !== null) await ctx.schedule(`retry:${msg.notificationId}`, waitMs, next, { unscaled: true });
     else await ctx.schedule(`retry:${msg.notificationId}`, retryDelayFor(msg.attempt), next);
