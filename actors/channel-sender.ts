@@ -180,7 +180,7 @@ export interface Outcome {
   willRetry?: boolean;
 }
 
-async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[]; after: () => void }> {
+async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[] }> {
   const now = new Date();
   const withAttempt = outs.filter((o) => o.attemptRow);
   // Rows travel as one JSON document each (native JSON.stringify, no per-element array escaping).
@@ -278,7 +278,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
   const tail: Promise<unknown>[] = [];
   if (ev) tail.push(ev.insert.execute());
   if (deltas.length) tail.push(applyCounters(tx, deltas));
-  return { value: outs.map((o) => movedIds.has(o.n.id)), tail, after: () => ev?.notify() };
+  return { value: outs.map((o) => movedIds.has(o.n.id)), tail };
 }
 
 /**
@@ -286,7 +286,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
  * fn's first statements and COMMIT with its tail, so a sender batch costs two round trips, not
  * four. A failed statement aborts the transaction; the COMMIT sent behind it then rolls back.
  */
-async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promise<unknown>[]; after?: () => void }>): Promise<T> {
+async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promise<unknown>[] }>): Promise<T> {
   const c = await sql.reserve();
   try {
     const begin = c`begin`.execute();
@@ -298,7 +298,6 @@ async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promis
       const settled = await Promise.allSettled([begin, ...out.tail, commit]);
       const failed = settled.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
       if (failed) throw failed.reason;
-      out.after?.();
       return out.value;
     } catch (err) {
       await c`rollback`.catch(() => {});
@@ -419,10 +418,9 @@ export async function recordLostAttempt(
       { n: row, attempt, provider: n.provider, status: willRetry ? "pending" : "failed", error: OUTCOME_UNKNOWN, willRetry, nextAttemptAt: willRetry ? dueAt : null },
     ]);
     await Promise.all(out.tail);
-    return { after: out.after, willRetry, dueAt, n };
+    return { willRetry, dueAt, n };
   });
   if (!done) return { recorded: false, next: null };
-  done.after();
   if (!done.willRetry) return { recorded: true, next: null };
   const msg = senderMessage({ id: done.n.id, tenantId: done.n.tenant_id, environment: done.n.environment, channel: done.n.channel }, attempt + 1);
   return { recorded: true, next: { msg, delayMs: Math.max(0, done.dueAt.getTime() - Date.now()) } };

@@ -10,25 +10,6 @@ export interface EventRecord {
   data: Record<string, unknown>;
 }
 
-type Listener = (e: EventRecord & { tenantId: string; environment: string }) => void;
-const listeners = new Set<Listener>();
-
-/** In-process subscribers (webhook enqueueing, tests) run after the insert; they must not throw. */
-export function onEvent(fn: Listener): () => void {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
-}
-
-function notifyListeners(record: EventRecord, tenantId: string, environment: string): void {
-  for (const fn of listeners) {
-    try {
-      fn({ ...record, tenantId, environment });
-    } catch {
-      /* a listener never breaks the emitter */
-    }
-  }
-}
-
 type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
 
 export async function emitEvent(tx: Tx, e: NewEvent): Promise<EventRecord> {
@@ -36,15 +17,12 @@ export async function emitEvent(tx: Tx, e: NewEvent): Promise<EventRecord> {
   const createdAt = new Date();
   await tx`insert into events (id, tenant_id, environment, type, data, created_at)
            values (${id}, ${e.tenantId}, ${e.environment}, ${e.type}, ${tx.json(e.data as any)}, ${createdAt})`;
-  const record = { id, type: e.type, created_at: createdAt.toISOString(), data: e.data };
-  notifyListeners(record, e.tenantId, e.environment);
-  return record;
+  return { id, type: e.type, created_at: createdAt.toISOString(), data: e.data };
 }
 
 /**
  * emitEvents as a statement to embed in one larger statement (a data-modifying CTE:
  * `with ev as (${p.insert}) ...`), so a batch's rows and events commit in one round trip.
- * Call p.notify() once that statement ran: listeners see events only after the insert.
  */
 export function prepareEvents(tx: Tx, events: NewEvent[]) {
   const createdAt = new Date();
@@ -54,23 +32,16 @@ export function prepareEvents(tx: Tx, events: NewEvent[]) {
     select id, tenant_id, environment, type, data, ${createdAt}
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, type text, data jsonb)`;
   const records: EventRecord[] = events.map((e, i) => ({ id: ids[i]!, type: e.type, created_at: createdAt.toISOString(), data: e.data }));
-  return {
-    insert,
-    records,
-    notify() {
-      records.forEach((record, i) => notifyListeners(record, events[i]!.tenantId, events[i]!.environment));
-    },
-  };
+  return { insert, records };
 }
 
 /**
  * emitEvent for many events in one INSERT (accept and delivery write events in batches);
- * same contract: the caller's transaction, listeners after the insert.
+ * same contract: the caller's transaction.
  */
 export async function emitEvents(tx: Tx, events: NewEvent[]): Promise<EventRecord[]> {
   if (events.length === 0) return [];
   const p = prepareEvents(tx, events);
   await p.insert;
-  p.notify();
   return p.records;
 }

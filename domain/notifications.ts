@@ -286,7 +286,6 @@ async function writeFreshBatch(items: AcceptItem[]): Promise<boolean[]> {
     with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
       ev as (${ev.insert})${counts ? sql`, ${counts}` : sql``}
     select id from ins`;
-  ev.notify();
   const inserted = new Set(rows.map((r) => r.id));
   return items.map((i) => inserted.has(i.row.id));
 }
