@@ -50,20 +50,27 @@ export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + 15_000;
 export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
 
 /**
- * In-flight handlers one tenant (tenant + environment) may hold in this process. Without it one
- * tenant's slow provider fills every runtime slot (the host's concurrency, 200) through its 256
- * lanes and every other tenant waits behind it. Over the share a message is put back with a short
- * unscaled timer before its claim, so it holds no slot while it waits and keeps its attempt number.
+ * In-flight handlers one tenant (tenant + environment) may hold in this process once the process
+ * is busy. Without it one tenant's slow provider fills every runtime slot (the host's concurrency,
+ * 200) through its 256 lanes and every other tenant waits behind it. The share is work-conserving:
+ * while fewer than SENDER_BUSY_THRESHOLD handlers run in the process, a lone tenant may use them
+ * all (a single-tenant burst keeps its full throughput); past it, a message of a tenant over its
+ * share is put back with a short unscaled timer before its claim, so it holds no slot while it
+ * waits and keeps its attempt number, and the slots above the threshold stay for other tenants.
  */
 export const SENDER_TENANT_CONCURRENCY = Math.max(1, Number(process.env.SENDER_TENANT_CONCURRENCY ?? 64) || 64);
+export const SENDER_BUSY_THRESHOLD = Math.max(1, Number(process.env.SENDER_BUSY_THRESHOLD ?? 128) || 128);
 let tenantConcurrency = SENDER_TENANT_CONCURRENCY;
+let busyThreshold = SENDER_BUSY_THRESHOLD;
+let totalInFlight = 0;
 const SHARE_WAIT_MS = 50;
 const SHARE_MAX_WAIT_MS = 2_000;
 const inFlight = new Map<string, number>();
 
-/** Tests shrink the share so a few hanging calls fill it. */
-export function setTenantConcurrency(n: number): void {
+/** Tests shrink the share (and the busy threshold) so a few hanging calls fill it. */
+export function setTenantConcurrency(n: number, busy = SENDER_BUSY_THRESHOLD): void {
   tenantConcurrency = Math.max(1, n);
+  busyThreshold = Math.max(1, busy);
 }
 
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
@@ -452,16 +459,18 @@ export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<vo
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   const share = `${msg.tenantId}:${msg.environment}`;
   const held = inFlight.get(share) ?? 0;
-  if (held >= tenantConcurrency) {
+  if (held >= tenantConcurrency && totalInFlight >= busyThreshold) {
     const waits = (msg.waits ?? 0) + 1;
     const wait = Math.min(SHARE_MAX_WAIT_MS, SHARE_WAIT_MS * 2 ** Math.min(waits - 1, 6)) * (0.75 + Math.random() * 0.5);
     await ctx.schedule(`share:${msg.notificationId}:${msg.attempt}`, Math.max(1, Math.round(wait)), { ...msg, waits }, { unscaled: true });
     return;
   }
   inFlight.set(share, held + 1);
+  totalInFlight++;
   try {
     await sendAttempt(msg, ctx);
   } finally {
+    totalInFlight--;
     const left = (inFlight.get(share) ?? 1) - 1;
     if (left > 0) inFlight.set(share, left);
     else inFlight.delete(share);

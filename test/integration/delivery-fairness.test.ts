@@ -16,7 +16,7 @@ let stopHost: (() => Promise<void>) | null = null;
 
 beforeAll(async () => {
   tw = await fakeTwilio.start();
-  setTenantConcurrency(SHARE);
+  setTenantConcurrency(SHARE, SHARE); // busy from SHARE handlers on: 6 slots, 3 kept for others
 });
 
 afterAll(async () => {
@@ -98,4 +98,26 @@ test("tenant A's provider hangs and A holds its whole share: tenant B's notifica
   expect(a.filter((r) => r.status !== "pending")).toHaveLength(0);
   expect(a.filter((r) => r.attempt_count === 1)).toHaveLength(SHARE);
   expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(SHARE);
+}, 20_000);
+
+test("the share is work-conserving: while the process is not busy (under SENDER_BUSY_THRESHOLD handlers) one tenant may use more than its share", async () => {
+  tw.reset();
+  tw.always({ kind: "hang" });
+  const A = await hangingTenant();
+  const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => send(A.secretKey, `+551191234580${i}`)));
+  const rows = await sql`select id, tenant_id, environment, channel from notifications where id = any(${ids}::uuid[])`;
+  const msgs = rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, 1));
+  const scheduled: string[] = [];
+  const ctx = { deliveries: 1, schedule: async (timerId: string) => (scheduled.push(timerId), 0) };
+  setTenantConcurrency(2, 1_000); // share 2, but the process is far from busy
+  try {
+    const running = msgs.map((m) => handleSend(m, ctx));
+    await tw.waitForRequests(msgs.length, { kind: "send", timeoutMs: 10_000 });
+    expect(scheduled).toHaveLength(0);
+    const claimed = await sql`select attempt_count from notifications where id = any(${ids}::uuid[])`;
+    expect(claimed.filter((r) => r.attempt_count === 1)).toHaveLength(msgs.length);
+    void running; // released when the fake stops (afterAll)
+  } finally {
+    setTenantConcurrency(SHARE, SHARE);
+  }
 }, 20_000);
