@@ -59,7 +59,9 @@ export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender s
  * waits and keeps its attempt number, and the slots above the threshold stay for other tenants.
  */
 export const SENDER_TENANT_CONCURRENCY = Math.max(1, Number(process.env.SENDER_TENANT_CONCURRENCY ?? 64) || 64);
-export const SENDER_BUSY_THRESHOLD = Math.max(1, Number(process.env.SENDER_BUSY_THRESHOLD ?? 128) || 128);
+// 16 of the host's 200 slots stay free for other tenants: enough for a newcomer to start at once,
+// few enough that a lone tenant's burst rarely pays the put-back (a reserve of 72 halved its drain rate)
+export const SENDER_BUSY_THRESHOLD = Math.max(1, Number(process.env.SENDER_BUSY_THRESHOLD ?? 184) || 184);
 let tenantConcurrency = SENDER_TENANT_CONCURRENCY;
 let busyThreshold = SENDER_BUSY_THRESHOLD;
 let totalInFlight = 0;
