@@ -54,7 +54,7 @@ const { redis } = await import("../store/redis");
 const { tenant } = await createTenant(`bench-accept-${prefix}`);
 const sandbox = await insertApiKey(sql, { tenantId: tenant.id, environment: "sandbox", keyType: "secret", name: "bench" });
 
-const apiPort = 20000 + Math.floor(Math.random() * 12000) // below the kernel's ephemeral range (32768+), where client sockets would collide;
+const apiPort = 20000 + Math.floor(Math.random() * 12000); // below the kernel's ephemeral range (32768+), where client sockets would collide
 const floorPort = apiPort + 1;
 const childEnv = {
   ...process.env,

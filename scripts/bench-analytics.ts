@@ -20,7 +20,7 @@ const { createTenant } = await import("../store/tenants");
 const { redis } = await import("../store/redis");
 
 const { tenant, apiKey } = await createTenant(`bench-analytics-${prefix}`);
-const port = 20000 + Math.floor(Math.random() * 12000) // below the kernel's ephemeral range (32768+), where client sockets would collide;
+const port = 20000 + Math.floor(Math.random() * 12000); // below the kernel's ephemeral range (32768+), where client sockets would collide
 let api: Subprocess | null = null;
 
 function pct(sorted: number[], p: number) {

@@ -55,7 +55,7 @@ const { redis } = await import("../store/redis");
 const { tenant, apiKey } = await createTenant(`bench-deliver-${prefix}`);
 const sandboxKey = await insertApiKey(sql, { tenantId: tenant.id, environment: "sandbox", keyType: "secret", name: "bench" });
 
-const basePort = 20000 + Math.floor(Math.random() * 12000) // below the kernel's ephemeral range (32768+), where client sockets would collide;
+const basePort = 20000 + Math.floor(Math.random() * 12000); // below the kernel's ephemeral range (32768+), where client sockets would collide
 const apiPort = basePort;
 const providerPort = basePort + 1;
 await insertChannel(sql, { tenantId: tenant.id, environment: "production" }, "sms", {

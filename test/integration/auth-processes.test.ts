@@ -136,7 +136,7 @@ describe("Redis down: auth falls back to PostgreSQL, the limiter fails open, Ide
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
-    const port = 20000 + Math.floor(Math.random() * 12000) // below the kernel's ephemeral range (32768+), where client sockets would collide;
+    const port = 20000 + Math.floor(Math.random() * 12000); // below the kernel's ephemeral range (32768+), where client sockets would collide
     const dir = mkdtempSync(join(tmpdir(), "nms-auth-redis-"));
     const redisChild = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
       stdout: "ignore",

@@ -30,7 +30,7 @@ async function waitForPort(port: number) {
 }
 
 test.skipIf(!hasRedisServer)("/health is 200 ok with Redis up, then 503 degraded with checks.redis down when it stops", async () => {
-  const port = 20000 + Math.floor(Math.random() * 12000) // below the kernel's ephemeral range (32768+), where client sockets would collide;
+  const port = 20000 + Math.floor(Math.random() * 12000); // below the kernel's ephemeral range (32768+), where client sockets would collide
   const dir = mkdtempSync(join(tmpdir(), "nms-redis-"));
   redisChild = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
     stdio: "ignore",
