@@ -225,7 +225,6 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
   };
-  if (process.env.EXP_NO_DB) return { id: row.id, channel, recipient, status: "pending", created_at: row.createdAt.toISOString(), created: true };
   const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
   if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
