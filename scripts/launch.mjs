@@ -52,7 +52,11 @@ async function ensureRedis(url) {
   const port = Number(u.port || 6379);
   if (await probe(host, port)) return;
   if (!isLocal(host)) throw new Error(`Redis at ${host}:${port} does not answer`);
-  if (!has("redis-server")) aptInstall(["redis-server"]);
+  if (!has("redis-server")) {
+    aptInstall(["redis-server"]);
+    // the package may have started its own server already
+    if (await waitFor(host, port, "Redis", 3).then(() => true, () => false)) return;
+  }
   const dir = join(root, ".nms", "redis");
   mkdirSync(dir, { recursive: true });
   log(`starting redis-server on ${port} (data in ${dir})`);
@@ -82,8 +86,16 @@ async function ensurePostgres(url) {
   if (!text.includes("# nms quick start")) {
     writeFileSync(hba, `# nms quick start: trust loopback\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n${text}`);
   }
-  log(`starting PostgreSQL ${cluster.version}`);
-  execSync(`pg_ctlcluster --skip-systemctl-redirect ${cluster.version} main start || pg_ctlcluster ${cluster.version} main start`, { stdio: "inherit", shell: "/bin/sh" });
+  const ctl = (action) =>
+    spawnSync("sh", ["-c", `pg_ctlcluster --skip-systemctl-redirect ${cluster.version} main ${action} || pg_ctlcluster ${cluster.version} main ${action}`], { stdio: "inherit" }).status === 0;
+  if (await probe(host, port)) {
+    // the package started the cluster itself: reload so the loopback trust lines apply
+    log(`reloading PostgreSQL ${cluster.version}`);
+    ctl("reload");
+  } else {
+    log(`starting PostgreSQL ${cluster.version}`);
+    if (!ctl("start")) log("pg_ctlcluster start failed; waiting for the port anyway");
+  }
   await waitFor(host, port, "PostgreSQL");
 }
 
