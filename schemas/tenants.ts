@@ -17,3 +17,5 @@ export const TenantWithKey = t.Object({
     raw_key: t.String(),
   }),
 });
+
+export const TenantWithKeyResponse = t.Object({ data: TenantWithKey });

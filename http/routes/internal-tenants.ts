@@ -1,10 +1,10 @@
 // POST /api/internal/tenants (admin token): creates a tenant with one production secret key.
 // The raw key is in this response only; scripts/create-tenant.ts offers the same from a shell.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { createTenant } from "../../store/tenants";
 import { iso } from "../../store/time";
 import { adminPlugin } from "../plugins/auth";
-import { CreateTenantBody, TenantWithKey } from "../../schemas/tenants";
+import { CreateTenantBody, TenantWithKeyResponse } from "../../schemas/tenants";
 
 export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants" })
   .use(adminPlugin)
@@ -30,12 +30,7 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
     },
     {
       body: CreateTenantBody,
-      response: { 201: t_data(TenantWithKey) },
+      response: { 201: TenantWithKeyResponse },
       detail: { summary: "Create a tenant (admin)", tags: ["admin"] },
     },
   );
-
-
-function t_data<T extends import("@sinclair/typebox").TSchema>(s: T) {
-  return t.Object({ data: s });
-}
