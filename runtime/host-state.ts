@@ -19,6 +19,7 @@ export interface ResolvedHostOptions {
   forgetIdleConsumersMs: number;
   handlerDeadlineMs: number;
   watchdogMs: number;
+  readerStallMs: number;
   shedAfterMs: number;
 }
 
@@ -26,10 +27,11 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
   const leaseMs = opts.leaseMs ?? 10_000;
   const batch = opts.batch ?? 500;
   const concurrency = opts.concurrency ?? 200;
+  const blockMs = opts.blockMs ?? 1000;
   return {
     leaseMs,
     batch,
-    blockMs: opts.blockMs ?? 1000,
+    blockMs,
     concurrency,
     maxInFlight: opts.maxInFlight ?? Math.max(batch * 4, concurrency * 2),
     timerPollMs: opts.timerPollMs ?? 200,
@@ -38,6 +40,7 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
     forgetIdleConsumersMs: opts.forgetIdleConsumersMs ?? Math.max(60_000, leaseMs * 6),
     handlerDeadlineMs: opts.handlerDeadlineMs ?? 30_000,
     watchdogMs: opts.watchdogMs ?? 1000,
+    readerStallMs: opts.readerStallMs ?? blockMs + 10_000,
     shedAfterMs: opts.shedAfterMs ?? 5000,
   };
 }

@@ -98,11 +98,10 @@ export class Watchdog {
   /** A reader that is neither reading nor legitimately waiting for capacity has stalled: restart it. */
   private async checkReaders(now: number) {
     const { opts } = this.core;
-    const quietLimit = Math.max(5 * opts.blockMs, 5000);
     for (const w of readingWorkers(this.core)) {
       if (w.stopping || w.waitingForCapacity) continue;
       const inRead = w.readSince > 0;
-      const stalled = inRead ? now - w.readSince > opts.blockMs + 10_000 : now - w.lastReadAt > quietLimit;
+      const stalled = now - (inRead ? w.readSince : w.lastReadAt) > opts.readerStallMs;
       if (!stalled) continue;
       const numbers = await this.streamNumbers(w).catch(() => null);
       const fields = {

@@ -57,6 +57,8 @@ export interface HostOptions {
   handlerDeadlineMs?: number;
   /** How often the watchdog looks for stalled readers, overdue loops and blocked capacity. */
   watchdogMs?: number;
+  /** A reader whose XREADGROUP has not returned for this long (or that has not read for this long) is restarted (default blockMs + 10 s). */
+  readerStallMs?: number;
   /**
    * While readers wait for capacity, messages of groups over their fairness share that have waited
    * this long for a slot are deferred (acked and re-sent by a timer), so a stuck tenant cannot keep
