@@ -47,5 +47,14 @@ async function shutdown(signal: string) {
   clearTimeout(timer);
   process.exit(0);
 }
+// Nothing may fail without a log line: a stray rejection is logged (the loops and handlers that
+// matter catch their own); an uncaught exception leaves the process in an unknown state, so it
+// is logged and the process exits for its supervisor to restart (nothing is lost: work is acked
+// only after commit, and the next owner claims what was pending).
+process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled promise rejection"));
+process.on("uncaughtException", (err) => {
+  logger.fatal({ err }, "uncaught exception; exiting");
+  setTimeout(() => process.exit(1), 100);
+});
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
