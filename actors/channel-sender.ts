@@ -10,7 +10,7 @@ import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
 import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
 import { prepareEvents } from "../domain/events";
-import { deliverToInbox } from "../domain/inbox";
+import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
@@ -58,10 +58,10 @@ export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender s
  * share is put back with a short unscaled timer before its claim, so it holds no slot while it
  * waits and keeps its attempt number, and the slots above the threshold stay for other tenants.
  */
-export const SENDER_TENANT_CONCURRENCY = Math.max(1, Number(process.env.SENDER_TENANT_CONCURRENCY ?? 64) || 64);
+export const SENDER_TENANT_CONCURRENCY = config.senderTenantConcurrency;
 // 16 of the host's 200 slots stay free for other tenants: enough for a newcomer to start at once,
 // few enough that a lone tenant's burst rarely pays the put-back (a reserve of 72 halved its drain rate)
-export const SENDER_BUSY_THRESHOLD = Math.max(1, Number(process.env.SENDER_BUSY_THRESHOLD ?? 184) || 184);
+export const SENDER_BUSY_THRESHOLD = config.senderBusyThreshold;
 let tenantConcurrency = SENDER_TENANT_CONCURRENCY;
 let busyThreshold = SENDER_BUSY_THRESHOLD;
 let totalInFlight = 0;
@@ -111,8 +111,8 @@ const inboxDeps = {
       });
       return { itemId };
     } catch (err) {
-      const e = err as { status?: number; code?: string; message?: string };
-      if (e?.status === 404) throw Object.assign(new Error(e.message ?? "subscriber not found"), { permanent: true, code: e.code ?? "subscriber_not_found" });
+      const e = err as { code?: string; message?: string };
+      if (err instanceof SubscriberNotFoundError) throw Object.assign(new Error(e.message ?? "subscriber not found"), { permanent: true, code: e.code ?? "subscriber_not_found" });
       throw err;
     }
   },

@@ -1,7 +1,7 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under a Redis lease.
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import { redis, redisKey } from "../store/redis";

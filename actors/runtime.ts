@@ -2,7 +2,7 @@
 // to send and schedule messages, scripts/start.ts to host actors. One Redis connection set per process.
 import { createRuntime } from "../runtime";
 import { config } from "../config";
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 
 let instance: ReturnType<typeof createRuntime> | null = null;
 

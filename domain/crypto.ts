@@ -51,7 +51,7 @@ let defaultRing: Keyring | null = null;
 export function defaultKeyring(): Keyring {
   return (defaultRing ??= makeKeyring(
     { id: config.encryptionKeyId, key: config.encryptionKey },
-    parseKeyList(process.env.ENCRYPTION_KEYS_OLD),
+    parseKeyList(config.encryptionKeysOld),
   ));
 }
 

@@ -5,7 +5,7 @@ import { sql, type Scope, type Tx } from "../store/db";
 import { isUuid } from "../store/ids";
 import { findSubscriber, findSubscribersByAddress } from "../store/subscribers";
 import { writeAudit, type ActorType } from "../store/audit";
-import { ApiError } from "../http/errors";
+import { AppError } from "../basics/errors";
 
 export type SuppressionReason = "erased" | "preference_disabled" | "unsubscribed";
 
@@ -98,7 +98,7 @@ export async function eraseSubscriber(
   return sql.begin(async (t) => {
     const tx = t as unknown as Tx;
     const sub = await findSubscriber(scope, idOrExternalId, tx, { forUpdate: true });
-    if (!sub) throw new ApiError(404, "subscriber_not_found", "Subscriber not found");
+    if (!sub) throw new AppError("subscriber_not_found", "Subscriber not found");
     const identifiers: { kind: string; value: string }[] = [
       { kind: "id", value: sub.id },
       { kind: "external_id", value: sub.external_id },

@@ -17,14 +17,14 @@ import {
   type InboxItem,
   type InboxItemRow,
 } from "../store/inbox";
-import { ApiError } from "../http/errors";
-import { logger } from "../http/log";
+import { AppError } from "../basics/errors";
+import { logger } from "../basics/log";
 
 export const INBOX_EVENT_TYPES = ["inbox.notification.received", "inbox.notification.read"] as const;
 
-export class SubscriberNotFoundError extends ApiError {
+export class SubscriberNotFoundError extends AppError {
   constructor(message = "Subscriber not found") {
-    super(404, "subscriber_not_found", message);
+    super("subscriber_not_found", message);
   }
 }
 
@@ -73,7 +73,7 @@ export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNoti
   const result = await sql.begin(async (t) => {
     const tx = t as unknown as Tx;
     const marked = await markInboxItemRead(tx, scope, sub.id, itemOrNotificationId);
-    if (!marked) throw new ApiError(404, "notification_not_found", "In-app notification not found");
+    if (!marked) throw new AppError("notification_not_found", "In-app notification not found");
     const event = marked.changed
       ? await emitEvent(tx, { ...scope, type: "inbox.notification.read", data: eventData(sub, marked.row) })
       : null;

@@ -2,8 +2,9 @@
 // shared by POST /v1/notifications, the channel test route and workflows. Inserts are micro-batched.
 import { channelSender, senderMessage } from "../actors/channel-sender";
 import { getRuntime } from "../actors/runtime";
-import { ApiError, validationFailed } from "../http/errors";
-import { logger } from "../http/log";
+import { config } from "../config";
+import { AppError, validationFailed } from "../basics/errors";
+import { logger } from "../basics/log";
 import type { Channel } from "../providers/types";
 import { CHANNELS } from "../providers/types";
 import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
@@ -141,7 +142,7 @@ function rawContent(channel: Channel, data: Record<string, unknown>, dataField: 
 
 function templateContent(channel: Channel, tpl: { name: string; channel: string; content: string; variants: Record<string, string>; provider_template_id: string | null }, data: Record<string, unknown>, field: string): StoredContent {
   const r = renderTemplate({ content: tpl.content, variants: tpl.variants, channel: tpl.channel }, data);
-  if (!r.valid) throw new ApiError(422, "template_render_failed", "The template could not be rendered", { [field]: r.errors });
+  if (!r.valid) throw new AppError("template_render_failed", "The template could not be rendered", { [field]: r.errors });
   const p = r.rendered;
   const out: StoredContent = {};
   if (tpl.provider_template_id) out.providerTemplateId = tpl.provider_template_id;
@@ -165,7 +166,7 @@ function templateContent(channel: Channel, tpl: { name: string; channel: string;
 }
 
 /**
- * Validates and stores one notification, then enqueues its delivery. Throws ApiError (422/404)
+ * Validates and stores one notification, then enqueues its delivery. Throws AppError (422/404)
  * for client mistakes. Resolves once the row is committed (and the send enqueued): 202 is honest.
  */
 export async function acceptNotification(input: AcceptInput): Promise<AcceptedNotification> {
@@ -188,7 +189,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
     resolveDelivery(input.tenantId, input.environment, channel),
   ]);
-  if (blocked) throw new ApiError(422, "email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
+  if (blocked) throw new AppError("email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
   if (channel === "in_app" && !subscriber) {
     throw validationFailed({ [recipientField]: ["must be an existing subscriber id or external_id"] });
   }
@@ -203,7 +204,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content = rawContent(channel, data, "data");
   }
   if (!target) {
-    throw new ApiError(422, "channel_not_configured", `The ${channel} channel is not configured in production`);
+    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
   }
 
   if (input.idempotencyKey) {
@@ -329,9 +330,9 @@ async function enqueue(items: AcceptItem[]): Promise<void> {
 
 // Requests of one process share batches: a few ms of waiting buys one commit for many rows.
 const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts, {
-  maxSize: Number(process.env.ACCEPT_BATCH_SIZE ?? 200),
-  maxWaitMs: Number(process.env.ACCEPT_BATCH_WAIT_MS ?? 2),
-  maxConcurrent: Number(process.env.ACCEPT_BATCH_CONCURRENCY ?? 2),
+  maxSize: config.acceptBatch.size,
+  maxWaitMs: config.acceptBatch.waitMs,
+  maxConcurrent: config.acceptBatch.concurrency,
 });
 
 

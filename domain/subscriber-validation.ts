@@ -3,7 +3,7 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
 import type { SubscriberFields } from "../store/subscribers";
-import type { ErrorDetails } from "../http/errors";
+import type { ErrorDetails } from "../basics/errors";
 
 export const SUBSCRIBER_FIELDS = ["external_id", "email", "phone", "name", "locale", "timezone", "custom_properties"] as const;
 const MAX_CUSTOM_PROPERTIES_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@
 // row seen. Query `order by id desc` and `where id < ${cursor.id}`: ids are UUID v7, so id order is
 // creation order and pages stay stable under concurrent inserts (new rows sort before the cursor).
 import { UUID_RE } from "../store/ids";
-import { validationFailed } from "./errors";
+import { validationFailed } from "../basics/errors";
 
 export interface Cursor {
   /**

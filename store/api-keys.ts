@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { newId } from "./ids";
 import { redis, redisKey } from "./redis";
 import { sql, type Tx } from "./db";
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 
 export type Environment = "production" | "sandbox";
 export type KeyType = "secret" | "publishable";

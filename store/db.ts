@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { config } from "../config";
 
 export const sql = postgres(config.databaseUrl, {
-  max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+  max: config.databasePoolSize,
   onnotice: () => {},
   // timestamps come back as Date; we format them in the serializers
   transform: { undefined: null },

@@ -17,7 +17,7 @@ import {
   type Environment,
 } from "../../store/api-keys";
 import { loadInboxAuthFacts, type InboxAuthFacts } from "../../store/allowed-origins";
-import { ApiError, forbidden, unauthorized } from "../errors";
+import { AppError, forbidden, unauthorized } from "../../basics/errors";
 import { requestFacts } from "../request-context";
 import { resolveSession } from "../session";
 import { applyRateLimit, takeRequest } from "./rate-limit";
@@ -257,7 +257,7 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
     if (auth.keyType === "publishable") {
       const facts = await factsFor(auth.tenantId, auth.environment, epoch);
       if (!originAllowed(origin, facts)) {
-        throw new ApiError(403, "origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
+        throw new AppError("origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
       }
       setCorsHeaders(set, origin!);
       const externalId = request.headers.get("x-subscriber-id");
@@ -289,7 +289,7 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
 export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ as: "scoped" }, async ({ request }) => {
   const token = bearerToken(request);
   if (!token || !timingSafeEqualStr(token, config.adminToken)) {
-    throw new ApiError(401, "invalid_admin_token", "A valid admin bearer token is required");
+    throw new AppError("invalid_admin_token", "A valid admin bearer token is required");
   }
 });
 

@@ -4,8 +4,8 @@ import { config } from "../../config";
 import { createRateLimiter, type RateLimitResult } from "../../runtime/rateLimiter";
 import { redis } from "../../store/redis";
 import { withTimeout } from "../../store/api-keys";
-import { ApiError } from "../errors";
-import { logger } from "../log";
+import { AppError } from "../../basics/errors";
+import { logger } from "../../basics/log";
 
 const PERIOD_MS = 60_000;
 let limiter: ReturnType<typeof createRateLimiter> | null = null;
@@ -48,7 +48,7 @@ export function applyRateLimit(set: { headers: Record<string, any> }, r: RateLim
   Object.assign(set.headers, headers);
   if (!r.allowed) {
     const retry = Number.isFinite(r.retryAfterMs) ? Math.max(1, Math.ceil(r.retryAfterMs / 1000)) : 60;
-    throw new ApiError(429, "rate_limited", `Rate limit of ${requestsPerMinute()} requests per minute exceeded; retry in ${retry} s`, undefined, {
+    throw new AppError("rate_limited", `Rate limit of ${requestsPerMinute()} requests per minute exceeded; retry in ${retry} s`, undefined, {
       ...headers,
       "retry-after": String(retry),
     });

@@ -31,7 +31,7 @@ import { sql, type Tx } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
 import { t } from "elysia";
-import { forbidden, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, type AuthContext } from "../plugins/auth";
 

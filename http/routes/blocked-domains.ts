@@ -11,7 +11,7 @@ import {
   type BlockedDomainRow,
 } from "../../store/blocked-domains";
 import { iso } from "../../store/time";
-import { conflict, notFound, validationFailed } from "../errors";
+import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
 import { BlockedCheck, BlockedDomainList } from "../../schemas/blocked-domains";

@@ -29,8 +29,8 @@ import {
   type ChannelRow,
 } from "../../store/channels";
 import { sql } from "../../store/db";
-import { conflict, notFound, validationFailed, type ErrorDetails } from "../errors";
-import { logger } from "../log";
+import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
 function add(details: ErrorDetails, field: string, message: string) {

@@ -7,8 +7,8 @@ import { listInboxItems, serializeInboxItem, unreadCount } from "../../store/inb
 import { listPreferences, upsertPreferences } from "../../store/preferences";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox";
 import type { EventRecord } from "../../domain/events";
-import { forbidden, validationFailed } from "../errors";
-import { logger } from "../log";
+import { forbidden, validationFailed } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { offsetPage, subscriberNotFound } from "./subscribers";
 import {

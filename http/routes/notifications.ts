@@ -14,7 +14,7 @@ import {
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
 import { getNotification, listAttempts, listNotifications, toAttempt, toDetail, toListItem } from "../../store/notifications";
-import { notFound, validationFailed } from "../errors";
+import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf, parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite } from "../plugins/auth";
 

@@ -13,8 +13,9 @@ import {
 } from "../../store/subscribers";
 import { validateSubscriberInput } from "../../domain/subscriber-validation";
 import { eraseSubscriber, identifierHash } from "../../domain/erasure";
-import { ApiError, validationFailed, type ErrorDetails } from "../errors";
+import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { statusFor } from "../plugins/errors";
 import {
   ImportBody,
   ImportErrorResponse,
@@ -54,7 +55,7 @@ async function erasedExternalIds(scope: Scope, externalIds: string[]): Promise<S
 }
 
 const erasedConflict = () =>
-  new ApiError(409, "subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
+  new AppError("subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
 
 export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .use(authPlugin)
@@ -93,7 +94,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       } catch (err) {
         if (!(err instanceof ImportFailure)) throw err;
         // the standard error body plus error.index (DESIGN.md 4)
-        set.status = 422;
+        set.status = statusFor(err.code);
         return { error: { code: err.code, message: err.message, details: err.details!, index: err.index } };
       }
     },
@@ -184,9 +185,9 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
   );
 
-class ImportFailure extends ApiError {
+class ImportFailure extends AppError {
   constructor(readonly index: number, details: ErrorDetails) {
-    super(422, "validation_failed", `Subscriber at index ${index} is invalid; nothing was imported`, details);
+    super("validation_failed", `Subscriber at index ${index} is invalid; nothing was imported`, details);
   }
 }
 const importFailure = (index: number, details: ErrorDetails) => new ImportFailure(index, details);
@@ -195,7 +196,7 @@ const importFailure = (index: number, details: ErrorDetails) => new ImportFailur
 async function importSubscribers(auth: AuthContext, list: unknown[]) {
   const scope = scopeOf(auth);
   if (list.length > MAX_IMPORT) {
-    throw new ApiError(413, "payload_too_large", `At most ${MAX_IMPORT} subscribers per import (got ${list.length})`);
+    throw new AppError("payload_too_large", `At most ${MAX_IMPORT} subscribers per import (got ${list.length})`);
   }
   const entries: SubscriberFields[] = [];
   const seen = new Map<string, number>();
@@ -226,6 +227,6 @@ async function importSubscribers(auth: AuthContext, list: unknown[]) {
   return { data: { imported: results.length, subscribers: results.map((r) => serializeSubscriber(r.row)) } };
 }
 
-export function subscriberNotFound(): ApiError {
-  return new ApiError(404, "subscriber_not_found", "Subscriber not found");
+export function subscriberNotFound(): AppError {
+  return new AppError("subscriber_not_found", "Subscriber not found");
 }

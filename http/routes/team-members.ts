@@ -17,7 +17,7 @@ import {
   type Role,
   type UserRow,
 } from "../../store/users";
-import { conflict, forbidden, notFound } from "../errors";
+import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail, sessionPlugin } from "../session";
 import { InviteMemberBody, MemberParams, UpdateMemberBody } from "../../schemas/team";

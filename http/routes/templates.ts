@@ -35,7 +35,7 @@ import {
   type TemplateRow,
   type TemplateStatus,
 } from "../../store/templates";
-import { ApiError, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
@@ -98,7 +98,7 @@ function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
 }
 
 // 409 like every other uniqueness conflict (DESIGN.md 4 `conflict`), with the field named
-const slugTaken = () => new ApiError(409, "conflict", "A template with this slug already exists", { slug: ["is already taken"] });
+const slugTaken = () => new AppError("conflict", "A template with this slug already exists", { slug: ["is already taken"] });
 
 async function loadOr404(auth: AuthContext, idOrSlug: string): Promise<TemplateRow> {
   const row = await findTemplate(sql, scopeOf(auth), idOrSlug);

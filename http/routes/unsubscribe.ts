@@ -5,9 +5,9 @@ import { verifyUnsubscribeToken, type UnsubscribeClaims } from "../../domain/uns
 import { sql, type Tx } from "../../store/db";
 import { upsertPreferences } from "../../store/preferences";
 import { findSubscriber } from "../../store/subscribers";
-import { ApiError } from "../errors";
+import { AppError } from "../../basics/errors";
 
-const invalidToken = () => new ApiError(400, "invalid_token", "The unsubscribe link is invalid or has been tampered with");
+const invalidToken = () => new AppError("invalid_token", "The unsubscribe link is invalid or has been tampered with");
 
 function claimsOf(token: string): UnsubscribeClaims {
   const c = verifyUnsubscribeToken(token);

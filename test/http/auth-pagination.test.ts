@@ -2,6 +2,7 @@
 // cursors, meta {cursor, has_more}, limit default 20 / max 100, stable under concurrent inserts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { decodeCursor, encodeCursor, pageOf, parseLimit } from "../../http/pagination";
+import "../support/app-error-status";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 
