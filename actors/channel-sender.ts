@@ -301,7 +301,7 @@ async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promis
     const begin = c`begin`.execute();
     begin.catch(() => {}); // awaited below
     try {
-      const out = await fn(c as unknown as Tx);
+      const out = await fn(c);
       const commit = c`commit`.execute();
       // in sending order, so the first failure reported is the cause, not a later "transaction is aborted"
       const settled = await Promise.allSettled([begin, ...out.tail, commit]);

@@ -95,8 +95,7 @@ export async function eraseSubscriber(
   idOrExternalId: string,
   actor: { actorType: ActorType; actorId: string | null; ip?: string | null; userAgent?: string | null },
 ): Promise<{ subscriberId: string }> {
-  return sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  return sql.begin(async (tx) => {
     const sub = await findSubscriber(scope, idOrExternalId, tx, { forUpdate: true });
     if (!sub) throw new AppError("subscriber_not_found", "Subscriber not found");
     const identifiers: { kind: string; value: string }[] = [
@@ -112,7 +111,7 @@ export async function eraseSubscriber(
       kind: i.kind,
       subscriber_id: sub.id,
     }));
-    await tx`insert into subscriber_erasures ${tx(erasures as any)} on conflict do nothing`;
+    await tx`insert into subscriber_erasures ${tx(erasures)} on conflict do nothing`;
 
     await tx`
       update subscribers set

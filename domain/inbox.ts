@@ -5,7 +5,7 @@
 // {id, type, created_at, data} as JSON. Each process holds ONE subscriber connection and
 // SUBSCRIBEs a channel while at least one local listener wants it, fanning out in-process.
 import type Redis from "ioredis";
-import { sql, type Scope, type Tx } from "../store/db";
+import { sql, type Scope } from "../store/db";
 import { redis, redisKey } from "../store/redis";
 import { emitEvent, type EventRecord } from "./events";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
@@ -48,8 +48,7 @@ export async function deliverToInbox(input: {
   data?: Record<string, unknown> | null;
 }): Promise<{ itemId: string; created: boolean; item: InboxItem }> {
   const scope = { tenantId: input.tenantId, environment: input.environment };
-  const result = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const result = await sql.begin(async (tx) => {
     const sub = await findSubscriber(scope, input.recipient, tx);
     if (!sub) throw new SubscriberNotFoundError(`No subscriber ${JSON.stringify(input.recipient)} in this environment`);
     const { row, created } = await insertInboxItem(tx, scope, {
@@ -70,8 +69,7 @@ export async function deliverToInbox(input: {
 
 /** Marks one item read (item id or notification id); emits `inbox.notification.read` once. */
 export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNotificationId: string): Promise<InboxItem> {
-  const result = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const result = await sql.begin(async (tx) => {
     const marked = await markInboxItemRead(tx, scope, sub.id, itemOrNotificationId);
     if (!marked) throw new AppError("notification_not_found", "In-app notification not found");
     const event = marked.changed
@@ -85,8 +83,7 @@ export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNoti
 
 /** Marks every unread item read; one `inbox.notification.read` event per item changed. */
 export async function readAllInboxItems(scope: Scope, sub: SubscriberRow): Promise<number> {
-  const events = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const events = await sql.begin(async (tx) => {
     const rows = await markAllInboxItemsRead(tx, scope, sub.id);
     const out: EventRecord[] = [];
     for (const row of rows) {

@@ -299,7 +299,7 @@ async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
 }
 
 const writeAny = (items: AcceptItem[]) =>
-  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx as unknown as Tx, items));
+  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx, items));
 
 async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
   let created: (boolean | Error)[];
@@ -348,8 +348,7 @@ export async function markFromProvider(u: {
   at: Date;
   error?: { code: string; message: string } | null;
 }): Promise<boolean> {
-  return await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  return await sql.begin(async (tx) => {
     const [n] = await tx<NotificationRow[]>`select * from notifications
       where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
       limit 1 for update`;

@@ -229,7 +229,7 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
       insert into blocked_domains (domain, source) values (${domain}, 'admin')
       on conflict do nothing returning domain, source, created_at`;
     if (row) return { row, created: true };
-    return { row: (await findBlockedDomain(domain, tx as unknown as Tx))!, created: false };
+    return { row: (await findBlockedDomain(domain, tx))!, created: false };
   });
   if (result.created) {
     cache?.add(domain);

@@ -170,7 +170,7 @@ export async function updateSubscriber(
   if (fields.custom_properties !== undefined) set.custom_properties = tx.json((fields.custom_properties ?? {}) as any);
   set.updated_at = new Date();
   const [row] = await tx<SubscriberRow[]>`
-    update subscribers set ${tx(set as any)}
+    update subscribers set ${tx(set)}
     where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and id = ${id} and deleted_at is null
     returning *`;
   return row;

@@ -37,8 +37,8 @@ async function signInResponse(
 ): Promise<Response> {
   const facts = requestFacts(request);
   const session = await sql.begin(async (tx) => {
-    const user = await signIn(tx as unknown as Tx);
-    return createSession(tx as unknown as Tx, {
+    const user = await signIn(tx);
+    return createSession(tx, {
       userId: user.id,
       tenantId: user.tenant_id,
       ip: facts.ip,
@@ -127,8 +127,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       // blocked domains are refused for everyone, so the answer never tells whether an account exists
       const email = await acceptableEmail(body.email);
       const token = await sql.begin(async (tx) => {
-        const user = await findUserByEmail(email, tx as unknown as Tx);
-        return createMagicLink(tx as unknown as Tx, {
+        const user = await findUserByEmail(email, tx);
+        return createMagicLink(tx, {
           email,
           userId: user?.id ?? null,
           purpose: user ? "login" : "signup",

@@ -1,7 +1,7 @@
 // /v1/subscribers (secret keys): upsert on external_id, search list, get, PUT, DELETE (erasure)
 // and the all-or-nothing bulk import. Preferences and the inbox live in http/routes/inbox.ts.
 import { Elysia } from "elysia";
-import { sql, type Scope, type Tx } from "../../store/db";
+import { sql, type Scope } from "../../store/db";
 import {
   findSubscriber,
   listSubscribers,
@@ -68,7 +68,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       const { fields, errors } = await validateSubscriberInput(body, "upsert");
       if (Object.keys(errors).length) throw validationFailed(errors);
       if ((await erasedExternalIds(scope, [fields.external_id!])).size) throw erasedConflict();
-      const [result] = await sql.begin((tx) => upsertSubscribers(tx as unknown as Tx, scope, [fields], consentOf(auth)));
+      const [result] = await sql.begin((tx) => upsertSubscribers(tx, scope, [fields], consentOf(auth)));
       if (!result) throw erasedConflict(); // erased between the check and the write
       set.status = result.inserted ? 201 : 200;
       return { data: serializeSubscriber(result.row) };
@@ -140,8 +140,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       requireWrite(auth);
       const scope = scopeOf(auth);
       const { fields, errors } = await validateSubscriberInput(body, "update");
-      const row = await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      const row = await sql.begin(async (tx) => {
         const sub = await findSubscriber(scope, params.id, tx, { forUpdate: true });
         if (!sub) throw subscriberNotFound();
         if (fields.external_id !== undefined && fields.external_id !== sub.external_id) {
@@ -216,7 +215,7 @@ async function importSubscribers(auth: AuthContext, list: unknown[]) {
     throw importFailure(i, { [`subscribers[${i}].external_id`]: ["belongs to an erased subscriber"] });
   }
   const results = await sql.begin(async (tx) => {
-    const out = await upsertSubscribers(tx as unknown as Tx, scope, entries, consentOf(auth));
+    const out = await upsertSubscribers(tx, scope, entries, consentOf(auth));
     if (out.length !== entries.length) {
       const got = new Set(out.map((r) => r.row.external_id));
       const i = entries.findIndex((e) => !got.has(e.external_id!));
