@@ -8,7 +8,8 @@ import type { Channel, OutboundMessage, Provider, SendResult } from "../provider
 import { applyCounters, type CounterDelta } from "../store/analytics";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
-import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
+import { MicroBatcher } from "../store/micro-batcher";
+import { eventNotification, type NotificationRow } from "../store/notifications";
 import { prepareEvents } from "../domain/events";
 import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";

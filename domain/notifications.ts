@@ -12,11 +12,11 @@ import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
+import { MicroBatcher } from "../store/micro-batcher";
 import {
   eventNotification,
   findByIdempotencyKey,
   insertNotifications,
-  MicroBatcher,
   notificationsInsert,
   type NewNotification,
   type NotificationRow,

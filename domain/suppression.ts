@@ -3,7 +3,7 @@
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql } from "../store/db";
 import { isUuid } from "../store/ids";
-import { MicroBatcher } from "../store/notifications";
+import { MicroBatcher } from "../store/micro-batcher";
 import { identifierHash, suppressionFor } from "./erasure";
 
 export const ERASED_RECIPIENT = "[erased]";

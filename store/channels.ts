@@ -1,6 +1,6 @@
 // Channel configuration repository: one row per (tenant, environment, channel), credentials
-// encrypted at rest (domain/crypto.ts) and decrypted only for loadChannelConfig, cached briefly.
-import { decryptJson, defaultKeyring, encryptJson } from "../domain/crypto";
+// encrypted at rest (store/cipher.ts) and decrypted only for loadChannelConfig, cached briefly.
+import { decryptJson, defaultKeyring, encryptJson } from "./cipher";
 import type { Channel } from "../providers/types";
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";

@@ -1,7 +1,7 @@
 // Template repository: CRUD scoped by (tenant, environment), soft delete that frees the slug,
 // and the lookups the channel sender uses (findTemplateForSend, assertTemplateUsable; DESIGN.md 6).
 import { AppError, notFound, validationFailed } from "../basics/errors";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { decodeCursor, pageOf } from "./cursor";
 import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";

@@ -1,7 +1,7 @@
 // /v1/channels: per-channel provider configuration (SPEC Endpoints "Channels", DESIGN.md 6 and 7).
 // Credentials are validated by the provider registry, encrypted, and never echoed in any body.
 import { Elysia, t } from "elysia";
-import { DecryptionError } from "../../domain/crypto";
+import { DecryptionError } from "../../store/cipher";
 import { getProviderDefinition, PROVIDER_NAMES, providersForChannel } from "../../providers/registry";
 import type { Channel } from "../../providers/types";
 import {
