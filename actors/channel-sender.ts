@@ -1,7 +1,6 @@
 // The channel-sender actor: delivers one notification attempt through its channel's provider,
 // at most one provider call per attempt number, and moves its status, attempts, events and rollups.
 import { defineActor, type ActorContext } from "../runtime/actor";
-import { fnv1a32 } from "../runtime/partition";
 import { config } from "../config";
 import { createProvider, getProviderDefinition } from "../providers/registry";
 import type { Channel, OutboundMessage, Provider, SendResult } from "../providers/types";
@@ -15,29 +14,8 @@ import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
-import { getRuntime } from "./runtime";
-
-/**
- * Keys are `<tenant>:<environment>:<channel>:<shard>`. DESIGN.md 3 keys the sender by
- * tenant:environment:channel; one serial mailbox per channel caps a tenant at roughly
- * 1 / (per-send latency), far below 2,000/s, so each channel is split into SENDER_SHARDS
- * serial lanes by notification id (the host's concurrency bounds the lanes running at once).
- * Order between notifications was never promised.
- */
-export const SENDER_SHARDS = Number(process.env.SENDER_SHARDS ?? 256);
-
-export interface SendMessage {
-  type: "send";
-  notificationId: string;
-  tenantId: string;
-  environment: string;
-  channel: string;
-  /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
-  attempt: number;
-  shard: number;
-  /** how often this message was put back because its tenant held its share (grows the wait) */
-  waits?: number;
-}
+import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
+import { getRuntime } from "../store/runtime";
 
 export const MAX_ATTEMPTS = 5;
 const BASE_BACKOFF_MS = 30_000;
@@ -79,18 +57,6 @@ export function setTenantConcurrency(n: number, busy = SENDER_BUSY_THRESHOLD): v
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
 export function retryDelayFor(failedAttempt: number): number {
   return BASE_BACKOFF_MS * 2 ** Math.max(0, failedAttempt - 1);
-}
-
-export function senderMessage(n: { id: string; tenantId: string; environment: string; channel: string }, attempt: number): SendMessage {
-  return {
-    type: "send",
-    notificationId: n.id,
-    tenantId: n.tenantId,
-    environment: n.environment,
-    channel: n.channel,
-    attempt,
-    shard: fnv1a32(n.id) % SENDER_SHARDS,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,8 +540,4 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
   }
 }
 
-export const channelSender = defineActor<SendMessage>({
-  name: "channel-sender",
-  keyOf: (m) => `${m.tenantId}:${m.environment}:${m.channel}:${m.shard}`,
-  handle: (msg, ctx) => handleSend(msg, ctx),
-});
+export const channelSender = defineActor<SendMessage>({ ...channelSenderAddress, handle: (msg, ctx) => handleSend(msg, ctx) });

@@ -6,8 +6,9 @@ import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import { redis, redisKey } from "../store/redis";
 import type { NotificationRow } from "../store/notifications";
-import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome, senderMessage, type SendMessage } from "./channel-sender";
-import { getRuntime } from "./runtime";
+import { senderMessage, type SendMessage } from "../schemas/messages";
+import { getRuntime } from "../store/runtime";
+import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome } from "./channel-sender";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
 export const STALE_AFTER_MS = 60_000;

@@ -1,10 +1,9 @@
 // Accepting a notification (SPEC "Notifications", DESIGN.md 6): validation, insert and enqueue,
 // shared by POST /v1/notifications, the channel test route and workflows. Inserts are micro-batched.
-import { channelSender, senderMessage } from "../actors/channel-sender";
-import { getRuntime } from "../actors/runtime";
 import { config } from "../config";
 import { AppError, validationFailed } from "../basics/errors";
 import { logger } from "../basics/log";
+import { channelSenderAddress, senderMessage } from "../schemas/messages";
 import type { Channel } from "../providers/types";
 import { CHANNELS } from "../providers/types";
 import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
@@ -12,6 +11,7 @@ import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
+import { getRuntime } from "../store/runtime";
 import { MicroBatcher } from "../store/micro-batcher";
 import {
   eventNotification,
@@ -321,7 +321,7 @@ async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
 async function enqueue(items: AcceptItem[]): Promise<void> {
   if (items.length === 0) return;
   try {
-    await getRuntime().sendMany(channelSender, items.map((i) => senderMessage(i.row, 1)));
+    await getRuntime().sendMany(channelSenderAddress, items.map((i) => senderMessage(i.row, 1)));
   } catch (err) {
     // Committed rows are safe: the reconciler re-enqueues pending notifications without a message.
     logger.error({ err, count: items.length }, "enqueue after commit failed; the reconciler will re-enqueue");

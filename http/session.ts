@@ -5,7 +5,7 @@ import { config } from "../config";
 import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
 import { AppError, validationFailed } from "../basics/errors";
-import { bearerToken, type AuthContext } from "./plugins/auth";
+import { bearerToken, type AuthContext } from "./auth-context";
 import { requestFacts } from "./request-context";
 
 export const SESSION_COOKIE = "nms_session";

@@ -8,7 +8,7 @@ import { leaseTarget, planLeases, preferenceOrder } from "./balance";
 import { decodeFields } from "./codec";
 import { GROUP } from "./keys";
 import { retryDelayFor } from "./retry";
-import type { Runtime } from "./runtime";
+import type { RuntimeClient as Runtime } from "./client";
 import type { ScriptedRedis } from "./scripts";
 import { Semaphore } from "./semaphore";
 

@@ -1,12 +1,13 @@
 // createRuntime: the client side of the actor runtime (send, sendMany, schedule, cancel, rate
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
 import Redis from "ioredis";
-import { silentLogger, type Actor, type RuntimeLogger, type TimerOptions } from "./actor";
+import { silentLogger, type ActorAddress, type RuntimeLogger } from "./actor";
+import type { RuntimeClient } from "./client";
 import { encodeTimerPayload } from "./codec";
 import { startHost, type Host, type HostOptions } from "./host";
-import { runtimeKeys, type RuntimeKeys } from "./keys";
+import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
-import { createRateLimiter, type RateLimiter } from "./rateLimiter";
+import { createRateLimiter } from "./rateLimiter";
 import { withScripts, type ScriptedRedis } from "./scripts";
 
 /** Messages per appendMessages-1.lua call: big enough to amortise, small enough not to stall Redis. */
@@ -25,24 +26,7 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
 }
 
-export interface Runtime {
-  readonly prefix: string;
-  readonly partitions: number;
-  readonly timeScale: number;
-  readonly keys: RuntimeKeys;
-  readonly redis: ScriptedRedis;
-  readonly logger: RuntimeLogger;
-  readonly rateLimiter: RateLimiter;
-  partitionsOf(actor: Actor<any>): number;
-  partitionFor<M>(actor: Actor<M>, msg: M): number;
-  /** Appends one message to its partition stream; resolves to the stream entry id. */
-  send<M>(actor: Actor<M>, msg: M): Promise<string>;
-  /** Appends many messages in one pipeline; resolves to their entry ids in order. */
-  sendMany<M>(actor: Actor<M>, msgs: M[]): Promise<string[]>;
-  /** Schedules msg after delayMs (times timeScale unless unscaled); same timerId replaces. Resolves to the due time (ms). */
-  schedule<M>(actor: Actor<M>, timerId: string, delayMs: number, msg: M, opts?: TimerOptions): Promise<number>;
-  /** Removes a timer that has not fired; resolves to whether one was removed. */
-  cancel(actor: Actor<any>, timerId: string): Promise<boolean>;
+export interface Runtime extends RuntimeClient {
   startHost(opts: HostOptions): Host;
   /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
   close(): Promise<void>;
@@ -63,8 +47,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const keys = runtimeKeys(prefix);
   const logger = opts.logger ?? silentLogger;
 
-  const partitionsOf = (actor: Actor<any>) => actor.partitions ?? partitions;
-  const partitionFor = <M>(actor: Actor<M>, msg: M) => partitionOf(actor.keyOf(msg), partitionsOf(actor));
+  const partitionsOf = (actor: ActorAddress<any>) => actor.partitions ?? partitions;
+  const partitionFor = <M>(actor: ActorAddress<M>, msg: M) => partitionOf(actor.keyOf(msg), partitionsOf(actor));
 
   const runtime: Runtime = {
     prefix,

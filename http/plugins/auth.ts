@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import * as ipaddr from "ipaddr.js";
 import { config } from "../../config";
-import { sql, type Scope } from "../../store/db";
+import { sql } from "../../store/db";
 import {
   EpochCache,
   hashKey,
@@ -19,35 +19,16 @@ import {
 import { loadInboxAuthFacts, type InboxAuthFacts } from "../../store/allowed-origins";
 import { AppError, forbidden, unauthorized } from "../../basics/errors";
 import { requestFacts } from "../request-context";
+import { bearerToken, type AuthContext } from "../auth-context";
 import { resolveSession } from "../session";
 import { applyRateLimit, takeRequest } from "./rate-limit";
 import type { RateLimitResult } from "../../runtime/rateLimiter";
 import { isLocalDevOrigin, setCorsHeaders } from "./cors";
 
-export interface AuthContext {
-  tenantId: string;
-  environment: Environment;
-  actorType: "api_key" | "user";
-  actorId: string;
-  keyId?: string;
-  keyType?: "secret" | "publishable";
-  permissions: ("read" | "write")[];
-  subscriberExternalId?: string;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** The (tenant, environment) every store call of the request is scoped to. */
-export const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
+// Routes take the auth context and its helpers from here, beside the plugins that set it.
+export { bearerToken, scopeOf, type AuthContext } from "../auth-context";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-export function bearerToken(request: Request): string | null {
-  const h = request.headers.get("authorization");
-  if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : null;
-}
 
 // ---------------------------------------------------------------------------------------------
 // allowed_ips: compiled once per cached key row

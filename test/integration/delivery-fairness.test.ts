@@ -1,7 +1,8 @@
 // QA (noisy neighbour): one tenant's slow provider must not take every runtime slot of a sender
 // process. A host with few slots, a tenant whose provider hangs, and a second tenant that must still get through.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { channelSender, handleSend, senderMessage, setTenantConcurrency, SENDER_TENANT_CONCURRENCY } from "../../actors/channel-sender";
+import { channelSender, handleSend, setTenantConcurrency, SENDER_TENANT_CONCURRENCY } from "../../actors/channel-sender";
+import { senderMessage } from "../../schemas/messages";
 import { config } from "../../config";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
