@@ -2,7 +2,8 @@
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
 import { Elysia } from "elysia";
 import { config } from "../config";
-import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
+import { isEmailAddress } from "../schemas/email";
+import { isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
 import { AppError, validationFailed } from "../basics/errors";
 import { bearerToken, type AuthContext } from "./auth-context";
@@ -130,15 +131,13 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
   return { auth, user: session };
 });
 
-const EMAIL_RE = /^[^\s@"(),:;<>[\\\]]{1,64}@[^\s@]+$/;
-
 /**
  * A dashboard address as stored (trimmed, lower-case), or 422: validation_failed for a malformed
  * one, email_domain_blocked for a disposable or blocked domain (DESIGN.md 6).
  */
 export async function acceptableEmail(raw: unknown, field = "email"): Promise<string> {
   const email = typeof raw === "string" ? raw.trim().toLowerCase() : "";
-  if (email.length > 254 || !EMAIL_RE.test(email) || !emailDomain(email)) {
+  if (!isEmailAddress(email)) {
     throw validationFailed({ [field]: ["must be a valid email address"] });
   }
   if (await isBlockedEmail(email)) {

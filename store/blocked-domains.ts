@@ -7,7 +7,7 @@
 //   <prefix>:blocked-domains:version  INCR'd on every change; polled every POLL_MS as a fallback
 //   <prefix>:blocked-domains:changed  pub/sub channel; a message makes every process reload now
 import { createRequire } from "node:module";
-import { domainToASCII } from "node:url";
+import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
 import { redis, redisKey } from "./redis";
 
@@ -19,31 +19,6 @@ export interface BlockedDomainRow {
   domain: string;
   source: "package" | "admin";
   created_at: Date;
-}
-
-const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-/** Lower-case ASCII (punycode) form without a trailing dot, or null when it is not a hostname. */
-export function normalizeDomain(input: string): string | null {
-  if (typeof input !== "string") return null;
-  let d = input.trim().toLowerCase().replace(/\.$/, "");
-  if (d === "" || d.length > 253) return null;
-  if (/[^\x00-\x7f]/.test(d)) {
-    d = domainToASCII(d);
-    if (!d) return null;
-  }
-  const labels = d.split(".");
-  if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) return null;
-  if (/^\d+$/.test(labels[labels.length - 1]!)) return null; // an IP address, not a domain
-  return d;
-}
-
-/** The domain part of an email address, normalized; null when the address has none. */
-export function emailDomain(email: string): string | null {
-  if (typeof email !== "string") return null;
-  const at = email.lastIndexOf("@");
-  if (at <= 0 || at === email.length - 1) return null;
-  return normalizeDomain(email.slice(at + 1));
 }
 
 // ---------------------------------------------------------------------------------------------

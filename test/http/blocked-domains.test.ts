@@ -8,8 +8,8 @@ import {
   ensureBlocklistSeeded,
   isBlockedDomain,
   isBlockedEmail,
-  normalizeDomain,
 } from "../../store/blocked-domains";
+import { normalizeDomain } from "../../schemas/email";
 
 const run = crypto.randomUUID().slice(0, 8);
 const admin = { key: ADMIN_TOKEN };
