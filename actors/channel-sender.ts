@@ -3,7 +3,8 @@
 import { defineActor, type ActorContext } from "../runtime/actor";
 import { config } from "../config";
 import { createProvider, getProviderDefinition } from "../providers/registry";
-import type { Channel, OutboundMessage, Provider, SendResult } from "../providers/types";
+import type { OutboundMessage, Provider, SendResult } from "../providers/types";
+import type { Channel } from "../schemas/channels";
 import { applyCounters, type CounterDelta } from "../store/analytics";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";

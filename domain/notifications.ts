@@ -4,10 +4,9 @@ import { config } from "../config";
 import { AppError, validationFailed } from "../basics/errors";
 import { logger } from "../basics/log";
 import { channelSenderAddress, senderMessage } from "../schemas/messages";
-import type { Channel } from "../providers/types";
-import { CHANNELS } from "../providers/types";
+import { CHANNELS, type Channel } from "../schemas/channels";
 import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
-import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
+import { loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
@@ -97,11 +96,6 @@ export async function resolveDelivery(tenantId: string, environment: string, cha
   if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:inbox" };
   if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:sandbox" };
   return null;
-}
-
-/** The channel routes call this after a change; the store's cache is the only one to drop. */
-export function forgetChannelConfig(tenantId?: string, environment?: string, channel?: string): void {
-  invalidateChannelConfig(tenantId, environment, channel);
 }
 
 // ---------------------------------------------------------------------------------------------
