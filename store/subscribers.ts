@@ -78,17 +78,6 @@ export async function findSubscriber(
   return row;
 }
 
-/** Live subscribers whose id, external_id, email (case-insensitive) or phone equals the address. */
-export async function findSubscribersByAddress(scope: Scope, address: string, tx: Tx = sql): Promise<SubscriberRow[]> {
-  const byId = isUuid(address);
-  return tx<SubscriberRow[]>`
-    select * from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-      and (external_id = ${address} or lower(email) = ${address.toLowerCase()} or phone = ${address}
-           ${byId ? tx`or id = ${address}::uuid` : tx``})
-    limit 50`;
-}
-
 export interface UpsertResult {
   row: SubscriberRow;
   inserted: boolean;
