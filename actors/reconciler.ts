@@ -4,7 +4,8 @@
 import { logger } from "../basics/log";
 import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
-import { redis, redisKey } from "../store/redis";
+import { redis } from "../store/redis";
+import { redisKey } from "../store/redis-keys";
 import type { NotificationRow } from "../store/notifications";
 import { senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";

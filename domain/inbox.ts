@@ -1,12 +1,13 @@
 // The in-app inbox: delivering an item (idempotent per notification), read / read-all, the
 // inbox.* events, and live fan-out to stream listeners in every API process via Redis pub/sub.
 //
-// Redis: channel <prefix>:inbox:<tenant>:<environment>:<subscriber id>, message = one event
-// {id, type, created_at, data} as JSON. Each process holds ONE subscriber connection and
-// SUBSCRIBEs a channel while at least one local listener wants it, fanning out in-process.
+// Redis: channel redisKeys.inboxEvents (store/redis-keys.ts), message = one event {id, type,
+// created_at, data} as JSON. Each process holds ONE subscriber connection and SUBSCRIBEs a
+// channel while at least one local listener wants it, fanning out in-process.
 import type Redis from "ioredis";
 import { sql, type Scope } from "../store/db";
-import { redis, redisKey } from "../store/redis";
+import { redis } from "../store/redis";
+import { redisKeys } from "../store/redis-keys";
 import { emitEvent, type EventRecord } from "./events";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
 import {
@@ -101,7 +102,7 @@ export async function readAllInboxItems(scope: Scope, sub: SubscriberRow): Promi
 export type InboxListener = (event: EventRecord) => void;
 
 function channelFor(scope: Scope, subscriberId: string): string {
-  return redisKey("inbox", scope.tenantId, scope.environment, subscriberId);
+  return redisKeys.inboxEvents(scope.tenantId, scope.environment, subscriberId);
 }
 
 /** Publishes committed events; a Redis outage loses only the live push (replay covers it). */

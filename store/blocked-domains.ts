@@ -3,13 +3,13 @@
 //
 // Hot paths (notification sends, subscriber writes, sign-ups) call isBlockedEmail/isBlockedDomain,
 // so lookups read an in-process Set and never touch PostgreSQL after the first load.
-// Redis keys:
-//   <prefix>:blocked-domains:version  INCR'd on every change; polled every POLL_MS as a fallback
-//   <prefix>:blocked-domains:changed  pub/sub channel; a message makes every process reload now
+// Redis (store/redis-keys.ts): blockedDomainsVersion, INCR'd on every change and polled every POLL_MS
+// as a fallback; blockedDomainsChanged, a pub/sub channel whose messages make every process reload now.
 import { createRequire } from "node:module";
 import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
-import { redis, redisKey } from "./redis";
+import { redis } from "./redis";
+import { redisKeys } from "./redis-keys";
 
 const require = createRequire(import.meta.url);
 const POLL_MS = 2000;
@@ -99,7 +99,7 @@ function reload(): Promise<Set<string>> {
 
 async function currentVersion(): Promise<string | null> {
   try {
-    return await redis.get(redisKey("blocked-domains", "version"));
+    return await redis.get(redisKeys.blockedDomainsVersion());
   } catch {
     return knownVersion; // Redis down: keep serving what we have
   }
@@ -111,7 +111,7 @@ function subscribeOnce(): void {
   try {
     const sub = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
     sub.on("error", () => {});
-    sub.subscribe(redisKey("blocked-domains", "changed")).catch(() => {});
+    sub.subscribe(redisKeys.blockedDomainsChanged()).catch(() => {});
     sub.on("message", () => void reload().catch(() => {}));
     (sub as any).unref?.();
   } catch {
@@ -137,9 +137,9 @@ async function blockedSet(): Promise<Set<string>> {
 
 async function announceChange(): Promise<void> {
   try {
-    const v = await redis.incr(redisKey("blocked-domains", "version"));
+    const v = await redis.incr(redisKeys.blockedDomainsVersion());
     knownVersion = String(v);
-    await redis.publish(redisKey("blocked-domains", "changed"), String(v));
+    await redis.publish(redisKeys.blockedDomainsChanged(), String(v));
   } catch {
     // other processes catch up on their next version poll once Redis is back
   }

@@ -17,6 +17,7 @@ import {
   type Environment,
 } from "../../store/api-keys";
 import { loadInboxAuthFacts, type InboxAuthFacts } from "../../store/allowed-origins";
+import { rateLimitNames } from "../../store/redis-keys";
 import { AppError, forbidden, unauthorized } from "../../basics/errors";
 import { requestFacts } from "../request-context";
 import { bearerToken, type AuthContext } from "../auth-context";
@@ -89,7 +90,7 @@ function ipAllowed(key: CachedKey, ip: string | null): boolean {
  * budget per key would let a single busy page starve all others: it gets one per subscriber.
  */
 function rateKey(keyId: string, subscriberExternalId?: string): string {
-  return subscriberExternalId === undefined ? `key:${keyId}` : `key:${keyId}:sub:${hashKey(subscriberExternalId).slice(0, 32)}`;
+  return rateLimitNames.apiKey(keyId, subscriberExternalId === undefined ? undefined : hashKey(subscriberExternalId).slice(0, 32));
 }
 
 interface Resolved {
@@ -141,7 +142,7 @@ async function authenticate(request: Request, set: { headers: Record<string, any
     // no Bearer credentials: the dashboard session cookie, if any (a stray other scheme is still 401)
     const auth = await resolveSession(request);
     if (!auth) throw unauthorized("Missing API key: send Authorization: Bearer <key>");
-    applyRateLimit(set, await takeRequest(`user:${auth.actorId}`));
+    applyRateLimit(set, await takeRequest(rateLimitNames.user(auth.actorId)));
     return { auth, epoch: undefined as string | null | undefined };
   }
   const r = await resolveKey(request);

@@ -18,15 +18,16 @@ export function requestsPerMinute(): number {
 }
 
 /**
- * Takes one request from the actor's budget. Redis trouble fails open (null): refusing every
- * request because the limiter is down would turn a cache outage into a full outage.
+ * Takes one request from a budget named by rateLimitNames (store/redis-keys.ts): an API key, a
+ * publishable key's subscriber, or a dashboard user. Redis trouble fails open (null): refusing
+ * every request because the limiter is down would turn a cache outage into a full outage.
  */
-export async function takeRequest(actorKey: string): Promise<RateLimitResult | null> {
+export async function takeRequest(name: string): Promise<RateLimitResult | null> {
   limiter ??= createRateLimiter({ redis, prefix: config.redisPrefix });
   // after a failure, skip Redis for a second instead of making every request wait for its retries
   if (Date.now() < downUntil || redis.status !== "ready") return null;
   try {
-    return await withTimeout(limiter.take(`http:${actorKey}`, { limit: requestsPerMinute(), periodMs: PERIOD_MS }), 500);
+    return await withTimeout(limiter.take(name, { limit: requestsPerMinute(), periodMs: PERIOD_MS }), 500);
   } catch (err) {
     downUntil = Date.now() + 1000;
     if (Date.now() - warnedAt > 10_000) {

@@ -5,7 +5,8 @@ import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client 
 import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
 import { sendSystemMail } from "../../domain/mailer";
 import { sql, type Tx } from "../../store/db";
-import { redis, redisKey } from "../../store/redis";
+import { redis } from "../../store/redis";
+import { redisKeys } from "../../store/redis-keys";
 import { consumeMagicLink, createMagicLink, createSession, deleteSession } from "../../store/sessions";
 import { findOrSignUp, findUser, findUserByEmail, touchLogin, type UserRow } from "../../store/users";
 import { AppError, notFound } from "../../basics/errors";
@@ -178,7 +179,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       const state = generateState();
       const verifier = generateCodeVerifier();
       await redis.set(
-        redisKey("oauth-state", state),
+        redisKeys.oauthState(state),
         JSON.stringify({ provider: p.name, verifier }),
         "EX",
         OAUTH_STATE_TTL_SECONDS,
@@ -200,7 +201,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       if (!state || !cookieState || state !== cookieState || state.length > 200) {
         throw new AppError("invalid_state", "OAuth state is missing or does not match this browser's sign-in");
       }
-      const stored = await redis.getdel(redisKey("oauth-state", state));
+      const stored = await redis.getdel(redisKeys.oauthState(state));
       const flow = stored ? (JSON.parse(stored) as { provider: string; verifier: string }) : null;
       if (!flow || flow.provider !== p.name) {
         throw new AppError("invalid_state", "OAuth state is unknown, expired or already used");

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, call, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
-import { redis, redisKey } from "../../store/redis";
+import { redis } from "../../store/redis";
+import { redisKey } from "../../store/redis-keys";
 import {
   ensureBlocklistSeeded,
   isBlockedDomain,
