@@ -2,7 +2,8 @@
 // applies them to the whole tree on every `npm test`, so a backwards import or a cycle fails CI.
 //
 // Layers, each importing only those below it:
-//   scripts -> http, actors -> domain -> store -> runtime, providers, schemas -> basics (basics/, config.ts)
+//   scripts -> http, actors -> domain -> store -> providers -> schemas -> runtime, and basics (basics/, config.ts)
+//   below all but runtime/, which imports nothing of ours.
 //   client/ imports only schemas/; web/ only client/ and schemas/; test/ may import anything.
 //
 // Paths are relative to the repository root. dependency-cruiser reads TypeScript through a
@@ -42,6 +43,13 @@ module.exports = {
       severity: "error",
       from: { path: layer("providers", "schemas") },
       to: { path: layer("store", "domain", "actors", "http", "scripts", "client", "web") },
+    },
+    {
+      name: "schemas-below-providers",
+      comment: "schemas/ are shared with the client and the dashboard: they never carry a provider adapter.",
+      severity: "error",
+      from: { path: "^schemas/" },
+      to: { path: "^providers/" },
     },
     {
       name: "store-below-domain",
