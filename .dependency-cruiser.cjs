@@ -14,99 +14,89 @@
 const BASICS = "^(basics/|config\\.ts)";
 const layer = (...names) => `^(${names.join("|")})/`;
 
+/** A forbidden dependency: every rule is an error, so CI fails on it. */
+const forbid = (name, comment, from, to) => ({ name, comment, severity: "error", from, to });
+
 module.exports = {
   forbidden: [
-    {
-      name: "no-circular",
-      comment: "A cycle has no bottom layer: break it by moving the shared part below both (docs/architecture.md).",
-      severity: "error",
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: "basics-import-no-layer",
-      comment: "config.ts, basics/log.ts and basics/errors.ts are below everything and import none of it.",
-      severity: "error",
-      from: { path: BASICS },
-      to: { path: layer("runtime", "providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web") },
-    },
-    {
-      name: "runtime-stands-alone",
-      comment: "runtime/ knows nothing of notifications: it takes its Redis client, prefix and logger as parameters.",
-      severity: "error",
-      from: { path: "^runtime/" },
-      to: { path: `${BASICS}|${layer("providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web")}` },
-    },
-    {
-      name: "providers-schemas-stay-low",
-      comment: "providers/ and schemas/ sit beside runtime/: they never reach up into store, domain, actors, http or scripts.",
-      severity: "error",
-      from: { path: layer("providers", "schemas") },
-      to: { path: layer("store", "domain", "actors", "http", "scripts", "client", "web") },
-    },
-    {
-      name: "schemas-below-providers",
-      comment: "schemas/ are shared with the client and the dashboard: they never carry a provider adapter.",
-      severity: "error",
-      from: { path: "^schemas/" },
-      to: { path: "^providers/" },
-    },
-    {
-      name: "store-below-domain",
-      comment: "store/ (PostgreSQL and Redis access) throws AppError and logs with basics/, never http/, and calls no use case.",
-      severity: "error",
-      from: { path: "^store/" },
-      to: { path: layer("domain", "actors", "http", "scripts", "client", "web") },
-    },
-    {
-      name: "domain-below-actors-and-http",
-      comment: "domain/ enqueues through addresses and message types in schemas/messages.ts, never by importing an actor.",
-      severity: "error",
-      from: { path: "^domain/" },
-      to: { path: layer("actors", "http", "scripts", "client", "web") },
-    },
-    {
-      name: "actors-beside-http",
-      comment: "actors/ and http/ are both entry layers over domain/: neither imports the other.",
-      severity: "error",
-      from: { path: "^actors/" },
-      to: { path: layer("http", "scripts", "client", "web") },
-    },
-    {
-      name: "http-beside-actors",
-      comment: "http/ reaches actors only through domain/ use cases and schemas/messages.ts addresses.",
-      severity: "error",
-      from: { path: "^http/" },
-      to: { path: layer("actors", "scripts", "client", "web") },
-    },
-    {
-      name: "client-imports-only-schemas",
-      comment: "The typed client ships to other programs: it carries nothing but the shared schemas.",
-      severity: "error",
-      from: { path: "^client/" },
-      to: { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts", "web")}` },
-    },
-    {
-      name: "web-imports-only-client-and-schemas",
-      comment: "The dashboard talks to the service through the typed client only.",
-      severity: "error",
-      from: { path: "^web/" },
-      to: { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts")}` },
-    },
-    {
-      name: "nothing-imports-scripts",
-      comment: "scripts/ are entry points: they import the layers, never the other way round.",
-      severity: "error",
-      from: { pathNot: "^(scripts|test)/" },
-      to: { path: "^scripts/" },
-    },
-    {
-      name: "nothing-imports-tests",
-      comment: "test/ is on top of everything; production code never reaches into it.",
-      severity: "error",
-      from: { pathNot: "^test/" },
-      to: { path: "^test/" },
-    },
+    forbid(
+      "no-circular",
+      "A cycle has no bottom layer: break it by moving the shared part below both (docs/architecture.md).",
+      {},
+      { circular: true },
+    ),
+    forbid(
+      "basics-import-no-layer",
+      "config.ts, basics/log.ts and basics/errors.ts are below everything and import none of it.",
+      { path: BASICS },
+      { path: layer("runtime", "providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "runtime-stands-alone",
+      "runtime/ knows nothing of notifications: it takes its Redis client, prefix and logger as parameters.",
+      { path: "^runtime/" },
+      { path: `${BASICS}|${layer("providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web")}` },
+    ),
+    forbid(
+      "providers-schemas-stay-low",
+      "providers/ and schemas/ sit beside runtime/: they never reach up into store, domain, actors, http or scripts.",
+      { path: layer("providers", "schemas") },
+      { path: layer("store", "domain", "actors", "http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "schemas-below-providers",
+      "schemas/ are shared with the client and the dashboard: they never carry a provider adapter.",
+      { path: "^schemas/" },
+      { path: "^providers/" },
+    ),
+    forbid(
+      "store-below-domain",
+      "store/ (PostgreSQL and Redis access) throws AppError and logs with basics/, never http/, and calls no use case.",
+      { path: "^store/" },
+      { path: layer("domain", "actors", "http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "domain-below-actors-and-http",
+      "domain/ enqueues through addresses and message types in schemas/messages.ts, never by importing an actor.",
+      { path: "^domain/" },
+      { path: layer("actors", "http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "actors-beside-http",
+      "actors/ and http/ are both entry layers over domain/: neither imports the other.",
+      { path: "^actors/" },
+      { path: layer("http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "http-beside-actors",
+      "http/ reaches actors only through domain/ use cases and schemas/messages.ts addresses.",
+      { path: "^http/" },
+      { path: layer("actors", "scripts", "client", "web") },
+    ),
+    forbid(
+      "client-imports-only-schemas",
+      "The typed client ships to other programs: it carries nothing but the shared schemas.",
+      { path: "^client/" },
+      { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts", "web")}` },
+    ),
+    forbid(
+      "web-imports-only-client-and-schemas",
+      "The dashboard talks to the service through the typed client only.",
+      { path: "^web/" },
+      { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts")}` },
+    ),
+    forbid(
+      "nothing-imports-scripts",
+      "scripts/ are entry points: they import the layers, never the other way round.",
+      { pathNot: "^(scripts|test)/" },
+      { path: "^scripts/" },
+    ),
+    forbid(
+      "nothing-imports-tests",
+      "test/ is on top of everything; production code never reaches into it.",
+      { pathNot: "^test/" },
+      { path: "^test/" },
+    ),
   ],
   options: {
     doNotFollow: { path: "node_modules" },
