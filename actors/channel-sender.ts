@@ -30,30 +30,19 @@ export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + 15_000;
 export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
 
 /**
- * In-flight handlers one tenant (tenant + environment) may hold in this process once the process
+ * Handler slots one tenant (tenant + environment) may hold in a sender process once the process
  * is busy. Without it one tenant's slow provider fills every runtime slot (the host's concurrency,
  * 200) through its 256 lanes and every other tenant waits behind it. The share is work-conserving:
- * while fewer than SENDER_BUSY_THRESHOLD handlers run in the process, a lone tenant may use them
- * all (a single-tenant burst keeps its full throughput); past it, a message of a tenant over its
- * share is put back with a short unscaled timer before its claim, so it holds no slot while it
- * waits and keeps its attempt number, and the slots above the threshold stay for other tenants.
+ * while fewer than SENDER_BUSY_THRESHOLD slots are in use, a lone tenant may use them all; past it,
+ * a tenant at its share waits in memory for a slot (runtime/fair-semaphore.ts), holding none, and
+ * the slots above the threshold stay for other tenants. (This used to put such messages back on a
+ * timer before their claim: under overload a lone tenant is always over its share, and the whole
+ * backlog circulated between the stream and the timers; see docs/notifications.md, overload.)
  */
 export const SENDER_TENANT_CONCURRENCY = config.senderTenantConcurrency;
 // 16 of the host's 200 slots stay free for other tenants: enough for a newcomer to start at once,
-// few enough that a lone tenant's burst rarely pays the put-back (a reserve of 72 halved its drain rate)
+// few enough that a lone tenant's burst keeps most of the host
 export const SENDER_BUSY_THRESHOLD = config.senderBusyThreshold;
-let tenantConcurrency = SENDER_TENANT_CONCURRENCY;
-let busyThreshold = SENDER_BUSY_THRESHOLD;
-let totalInFlight = 0;
-const SHARE_WAIT_MS = 50;
-const SHARE_MAX_WAIT_MS = 2_000;
-const inFlight = new Map<string, number>();
-
-/** Tests shrink the share (and the busy threshold) so a few hanging calls fill it. */
-export function setTenantConcurrency(n: number, busy = SENDER_BUSY_THRESHOLD): void {
-  tenantConcurrency = Math.max(1, n);
-  busyThreshold = Math.max(1, busy);
-}
 
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
 export function retryDelayFor(failedAttempt: number): number {
@@ -119,14 +108,24 @@ interface ClaimItem {
 
 const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(
   async (items) => {
+    // Rows are found by primary key only and locked in id order (the FOR UPDATE sits above the
+    // sort): every multi-row writer of notifications locks in that order, so batches cannot
+    // deadlock. Tenant, environment, status and attempt are checked on the locked row, never used
+    // to find it: with them in the join, a generic plan walked the (tenant, environment, created_at)
+    // index for each id, about 3 ms a row once a tenant had 100k notifications (the overload collapse).
+    const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const ids = sorted.map((i) => i.id);
     const rows = await sql<NotificationRow[]>`
+      with locked as (
+        select n.id, n.tenant_id, n.environment, n.status, n.attempt_count from notifications n
+        where n.id = any(${ids}::uuid[]) order by n.id for no key update
+      )
       update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now(), claimed_at = now()
-      from unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.tenantId)}::uuid[], ${items.map((i) => i.environment)}::text[],
-                  ${items.map((i) => i.attempt)}::int[], ${items.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
-      where n.id = v.id and n.tenant_id = v.tenant_id and n.environment = v.environment
-        -- "is true" keeps the planner on the primary key: matching the partial pending index instead
-        -- (it does when statistics lag behind a burst of sends) walks every pending row per batch
-        and (n.status = 'pending') is true and n.attempt_count = v.attempt - 1
+      from locked l join unnest(${ids}::uuid[], ${sorted.map((i) => i.tenantId)}::uuid[], ${sorted.map((i) => i.environment)}::text[],
+                  ${sorted.map((i) => i.attempt)}::int[], ${sorted.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
+        on v.id = l.id
+      where n.id = l.id and l.tenant_id = v.tenant_id and l.environment = v.environment
+        and l.status = 'pending' and l.attempt_count = v.attempt - 1
       returning n.*`;
     // Duplicates of one message in one batch: the row goes to the first of them only.
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -157,8 +156,11 @@ export interface Outcome {
   willRetry?: boolean;
 }
 
-async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[] }> {
+async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[] }> {
   const now = new Date();
+  // In id order, like the claim: attempt rows (whose foreign key takes a KEY SHARE lock on their
+  // notification) and the status move both touch rows in the one order every writer uses.
+  const outs = [...unsorted].sort((a, b) => (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : 0));
   const withAttempt = outs.filter((o) => o.attemptRow);
   // Rows travel as one JSON document each (native JSON.stringify, no per-element array escaping).
   // The attempt rows and the status move are independent: both go out in one write.
@@ -198,6 +200,9 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
     })),
   );
   const movedQuery = tx<{ id: string }[]>`
+    with locked as (
+      select n.id from notifications n where n.id = any(${outs.map((o) => o.n.id)}::uuid[]) order by n.id for no key update
+    )
     update notifications n set
       status = v.status,
       provider = coalesce(v.provider, n.provider),
@@ -210,9 +215,9 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
       delivered_at = case when v.status = 'delivered' then ${now} else n.delivered_at end,
       bounced_at = case when v.status = 'bounced' then ${now} else n.bounced_at end,
       failed_at = case when v.status = 'failed' then ${now} else n.failed_at end
-    from jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
-      next_at timestamptz, reason text)
-    where n.id = v.id and (n.status = 'pending') is true and n.attempt_count = v.attempt -- primary key lookups, see the claim
+    from locked l join jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
+      next_at timestamptz, reason text) on v.id = l.id
+    where n.id = l.id and (n.status = 'pending') is true and n.attempt_count = v.attempt -- "is true": never the partial pending index, see the claim
     returning n.id`.execute();
   // the attempts statement went first: its error, if any, is the cause of the update's
   const [, moved] = await Promise.all([attemptsWritten, movedQuery]);
@@ -255,7 +260,7 @@ async function writeOutcomes(tx: Tx, outs: Outcome[]): Promise<{ value: boolean[
   const tail: Promise<unknown>[] = [];
   if (ev) tail.push(ev.insert.execute());
   if (deltas.length) tail.push(applyCounters(tx, deltas));
-  return { value: outs.map((o) => movedIds.has(o.n.id)), tail };
+  return { value: unsorted.map((o) => movedIds.has(o.n.id)), tail };
 }
 
 /**
@@ -380,7 +385,8 @@ export async function recordLostAttempt(
       where n.id = ${ref.id} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}
         and (n.status = 'pending') is true and n.attempt_count = ${attempt}
         and coalesce(n.claimed_at, n.updated_at) < now() - ${stale}::interval
-      for update`;
+      -- a row a sender batch holds is being worked on: skip it rather than wait (or deadlock)
+      for no key update skip locked`;
     if (!n) return null;
     const inserted = await tx`
       insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, provider, provider_response, error, duration_ms, created_at)
@@ -417,7 +423,7 @@ async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
     // handler's process died, or the handler threw) looks again once the claim can be called lost,
     // instead of leaving the attempt to the reconciler's 60 s scan.
     if ((ctx.deliveries ?? 1) > 1) {
-      await ctx.schedule(`claim:${msg.notificationId}:${msg.attempt}`, s.stale_in_ms + 250, { ...msg, waits: undefined }, { unscaled: true });
+      await ctx.schedule(`claim:${msg.notificationId}:${msg.attempt}`, s.stale_in_ms + 250, msg, { unscaled: true });
     }
     return;
   }
@@ -427,24 +433,7 @@ async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
 
 export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<void> {
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
-  const share = `${msg.tenantId}:${msg.environment}`;
-  const held = inFlight.get(share) ?? 0;
-  if (held >= tenantConcurrency && totalInFlight >= busyThreshold) {
-    const waits = (msg.waits ?? 0) + 1;
-    const wait = Math.min(SHARE_MAX_WAIT_MS, SHARE_WAIT_MS * 2 ** Math.min(waits - 1, 6)) * (0.75 + Math.random() * 0.5);
-    await ctx.schedule(`share:${msg.notificationId}:${msg.attempt}`, Math.max(1, Math.round(wait)), { ...msg, waits }, { unscaled: true });
-    return;
-  }
-  inFlight.set(share, held + 1);
-  totalInFlight++;
-  try {
-    await sendAttempt(msg, ctx);
-  } finally {
-    totalInFlight--;
-    const left = (inFlight.get(share) ?? 1) - 1;
-    if (left > 0) inFlight.set(share, left);
-    else inFlight.delete(share);
-  }
+  await sendAttempt(msg, ctx);
 }
 
 async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
@@ -534,11 +523,18 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
     attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
   });
   if (willRetry && moved) {
-    const next = { ...msg, attempt: msg.attempt + 1, waits: undefined };
+    const next = { ...msg, attempt: msg.attempt + 1 };
     // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
     if (waitMs !== null) await ctx.schedule(`retry:${msg.notificationId}`, waitMs, next, { unscaled: true });
     else await ctx.schedule(`retry:${msg.notificationId}`, retryDelayFor(msg.attempt), next);
   }
 }
 
-export const channelSender = defineActor<SendMessage>({ ...channelSenderAddress, handle: (msg, ctx) => handleSend(msg, ctx) });
+export const channelSender = defineActor<SendMessage>({
+  ...channelSenderAddress,
+  handle: (msg, ctx) => handleSend(msg, ctx),
+  fairness: { groupOf: (m) => `${m.tenantId}:${m.environment}`, share: SENDER_TENANT_CONCURRENCY, busyThreshold: SENDER_BUSY_THRESHOLD },
+  // a little above the provider deadline: a handler stuck past it (a claim or outcome write that
+  // never returns) gives its lane and slot back and is retried; the attempt claim keeps it single
+  deadlineMs: PROVIDER_DEADLINE_MS + 5_000,
+});

@@ -26,6 +26,20 @@ export interface ActorContext {
   cancel(timerId: string): Promise<boolean>;
   send<N>(actor: ActorAddress<N>, msg: N): Promise<string>;
   readonly log: RuntimeLogger;
+  /** Aborted when the handler passes its deadline: the runtime has released its key and will retry it. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Fair sharing of the host's slots between groups of one actor's messages (e.g. tenants): once
+ * the host is busy (busyThreshold slots in use), a group holding `share` slots waits while others
+ * get the rest. Waiting happens in memory (see runtime/fair-semaphore.ts); a group over its share
+ * whose messages wait longer than the host's shedAfterMs while readers are blocked is deferred.
+ */
+export interface FairnessPolicy<M> {
+  groupOf(msg: M): string;
+  share: number;
+  busyThreshold: number;
 }
 
 /**
@@ -53,6 +67,10 @@ export interface ActorDefinition<M> extends ActorAddress<M> {
   maxDeliveries?: number;
   /** Back-off before the next run, in ms before timeScale (default retryDelayFor). */
   retryDelayMs?(deliveries: number): number;
+  /** A run unsettled after this long releases its key and slot and is retried (default: the host's handlerDeadlineMs). */
+  deadlineMs?: number;
+  /** How this actor's messages share the host's slots (default: one group, no share limit). */
+  fairness?: FairnessPolicy<M>;
 }
 
 export interface Actor<M = unknown> extends Readonly<ActorDefinition<M>> {
@@ -66,6 +84,8 @@ export function defineActor<M>(def: ActorDefinition<M>): Actor<M> {
   const maxDeliveries = def.maxDeliveries ?? 5;
   if (!(maxDeliveries >= 1)) throw new Error("maxDeliveries must be >= 1");
   if (def.partitions !== undefined && !(Number.isInteger(def.partitions) && def.partitions > 0)) throw new Error("partitions must be a positive integer");
+  if (def.deadlineMs !== undefined && !(def.deadlineMs > 0)) throw new Error("deadlineMs must be > 0");
+  if (def.fairness && !(def.fairness.share >= 1 && def.fairness.busyThreshold >= 1)) throw new Error("fairness share and busyThreshold must be >= 1");
   return Object.freeze({ ...def, maxDeliveries });
 }
 

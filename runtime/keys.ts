@@ -16,6 +16,8 @@ export function runtimeKeys(prefix: string) {
     attempts: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:attempts`,
     /** String holding the id of the host that owns the partition (SET NX PX, renewed while owned). */
     lease: (actor: string, p: number) => `${prefix}:lease:{${actor}:${p}}`,
+    /** String holding the holder id of a named lease (one process at a time does that work): `<prefix>:lease:{<name>}`. */
+    namedLease: (name: string) => `${prefix}:lease:{${name}}`,
     /** Sorted set of live hosts running an actor: member = host id, score = last heartbeat (Redis clock, ms). */
     hosts: (actor: string) => `${prefix}:hosts:${actor}`,
     /** Dead-letter stream: messages that failed maxDeliveries times, with error, stack and delivery count. */

@@ -1,14 +1,17 @@
 // createRuntime: the client side of the actor runtime (send, sendMany, schedule, cancel, rate
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
 import Redis from "ioredis";
-import { silentLogger, type ActorAddress, type RuntimeLogger } from "./actor";
-import type { RuntimeClient } from "./client";
+import { silentLogger, type ActorAddress, type RuntimeLogger, type TimerOptions } from "./actor";
 import { encodeTimerPayload } from "./codec";
-import { startHost, type Host, type HostOptions } from "./host";
+import { startHost } from "./host";
+import { GROUP } from "./keys";
 import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
 import { createRateLimiter } from "./rateLimiter";
 import { withScripts, type ScriptedRedis } from "./scripts";
+import type { Runtime } from "./types";
+
+export type { Runtime } from "./types";
 
 /** Messages per appendMessages-1.lua call: big enough to amortise, small enough not to stall Redis. */
 const SEND_CHUNK = 500;
@@ -24,12 +27,6 @@ export interface RuntimeOptions {
   /** Multiplies timer delays and retry back-off (tests set it small); never leases or rate limits. */
   timeScale?: number;
   logger?: RuntimeLogger;
-}
-
-export interface Runtime extends RuntimeClient {
-  startHost(opts: HostOptions): Host;
-  /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
-  close(): Promise<void>;
 }
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
@@ -134,6 +131,40 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       return removed;
     },
 
+    async unfinishedSince(actor) {
+      const P = partitionsOf(actor);
+      const pipeline = redis.pipeline();
+      for (let p = 0; p < P; p++) {
+        const stream = keys.stream(actor.name, p);
+        pipeline.xinfo("STREAM", stream);
+        pipeline.xinfo("GROUPS", stream);
+        pipeline.xpending(stream, GROUP);
+      }
+      const results = (await pipeline.exec()) ?? [];
+      const out: (number | null)[] = [];
+      for (let p = 0; p < P; p++) {
+        const [[e1, stream], [e2, groups], [e3, pending]] = results.slice(p * 3, p * 3 + 3) as [Error | null, any][];
+        // No stream (or group) yet: nothing was ever sent there, nothing is unfinished.
+        if (e1 || e2 || e3) {
+          if ([e1, e2, e3].some((e) => e && !/no such key|NOGROUP/i.test(e.message))) throw e1 ?? e2 ?? e3;
+          out.push(null);
+          continue;
+        }
+        const info = fieldsOf(stream as unknown[]);
+        const group = (groups as unknown[][]).map(fieldsOf).find((g) => g.get("name") === GROUP);
+        const msOf = (id: unknown) => Number(String(id).split("-")[0]);
+        let since: number | null = null;
+        const lastGenerated = String(info.get("last-generated-id") ?? "0-0");
+        const lastDelivered = String(group?.get("last-delivered-id") ?? "0-0");
+        // Unread entries exist when the stream grew past what the group has read.
+        if (compareIds(lastGenerated, lastDelivered) > 0) since = msOf(lastDelivered) + 1;
+        const [count, oldest] = pending as [number, string | null];
+        if (Number(count) > 0 && oldest) since = since === null ? msOf(oldest) : Math.min(since, msOf(oldest));
+        out.push(since);
+      }
+      return out;
+    },
+
     startHost(hostOpts) {
       return startHost(runtime, hostOpts);
     },
@@ -143,4 +174,17 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     },
   };
   return runtime;
+}
+
+function fieldsOf(flat: unknown[]): Map<string, unknown> {
+  const m = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
+  return m;
+}
+
+/** Orders stream ids ("<ms>-<seq>") numerically. */
+function compareIds(a: string, b: string): number {
+  const [am, as] = a.split("-").map(Number) as [number, number];
+  const [bm, bs] = b.split("-").map(Number) as [number, number];
+  return am !== bm ? am - bm : as - bs;
 }

@@ -16,8 +16,6 @@ export interface SendMessage {
   /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
   attempt: number;
   shard: number;
-  /** how often this message was put back because its tenant held its share (grows the wait) */
-  waits?: number;
 }
 
 /**

@@ -97,7 +97,13 @@ export async function compactCounters(): Promise<number> {
   for (const [table, bucket] of [["notification_stats_hourly", "hour"], ["notification_stats_daily", "day"]] as const) {
     const [r] = await sql.unsafe(`
       with moved as (
-        delete from ${table} where shard <> 0 returning *
+        -- rows a delivery or accept batch is updating right now are left for the next run: the
+        -- compaction never waits on (or deadlocks with) the transactions that write counters
+        delete from ${table} where ctid in (
+          select ctid from ${table} where shard <> 0
+          order by tenant_id, environment, ${bucket}, channel, template, shard
+          for update skip locked)
+        returning *
       ), sums as (
         select tenant_id, environment, ${bucket}, channel, template, sum(total) total, sum(sent) sent, sum(delivered) delivered,
           sum(failed) failed, sum(bounced) bounced, sum(suppressed) suppressed, count(*) n

@@ -1,8 +1,8 @@
-// Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only
-// here (the runtime's own streams, timers and leases are in runtime/keys.ts). REDIS_PREFIX (`nms`) comes first.
+// Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only here
+// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`).
 //
 // Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
-// that reads it; docs/runtime.md links this file. With the production prefix `nms`:
+// that reads it; docs/runtime.md links this file. Keys start with REDIS_PREFIX; with the production `nms`:
 //
 // | key                                         | type    | owner                          | lifetime                                   |
 // |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
@@ -12,7 +12,6 @@
 // | nms:blocked-domains:version                 | string  | store/blocked-domains.ts       | none (a counter)                           |
 // | nms:blocked-domains:changed                 | channel | store/blocked-domains.ts       | pub/sub: nothing stored                    |
 // | nms:oauth-state:<state>                     | string  | http/routes/auth-session.ts    | 600 s, deleted when used (GETDEL)          |
-// | nms:reconciler:lease                        | string  | actors/reconciler.ts           | 30 s, renewed by each scan of its holder   |
 // | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
@@ -60,12 +59,6 @@ export const redisKeys = {
    * `redis-cli GET nms:oauth-state:<state>` · `redis-cli TTL nms:oauth-state:<state>`
    */
   oauthState: (state: string) => redisKey("oauth-state", state),
-
-  /**
-   * The reconciler's lease: the id (`<pid>-<random>`) of the process that scans.
-   * `redis-cli GET nms:reconciler:lease` · `redis-cli PTTL nms:reconciler:lease`
-   */
-  reconcilerLease: () => redisKey("reconciler", "lease"),
 };
 
 /**

@@ -1,14 +1,14 @@
 // QA (noisy neighbour): one tenant's slow provider must not take every runtime slot of a sender
 // process. A host with few slots, a tenant whose provider hangs, and a second tenant that must still get through.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { channelSender, handleSend, setTenantConcurrency, SENDER_TENANT_CONCURRENCY } from "../../actors/channel-sender";
-import { senderMessage } from "../../schemas/messages";
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { channelSender } from "../../actors/channel-sender";
 import { config } from "../../config";
+import { defineActor, type Host } from "../../runtime";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
-import { connect, deletePrefix, sleep } from "../support/runtime-redis";
+import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
 
 const SID = "AC" + "0123456789abcdef".repeat(2);
 const SHARE = 3;
@@ -17,17 +17,41 @@ let stopHost: (() => Promise<void>) | null = null;
 
 beforeAll(async () => {
   tw = await fakeTwilio.start();
-  setTenantConcurrency(SHARE, SHARE); // busy from SHARE handlers on: 6 slots, 3 kept for others
 });
 
-afterAll(async () => {
-  setTenantConcurrency(SENDER_TENANT_CONCURRENCY);
-  await tw.stop(); // releases hanging calls first, so the host's graceful stop does not wait for them
-  await stopHost?.();
+async function clearStreams() {
   const r = connect();
   await deletePrefix(r, config.redisPrefix);
   await r.quit();
+}
+
+afterEach(async () => {
+  tw.always(undefined);
+  tw.releaseHanging(); // so the host's graceful stop does not wait for its hanging calls
+  await stopHost?.();
+  stopHost = null;
+  tw.reset(); // after the stop: what the stopping host still sent is not the next test's
+  // what a test left unsent (its hanging tenant's backlog) must not reach the next test's host
+  await clearStreams();
 });
+
+afterAll(async () => {
+  await tw.stop();
+  await clearStreams();
+});
+
+/** The channel sender with a small share, on a host of `slots` slots that counts as busy from `busy` on. */
+async function senderHost(slots: number, share: number, busy: number): Promise<Host> {
+  const actor = defineActor({ ...channelSender, fairness: { ...channelSender.fairness!, share, busyThreshold: busy } });
+  const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale: 0.001 });
+  const host = runtime.startHost({ actors: [actor], leaseMs: 3000, blockMs: 100, timerPollMs: 20, concurrency: slots });
+  stopHost = async () => {
+    await host.stop();
+    await runtime.close();
+  };
+  await host.ready;
+  return host;
+}
 
 async function hangingTenant() {
   const A = await createTenant();
@@ -45,42 +69,32 @@ async function send(key: string, to: string) {
   return r.body.data.id as string;
 }
 
-test("over its share (SENDER_TENANT_CONCURRENCY) a tenant's message is rescheduled (short, unscaled) BEFORE its claim: no attempt number consumed", async () => {
-  tw.reset();
+test("over its share (SENDER_TENANT_CONCURRENCY) on a busy host a tenant's message waits in memory BEFORE its claim: no attempt number consumed, no timer", async () => {
   tw.always({ kind: "hang" });
   const A = await hangingTenant();
-  const ids = await Promise.all([1, 2, 3, 4].map((i) => send(A.secretKey, `+551191234570${i}`)));
-  const rows = await sql`select id, tenant_id, environment, channel from notifications where id = any(${ids}::uuid[])`;
-  const msgs = rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, 1));
-  const scheduled: { timerId: string; delayMs: number; msg: any; opts?: { unscaled?: boolean } }[] = [];
-  const ctx = { deliveries: 1, schedule: async (timerId: string, delayMs: number, msg: any, opts?: { unscaled?: boolean }) => (scheduled.push({ timerId, delayMs, msg, opts }), 0) };
-  const running = msgs.slice(0, SHARE).map((m) => handleSend(m, ctx)); // they hang at the provider
-  await tw.waitForRequests(SHARE, { kind: "send" });
-  await handleSend(msgs[SHARE]!, ctx);
-  expect(scheduled).toHaveLength(1);
-  expect(scheduled[0]!.msg).toMatchObject({ notificationId: msgs[SHARE]!.notificationId, attempt: 1 });
-  expect(scheduled[0]!.opts).toEqual({ unscaled: true });
-  expect(scheduled[0]!.delayMs).toBeGreaterThan(0);
-  expect(scheduled[0]!.delayMs).toBeLessThanOrEqual(2000);
-  const [over] = await sql`select status, attempt_count from notifications where id = ${msgs[SHARE]!.notificationId}`;
-  expect(over).toMatchObject({ status: "pending", attempt_count: 0 });
+  const host = await senderHost(6, SHARE, SHARE); // busy from SHARE handlers on: 6 slots, 3 kept for others
+  const ids: string[] = [];
+  for (let i = 1; i <= SHARE + 1; i++) ids.push(await send(A.secretKey, `+551191234570${i}`));
+  await tw.waitForRequests(SHARE, { kind: "send", timeoutMs: 10_000 });
+  expect(await waitFor(() => host.stats().waiting === 1, 5000)).toBe(true);
+  await sleep(200);
+  const rows = await sql`select status, attempt_count from notifications where id = any(${ids}::uuid[])`;
+  expect(rows.filter((r) => r.attempt_count === 1)).toHaveLength(SHARE);
+  expect(rows.filter((r) => r.attempt_count === 0 && r.status === "pending")).toHaveLength(1);
   expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(SHARE);
-  void running; // released when the fake stops (afterAll)
-}, 15_000);
+  expect(host.stats().deferred).toBe(0);
+  const r = connect();
+  const timers = await r.keys(`${config.redisPrefix}:{channel-sender:*}:timers`);
+  await r.quit();
+  expect(timers).toHaveLength(0);
+}, 20_000);
 
 test("tenant A's provider hangs and A holds its whole share: tenant B's notification is still delivered on a host with few slots", async () => {
-  tw.reset();
   tw.always({ kind: "hang" });
   const A = await hangingTenant();
   const B = await createTenant();
   // a host whose slots A alone could fill without a per-tenant share (20 A messages on ~20 lanes, 6 slots)
-  const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale: 0.001 });
-  const host = runtime.startHost({ actors: [channelSender], leaseMs: 3000, blockMs: 100, timerPollMs: 20, concurrency: 6 });
-  stopHost = async () => {
-    await host.stop();
-    await runtime.close();
-  };
-  await host.ready;
+  await senderHost(6, SHARE, SHARE);
   const aIds: string[] = [];
   for (let i = 0; i < 20; i++) aIds.push(await send(A.secretKey, `+55119123472${String(i).padStart(2, "0")}`));
   await tw.waitForRequests(SHARE, { kind: "send", timeoutMs: 10_000 });
@@ -102,23 +116,13 @@ test("tenant A's provider hangs and A holds its whole share: tenant B's notifica
 }, 20_000);
 
 test("the share is work-conserving: while the process is not busy (under SENDER_BUSY_THRESHOLD handlers) one tenant may use more than its share", async () => {
-  tw.reset();
   tw.always({ kind: "hang" });
   const A = await hangingTenant();
-  const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => send(A.secretKey, `+551191234580${i}`)));
-  const rows = await sql`select id, tenant_id, environment, channel from notifications where id = any(${ids}::uuid[])`;
-  const msgs = rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, 1));
-  const scheduled: string[] = [];
-  const ctx = { deliveries: 1, schedule: async (timerId: string) => (scheduled.push(timerId), 0) };
-  setTenantConcurrency(2, 1_000); // share 2, but the process is far from busy
-  try {
-    const running = msgs.map((m) => handleSend(m, ctx));
-    await tw.waitForRequests(msgs.length, { kind: "send", timeoutMs: 10_000 });
-    expect(scheduled).toHaveLength(0);
-    const claimed = await sql`select attempt_count from notifications where id = any(${ids}::uuid[])`;
-    expect(claimed.filter((r) => r.attempt_count === 1)).toHaveLength(msgs.length);
-    void running; // released when the fake stops (afterAll)
-  } finally {
-    setTenantConcurrency(SHARE, SHARE);
-  }
+  const host = await senderHost(6, 2, 1_000); // share 2, but the process never counts as busy
+  const ids: string[] = [];
+  for (let i = 1; i <= 5; i++) ids.push(await send(A.secretKey, `+551191234580${i}`));
+  await tw.waitForRequests(5, { kind: "send", timeoutMs: 10_000 });
+  const claimed = await sql`select attempt_count from notifications where id = any(${ids}::uuid[])`;
+  expect(claimed.filter((r) => r.attempt_count === 1)).toHaveLength(5);
+  expect(host.stats().waiting).toBe(0);
 }, 20_000);

@@ -46,11 +46,11 @@ test("the periodic reconciler runs under a Redis lease: a second instance does n
   const scope = (await createTenant()).tenant.id;
   const a = startReconciler({ everyMs: 30, tenantId: scope });
   await sleep(120);
-  const holder = await redis.get(redisKey("reconciler", "lease"));
+  const holder = await redis.get(redisKey("lease", "{reconciler}")); // the runtime's named lease
   expect(holder).toBeTruthy();
   const b = startReconciler({ everyMs: 30, tenantId: scope });
   await sleep(120);
-  expect(await redis.get(redisKey("reconciler", "lease"))).toBe(holder);
+  expect(await redis.get(redisKey("lease", "{reconciler}"))).toBe(holder);
   await a.stop();
   await b.stop();
 });

@@ -54,6 +54,8 @@ export interface FakeHttpHandle {
   reset(): void;
   /** resolves when at least n requests of the kind arrived */
   waitForRequests(n: number, opts?: { kind?: string; timeoutMs?: number }): Promise<RecordedRequest[]>;
+  /** answers every hanging request now (503, as stop() does) without stopping the server */
+  releaseHanging(): void;
   stop(): Promise<void>;
 }
 
@@ -136,8 +138,12 @@ export class FakeHttpCore {
     return matching();
   }
 
-  async stop(): Promise<void> {
+  releaseHanging(): void {
     for (const release of [...this.hanging]) release();
+  }
+
+  async stop(): Promise<void> {
+    this.releaseHanging();
     await this.server.stop(true);
   }
 }
@@ -214,6 +220,7 @@ export function handleOf(core: FakeHttpCore, kind: string): FakeHttpHandle {
     always: (response) => core.always(kind, response),
     reset: () => core.reset(),
     waitForRequests: (n, opts = {}) => core.waitForRequests(n, { kind: opts.kind ?? kind, timeoutMs: opts.timeoutMs }),
+    releaseHanging: () => core.releaseHanging(),
     stop: () => core.stop(),
   };
 }

@@ -1,0 +1,66 @@
+// Acks of one host, buffered: everything acked in one turn of the event loop (or a batch's worth)
+// goes to Redis in one pipeline of XACKs; a failed flush puts its ids back and tries again.
+import { GROUP } from "./keys";
+import { sleep, type HostCore, type PartitionWorker } from "./host-state";
+
+export class AckBuffer {
+  private buffered = 0;
+  private scheduled = false;
+  private readonly flushes = new Set<Promise<void>>();
+
+  constructor(private readonly core: HostCore) {}
+
+  ack(w: PartitionWorker, id: string, clearAttempts: boolean): void {
+    w.acks.push(id);
+    if (clearAttempts) w.clearAttempts.push(id);
+    if (++this.buffered >= this.core.opts.batch) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.buffered === 0) return;
+    this.buffered = 0;
+    const pipeline = this.core.redis.pipeline();
+    const sent: Array<[PartitionWorker, string[], string[]]> = [];
+    for (const r of this.core.runners) {
+      for (const w of r.partitions.values()) {
+        if (!w.acks.length) continue;
+        const ids = w.acks;
+        const clears = w.clearAttempts;
+        w.acks = [];
+        w.clearAttempts = [];
+        pipeline.xack(w.stream, GROUP, ...ids);
+        if (clears.length) pipeline.hdel(w.attempts, ...clears);
+        sent.push([w, ids, clears]);
+      }
+    }
+    const requeue = (err: unknown) => {
+      this.core.log.error({ err }, "ack flush failed; retrying");
+      for (const [w, ids, clears] of sent) {
+        w.acks.push(...ids);
+        w.clearAttempts.push(...clears);
+        this.buffered += ids.length;
+      }
+      return sleep(200).then(() => this.flush());
+    };
+    const p: Promise<void> = pipeline
+      .exec()
+      .then((results) => {
+        const failed = results?.find(([e]) => e);
+        if (failed) return requeue(failed[0]);
+      }, requeue)
+      .catch((err) => this.core.log.error({ err }, "ack flush bookkeeping failed"))
+      .finally(() => this.flushes.delete(p));
+    this.flushes.add(p);
+  }
+
+  /** Flushes now and waits until nothing is buffered or in flight. */
+  async flushAll(): Promise<void> {
+    this.flush();
+    while (this.flushes.size) await Promise.all([...this.flushes]);
+  }
+}

@@ -1,0 +1,161 @@
+// What the parts of a host share: resolved options, the per-actor runners and per-partition
+// workers, and the in-flight accounting (Capacity) that makes readers pause under back-pressure.
+import type Redis from "ioredis";
+import type { Actor, RuntimeLogger } from "./actor";
+import type { FairSemaphore } from "./fair-semaphore";
+import type { ScriptedRedis } from "./scripts";
+import type { Semaphore } from "./semaphore";
+import type { HostOptions, Runtime } from "./types";
+
+export interface ResolvedHostOptions {
+  leaseMs: number;
+  batch: number;
+  blockMs: number;
+  concurrency: number;
+  maxInFlight: number;
+  timerPollMs: number;
+  trimIntervalMs: number;
+  deadLetterMaxLen: number;
+  forgetIdleConsumersMs: number;
+  handlerDeadlineMs: number;
+  watchdogMs: number;
+  shedAfterMs: number;
+}
+
+export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
+  const leaseMs = opts.leaseMs ?? 10_000;
+  const batch = opts.batch ?? 500;
+  const concurrency = opts.concurrency ?? 200;
+  return {
+    leaseMs,
+    batch,
+    blockMs: opts.blockMs ?? 1000,
+    concurrency,
+    maxInFlight: opts.maxInFlight ?? Math.max(batch * 4, concurrency * 2),
+    timerPollMs: opts.timerPollMs ?? 200,
+    trimIntervalMs: opts.trimIntervalMs ?? 10_000,
+    deadLetterMaxLen: opts.deadLetterMaxLen ?? 100_000,
+    forgetIdleConsumersMs: opts.forgetIdleConsumersMs ?? Math.max(60_000, leaseMs * 6),
+    handlerDeadlineMs: opts.handlerDeadlineMs ?? 30_000,
+    watchdogMs: opts.watchdogMs ?? 1000,
+    shedAfterMs: opts.shedAfterMs ?? 5000,
+  };
+}
+
+export interface ActorRunner {
+  actor: Actor<any>;
+  P: number;
+  order: number[];
+  /** the actor's own concurrency cap, when it has one */
+  semaphore: Semaphore | undefined;
+  partitions: Map<number, PartitionWorker>;
+}
+
+export type WorkerState = "starting" | "reading" | "releasing" | "lost";
+
+export interface PartitionWorker {
+  runner: ActorRunner;
+  p: number;
+  stream: string;
+  attempts: string;
+  timers: string;
+  timerData: string;
+  state: WorkerState;
+  conn?: Redis;
+  clientId?: number;
+  /** Set once reading must end (release, lost lease, host stop). */
+  stopping: boolean;
+  /** The current reader loop; replaced when the watchdog restarts a stalled reader. */
+  readerDone: Promise<void>;
+  /** Bumped on every reader (re)start: a loop that sees another generation ends itself. */
+  generation: number;
+  /** performance.now() when the pending XREADGROUP was sent, 0 while none is outstanding. */
+  readSince: number;
+  /** performance.now() of the last read that returned (or of the reader's start). */
+  lastReadAt: number;
+  /** true while the reader waits for in-flight capacity (a legitimate pause, not a stall). */
+  waitingForCapacity: boolean;
+  inFlight: number;
+  drainWaiters: Array<() => void>;
+  acks: string[];
+  clearAttempts: string[];
+  /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
+  abandoned: Set<string>;
+  wakers: Set<() => void>;
+}
+
+export interface HostCounters {
+  deferred: number;
+  deadlineMisses: number;
+  readerRestarts: number;
+}
+
+/** What every part of a host sees. */
+export interface HostCore {
+  readonly id: string;
+  readonly runtime: Runtime;
+  readonly redis: ScriptedRedis;
+  readonly log: RuntimeLogger;
+  readonly opts: ResolvedHostOptions;
+  readonly runners: ActorRunner[];
+  readonly capacity: Capacity;
+  readonly slots: FairSemaphore;
+  readonly counters: HostCounters;
+  readonly stopping: boolean;
+}
+
+/**
+ * Messages read and not finished, over all partitions. Readers ask for at most the free room
+ * (so a burst cannot pull far more than maxInFlight into memory) and, when there is none, wait
+ * until half of it is free again.
+ */
+export class Capacity {
+  inFlight = 0;
+  private waiters: Array<() => void> = [];
+  /** performance.now() since which some reader has been waiting, 0 when none is. */
+  blockedSince = 0;
+  /** Handlers finished since the start: the watchdog's measure of progress. */
+  finishedTotal = 0;
+
+  constructor(readonly max: number) {}
+
+  /** Entries a reader may ask for now (0: wait()). */
+  room(batch: number): number {
+    return Math.max(0, Math.min(batch, this.max - this.inFlight));
+  }
+
+  add(n: number): void {
+    this.inFlight += n;
+  }
+
+  done(n: number): void {
+    this.inFlight -= n;
+    this.finishedTotal += n;
+    if (this.waiters.length && this.inFlight <= this.max / 2) this.wakeAll();
+  }
+
+  wait(): Promise<void> {
+    if (this.inFlight < this.max) return Promise.resolve();
+    if (!this.blockedSince) this.blockedSince = performance.now();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Wakes every waiting reader (capacity freed, or the host is stopping). */
+  wakeAll(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.blockedSince = 0;
+    for (const r of waiters) r();
+  }
+
+  get blocked(): boolean {
+    return this.waiters.length > 0;
+  }
+}
+
+export function errorOf(err: unknown): { message: string; stack: string } {
+  if (err instanceof Error) return { message: err.message, stack: err.stack ?? "" };
+  return { message: String(err), stack: "" };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,98 @@
+// A background loop that cannot die silently: each run is bounded by a deadline, a throw or a
+// rejection is logged and counted, and the next run is scheduled whatever happened to this one.
+import type { RuntimeLogger } from "./actor";
+
+export interface LoopOptions {
+  name: string;
+  /** Pause between the end of one run and the start of the next (a run may ask for 0: more to do). */
+  everyMs: number;
+  /** A run still unsettled after this long is logged and left behind; the loop goes on. */
+  runDeadlineMs?: number;
+  log: RuntimeLogger;
+  /** Bindings added to every log line (actor, partition ...). */
+  context?: Record<string, unknown>;
+}
+
+export class Loop {
+  private timer?: ReturnType<typeof setTimeout>;
+  private stopped = false;
+  private current: Promise<void> | null = null;
+  /** Runs that threw, rejected or missed their deadline since the start. */
+  failures = 0;
+  /** performance.now() of the last run's end (or of the start). */
+  lastRunEnd = performance.now();
+  runs = 0;
+
+  constructor(
+    private readonly opts: LoopOptions,
+    /** Returns true when there is more to do at once (the next run starts without the pause). */
+    private readonly fn: () => Promise<boolean | void>,
+  ) {}
+
+  start(delayMs = 0): this {
+    this.schedule(delayMs);
+    return this;
+  }
+
+  private schedule(ms: number) {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.runOnce(), ms);
+  }
+
+  /** One run now (callers may await it); the loop's cadence continues after it. */
+  runOnce(): Promise<void> {
+    if (this.current) return this.current;
+    const deadlineMs = this.opts.runDeadlineMs ?? Math.max(30_000, this.opts.everyMs * 10);
+    let more = false;
+    const run = (async () => {
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const result = Promise.resolve().then(() => this.fn());
+        const timedOut = new Promise<"deadline">((r) => (deadline = setTimeout(() => r("deadline"), deadlineMs)));
+        const outcome = await Promise.race([result, timedOut]);
+        if (outcome === "deadline") {
+          this.failures++;
+          this.opts.log.error({ ...this.opts.context, loop: this.opts.name, deadlineMs, failures: this.failures }, "background loop run did not settle in time; starting the next run anyway");
+          result.catch((err) => this.opts.log.error({ ...this.opts.context, loop: this.opts.name, err }, "late background loop run failed"));
+        } else more = outcome === true;
+      } catch (err) {
+        this.failures++;
+        this.opts.log.error({ ...this.opts.context, loop: this.opts.name, err, failures: this.failures }, "background loop run failed; it runs again at the next tick");
+      } finally {
+        clearTimeout(deadline);
+      }
+    })();
+    this.current = run.finally(() => {
+      this.current = null;
+      this.runs++;
+      this.lastRunEnd = performance.now();
+      this.schedule(more ? 0 : this.opts.everyMs);
+    });
+    return this.current;
+  }
+
+  /** True when no run has ended for `factor` periods (plus the run deadline): the loop is stuck. */
+  overdue(now = performance.now(), factor = 5): boolean {
+    if (this.stopped) return false;
+    const deadlineMs = this.opts.runDeadlineMs ?? Math.max(30_000, this.opts.everyMs * 10);
+    return now - this.lastRunEnd > this.opts.everyMs * factor + (this.current ? deadlineMs : 0) + 1000;
+  }
+
+  /** Resolves once a run in progress (if any) has settled. */
+  async settled(): Promise<void> {
+    await this.current;
+  }
+
+  /** Restarts the cadence (the watchdog's remedy for an overdue loop). */
+  kick(): void {
+    if (!this.current) this.schedule(0);
+  }
+
+  /** Stops scheduling; resolves when a run in progress settled (or its deadline passed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.current;
+  }
+}

@@ -1,0 +1,131 @@
+// A host's housekeeping: moving due timers into owned streams, trimming them, expiring handler
+// runs past their deadline, and the watchdog (stalled readers, overdue loops, blocked capacity).
+import { GROUP } from "./keys";
+import type { Loop } from "./loop";
+import type { Mailboxes } from "./mailboxes";
+import type { PartitionReader } from "./partition-reader";
+import type { HostCore, PartitionWorker } from "./host-state";
+import type { ScriptedRedis } from "./scripts";
+
+type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+
+function readingWorkers(core: HostCore): PartitionWorker[] {
+  return core.runners.flatMap((r) => [...r.partitions.values()].filter((w) => w.state === "reading"));
+}
+
+/** Moves due timers of every owned partition into its stream; true when some partition had more than one call moves. */
+export async function promoteTimers(core: HostCore): Promise<boolean> {
+  const workers = readingWorkers(core);
+  if (!workers.length) return false;
+  const pipeline = core.redis.pipeline() as unknown as Pipeline;
+  for (const w of workers) pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch);
+  const results = (await pipeline.exec()) ?? [];
+  const failed = results.find(([err]) => err);
+  if (failed) throw failed[0];
+  return results.some(([, n]) => Number(n) >= core.opts.batch);
+}
+
+/** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */
+export async function trimStreams(core: HostCore): Promise<number> {
+  const workers = readingWorkers(core);
+  if (!workers.length) return 0;
+  const pipeline = core.redis.pipeline() as unknown as Pipeline;
+  for (const w of workers) pipeline.nmsRuntime_trimStream(w.stream, core.opts.forgetIdleConsumersMs);
+  const results = (await pipeline.exec()) ?? [];
+  let deleted = 0;
+  for (const [err, r] of results) if (!err) deleted += Number((r as [number, string])[0]);
+  return deleted;
+}
+
+/**
+ * The watchdog. Each check is cheap unless something looks wrong; what it finds is logged with
+ * its numbers and repaired where a repair exists (a new reader, a kicked loop, shed waiters).
+ */
+export class Watchdog {
+  private lastProgress = { finished: 0, at: performance.now() };
+  private lastBlockedLog = 0;
+
+  constructor(
+    private readonly core: HostCore,
+    private readonly reader: PartitionReader,
+    private readonly mailboxes: Mailboxes,
+    private readonly loops: () => Loop[],
+    private readonly loopNames: () => string[],
+  ) {}
+
+  async check(now = performance.now()): Promise<void> {
+    this.mailboxes.expireOverdue(now);
+    this.checkCapacity(now);
+    this.checkLoops(now);
+    await this.checkReaders(now);
+  }
+
+  /** Readers wait for capacity: shed what a stuck group holds; say so when nothing moves for long. */
+  private checkCapacity(now: number) {
+    const { capacity, slots, opts, log } = this.core;
+    if (capacity.finishedTotal !== this.lastProgress.finished) this.lastProgress = { finished: capacity.finishedTotal, at: now };
+    if (!capacity.blocked) return;
+    const blockedMs = now - capacity.blockedSince;
+    if (blockedMs >= opts.shedAfterMs) {
+      const excess = Math.ceil(capacity.inFlight - capacity.max / 2);
+      const shed = excess > 0 ? slots.shed(excess, (policy) => policy.share, opts.shedAfterMs) : 0;
+      if (shed > 0) {
+        log.warn(
+          { shed, blockedMs: Math.round(blockedMs), inFlight: capacity.inFlight, groups: slots.snapshot() },
+          "readers waited for capacity: deferred messages of groups holding their share (they come back by timer)",
+        );
+      }
+    }
+    const stuckMs = now - this.lastProgress.at;
+    if (stuckMs > 30_000 && now - this.lastBlockedLog > 30_000) {
+      this.lastBlockedLog = now;
+      log.error(
+        { blockedMs: Math.round(blockedMs), noProgressMs: Math.round(stuckMs), inFlight: capacity.inFlight, running: slots.running, waiting: slots.waiting, groups: slots.snapshot() },
+        "host stalled: readers wait for capacity and no handler finished for 30 s",
+      );
+    }
+  }
+
+  private checkLoops(now: number) {
+    const names = this.loopNames();
+    this.loops().forEach((loop, i) => {
+      if (!loop.overdue(now)) return;
+      this.core.log.error({ loop: names[i], sinceLastRunMs: Math.round(now - loop.lastRunEnd), failures: loop.failures }, "background loop is overdue; kicking it");
+      loop.kick();
+    });
+  }
+
+  /** A reader that is neither reading nor legitimately waiting for capacity has stalled: restart it. */
+  private async checkReaders(now: number) {
+    const { opts } = this.core;
+    const quietLimit = Math.max(5 * opts.blockMs, 5000);
+    for (const w of readingWorkers(this.core)) {
+      if (w.stopping || w.waitingForCapacity) continue;
+      const inRead = w.readSince > 0;
+      const stalled = inRead ? now - w.readSince > opts.blockMs + 10_000 : now - w.lastReadAt > quietLimit;
+      if (!stalled) continue;
+      const numbers = await this.streamNumbers(w).catch(() => null);
+      const fields = {
+        actor: w.runner.actor.name,
+        partition: w.p,
+        notReadForMs: Math.round(now - (inRead ? w.readSince : w.lastReadAt)),
+        inRead,
+        inFlight: w.inFlight,
+        ...numbers,
+      };
+      if (numbers && (numbers.lag > 0 || numbers.pending > 0)) this.core.log.error(fields, "partition reader stalled with work waiting; restarting it");
+      else this.core.log.warn(fields, "partition reader stalled; restarting it");
+      await this.reader.restart(w);
+    }
+  }
+
+  private async streamNumbers(w: PartitionWorker): Promise<{ lag: number; pending: number }> {
+    const groups = (await this.core.redis.xinfo("GROUPS", w.stream)) as unknown[][];
+    for (const g of groups) {
+      const f = new Map<string, unknown>();
+      for (let i = 0; i + 1 < g.length; i += 2) f.set(String(g[i]), g[i + 1]);
+      if (f.get("name") === GROUP) return { lag: Number(f.get("lag") ?? 0), pending: Number(f.get("pending") ?? 0) };
+    }
+    return { lag: 0, pending: 0 };
+  }
+}

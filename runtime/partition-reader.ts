@@ -1,0 +1,184 @@
+// Reading one owned partition: its consumer group, the pending entries of a previous owner
+// (XAUTOCLAIM) before anything new, then XREADGROUP on a connection of its own, asking for no
+// more than the host has room for. The watchdog restarts a reader that stopped reading.
+import { GROUP } from "./keys";
+import type { Mailboxes } from "./mailboxes";
+import { sleep, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
+
+export class PartitionReader {
+  constructor(
+    private readonly core: HostCore,
+    private readonly mailboxes: Mailboxes,
+  ) {}
+
+  newWorker(runner: ActorRunner, p: number): PartitionWorker {
+    const keys = this.core.runtime.keys;
+    const name = runner.actor.name;
+    return {
+      runner,
+      p,
+      stream: keys.stream(name, p),
+      attempts: keys.attempts(name, p),
+      timers: keys.timers(name, p),
+      timerData: keys.timerData(name, p),
+      state: "starting",
+      stopping: false,
+      readerDone: Promise.resolve(),
+      generation: 0,
+      readSince: 0,
+      lastReadAt: performance.now(),
+      waitingForCapacity: false,
+      inFlight: 0,
+      drainWaiters: [],
+      acks: [],
+      clearAttempts: [],
+      abandoned: new Set(),
+      wakers: new Set(),
+    };
+  }
+
+  /**
+   * Prepares the group and the reader's connection, then starts the read loop (which first claims
+   * the previous owner's pending entries). Resolves once reading has started; false on failure.
+   */
+  async start(w: PartitionWorker): Promise<boolean> {
+    const name = w.runner.actor.name;
+    try {
+      await this.ensureGroup(w.stream);
+      await this.connect(w);
+      if (w.state === "starting") w.state = "reading";
+      this.core.log.debug({ actor: name, partition: w.p }, "partition acquired");
+    } catch (err) {
+      this.core.log.error({ err, actor: name, partition: w.p }, "could not start partition; releasing it");
+      return false;
+    }
+    this.launch(w, true);
+    return true;
+  }
+
+  private async connect(w: PartitionWorker) {
+    const conn = this.core.redis.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null, lazyConnect: false });
+    conn.on("error", () => {}); // the read loop reports failures; ioredis reconnects by itself
+    w.conn = conn;
+    w.clientId = Number(await conn.client("ID"));
+  }
+
+  private launch(w: PartitionWorker, claimFirst: boolean) {
+    const gen = ++w.generation;
+    w.lastReadAt = performance.now();
+    w.readerDone = this.loop(w, gen, claimFirst).catch((err) => {
+      this.core.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "partition reader ended with an error");
+    });
+  }
+
+  /** Replaces a stalled reader: a new connection and loop; the old loop ends when it wakes. */
+  async restart(w: PartitionWorker): Promise<void> {
+    if (w.stopping) return;
+    this.core.counters.readerRestarts++;
+    const old = w.conn;
+    w.generation++; // the old loop sees a newer generation and stops
+    old?.disconnect();
+    try {
+      await this.connect(w);
+    } catch (err) {
+      this.core.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "reader restart could not connect; the watchdog tries again");
+      return;
+    }
+    if (!w.stopping) this.launch(w, false);
+  }
+
+  stop(w: PartitionWorker): void {
+    w.stopping = true;
+    for (const wake of w.wakers) wake();
+    // A reader waiting for capacity looks again (and sees it must stop).
+    this.core.capacity.wakeAll();
+    // A reader blocked in XREADGROUP returns at once (as on timeout) instead of after blockMs.
+    if (w.clientId !== undefined) void this.core.redis.client("UNBLOCK", w.clientId).catch(() => {});
+  }
+
+  private async ensureGroup(stream: string) {
+    try {
+      // Id 0, not $: messages sent before any host existed must still be read.
+      await this.core.redis.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+    } catch (err) {
+      if (!String((err as Error).message).includes("BUSYGROUP")) throw err;
+    }
+  }
+
+  private live(w: PartitionWorker, gen: number) {
+    return !w.stopping && w.generation === gen;
+  }
+
+  private async waitForRoom(w: PartitionWorker) {
+    w.waitingForCapacity = true;
+    try {
+      await this.core.capacity.wait();
+    } finally {
+      w.waitingForCapacity = false;
+      w.lastReadAt = performance.now();
+    }
+  }
+
+  private async loop(w: PartitionWorker, gen: number, claimFirst: boolean) {
+    if (claimFirst) await this.claimPending(w, gen);
+    const conn = w.conn!;
+    let failures = 0;
+    while (this.live(w, gen)) {
+      const room = this.core.capacity.room(this.core.opts.batch);
+      if (room === 0) {
+        await this.waitForRoom(w);
+        continue;
+      }
+      let reply: [string, [string, string[]][]][] | null;
+      w.readSince = performance.now();
+      try {
+        reply = (await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")) as any;
+        failures = 0;
+      } catch (err) {
+        if (!this.live(w, gen)) break;
+        if (String((err as Error).message).includes("NOGROUP")) {
+          await this.ensureGroup(w.stream).catch(() => {});
+          continue;
+        }
+        this.core.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "XREADGROUP failed");
+        await sleep(Math.min(2000, 100 * 2 ** failures++));
+        continue;
+      } finally {
+        w.readSince = 0;
+        w.lastReadAt = performance.now();
+      }
+      // Entries read are pending under this host whatever happens next: they always run.
+      if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
+    }
+  }
+
+  private async claimPending(w: PartitionWorker, gen: number) {
+    const redis = this.core.redis;
+    let cursor = "0-0";
+    do {
+      const reply = (await redis.xautoclaim(w.stream, GROUP, this.core.id, 0, cursor, "COUNT", this.core.opts.batch)) as unknown as [
+        string,
+        Array<[string, string[]] | null>,
+        string[]?,
+      ];
+      w.lastReadAt = performance.now();
+      cursor = reply[0];
+      const entries = reply[1].filter((e): e is [string, string[]] => !!e && !!e[1]);
+      // Redis < 7 returns trimmed-away entries as nil: they can never run, so ack them.
+      const gone = reply[1].length - entries.length;
+      if (gone > 0) this.core.log.warn({ partition: w.p, gone }, "claimed entries no longer in the stream");
+      if (!entries.length) continue;
+      const ids = entries.map((e) => e[0]);
+      const pipeline = redis.pipeline();
+      pipeline.xpending(w.stream, GROUP, ids[0]!, ids[ids.length - 1]!, ids.length * 2, this.core.id);
+      pipeline.hmget(w.attempts, ...ids);
+      const [[e1, pending], [e2, failures]] = ((await pipeline.exec()) ?? []) as [Error | null, any][];
+      if (e1) throw e1;
+      if (e2) throw e2;
+      const timesDelivered = new Map<string, number>((pending as [string, string, number, number][]).map((row) => [row[0], Number(row[3])]));
+      this.mailboxes.dispatch(w, entries, (i) => Math.max(timesDelivered.get(entries[i]![0]) ?? 1, Number((failures as (string | null)[])[i] ?? 0) + 1));
+      this.core.log.info({ actor: w.runner.actor.name, partition: w.p, claimed: entries.length }, "claimed pending entries of the previous owner");
+      if (this.core.capacity.room(1) === 0) await this.waitForRoom(w);
+    } while (cursor !== "0-0" && this.live(w, gen));
+  }
+}

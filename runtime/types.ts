@@ -1,0 +1,92 @@
+// The runtime's public interfaces (Runtime, Host, HostOptions) in a file of their own, so the
+// client side (runtime.ts) and the host (host.ts and its parts) depend on it and not on each other.
+import type { Actor, ActorAddress, RuntimeLogger, TimerOptions } from "./actor";
+import type { RuntimeKeys } from "./keys";
+import type { RateLimiter } from "./rateLimiter";
+import type { ScriptedRedis } from "./scripts";
+
+/** send, sendMany, schedule, cancel take an address (`{ name, keyOf, partitions? }`): every Actor is one. */
+export interface Runtime {
+  readonly prefix: string;
+  readonly partitions: number;
+  readonly timeScale: number;
+  readonly keys: RuntimeKeys;
+  readonly redis: ScriptedRedis;
+  readonly logger: RuntimeLogger;
+  readonly rateLimiter: RateLimiter;
+  partitionsOf(actor: ActorAddress<any>): number;
+  partitionFor<M>(actor: ActorAddress<M>, msg: M): number;
+  /** Appends one message to its partition stream; resolves to the stream entry id. */
+  send<M>(actor: ActorAddress<M>, msg: M): Promise<string>;
+  /** Appends many messages in one pipeline; resolves to their entry ids in order. */
+  sendMany<M>(actor: ActorAddress<M>, msgs: M[]): Promise<string[]>;
+  /** Schedules msg after delayMs (times timeScale unless unscaled); same timerId replaces. Resolves to the due time (ms). */
+  schedule<M>(actor: ActorAddress<M>, timerId: string, delayMs: number, msg: M, opts?: TimerOptions): Promise<number>;
+  /** Removes a timer that has not fired; resolves to whether one was removed. */
+  cancel(actor: ActorAddress<any>, timerId: string): Promise<boolean>;
+  /**
+   * Per partition, the Redis time (ms) of the oldest entry not yet finished (unread, or read and not
+   * acked), or null when every entry was handled. A message sent before that time has been handled.
+   */
+  unfinishedSince(actor: ActorAddress<any>): Promise<(number | null)[]>;
+  startHost(opts: HostOptions): Host;
+  /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
+  close(): Promise<void>;
+}
+
+export interface HostOptions {
+  actors: Actor<any>[];
+  /** Lease time: a dead host's partitions move after at most this long (plus one lease tick). */
+  leaseMs?: number;
+  /** XREADGROUP COUNT and XAUTOCLAIM COUNT. */
+  batch?: number;
+  /** Most handlers running at once in this host, over all actors (shared fairly, see fair-semaphore.ts). */
+  concurrency?: number;
+  /** XREADGROUP BLOCK timeout; stop() unblocks readers at once, so this only bounds idle loops. */
+  blockMs?: number;
+  /** Messages read but not finished before readers pause (back-pressure). */
+  maxInFlight?: number;
+  /** How often owned partitions move due timers into their streams. */
+  timerPollMs?: number;
+  /** How often owned partition streams are trimmed below their oldest pending entry. */
+  trimIntervalMs?: number;
+  /** At trim time, consumers (host ids) with nothing pending and idle this long are deleted from the group. */
+  forgetIdleConsumersMs?: number;
+  /** Dead-letter streams are capped (approximately) at this length. */
+  deadLetterMaxLen?: number;
+  /** A handler unsettled after this long gives up its key and slot and is retried (an actor's deadlineMs wins). */
+  handlerDeadlineMs?: number;
+  /** How often the watchdog looks for stalled readers, overdue loops and blocked capacity. */
+  watchdogMs?: number;
+  /**
+   * While readers wait for capacity, messages of groups over their fairness share that have waited
+   * this long for a slot are deferred (acked and re-sent by a timer), so a stuck tenant cannot keep
+   * other tenants' messages unread.
+   */
+  shedAfterMs?: number;
+  hostId?: string;
+}
+
+export interface Host {
+  readonly id: string;
+  /** Resolves once the first lease round is done and the partitions it won are being read. */
+  readonly ready: Promise<void>;
+  /** Graceful: stop reading, finish in-flight handlers, flush acks, release leases. Installs no signal handlers. */
+  stop(): Promise<void>;
+  /** Partitions held right now, per actor name. */
+  owned(): Map<string, number[]>;
+  /** Trims owned streams now (it also runs every trimIntervalMs); resolves to entries deleted. */
+  trimNow(): Promise<number>;
+  /** Counters for logs and metrics: in flight, running, waiting, deferred, deadline misses, reader restarts. */
+  stats(): HostStats;
+}
+
+export interface HostStats {
+  inFlight: number;
+  running: number;
+  waiting: number;
+  deferred: number;
+  deadlineMisses: number;
+  readerRestarts: number;
+  loopFailures: number;
+}
