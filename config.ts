@@ -54,12 +54,63 @@ const encryptionKey = Buffer.from(encryptionKeyRaw.value, "base64");
 if (encryptionKey.length !== 32) throw new Error("ENCRYPTION_KEY must be 32 bytes, base64-encoded");
 
 const port = numberEnv("PORT", 3000);
+const appUrl = env("APP_URL") ?? `http://localhost:${port}`;
+
+export type OAuthProviderName = "google" | "github";
+
+/** Client credentials and endpoints of one OAuth provider; null while its client id or secret is unset. */
+export interface OAuthProviderSettings {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  /** GitHub lists private addresses at /user/emails */
+  emailsUrl?: string;
+}
+
+const OAUTH_DEFAULTS: Record<OAuthProviderName, { authUrl: string; tokenUrl: string; userinfoUrl: string; emailsUrl?: string }> = {
+  google: {
+    authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    userinfoUrl: "https://openidconnect.googleapis.com/v1/userinfo",
+  },
+  github: {
+    authUrl: "https://github.com/login/oauth/authorize",
+    tokenUrl: "https://github.com/login/oauth/access_token",
+    userinfoUrl: "https://api.github.com/user",
+    emailsUrl: "https://api.github.com/user/emails",
+  },
+};
+
+/**
+ * GOOGLE_* / GITHUB_* (CLIENT_ID, CLIENT_SECRET, AUTH_URL, TOKEN_URL, USERINFO_URL, EMAILS_URL).
+ * Read when a sign-in starts rather than once at start-up: the OAuth test points them at a local
+ * server from inside a running process.
+ */
+function oauthProvider(name: OAuthProviderName): OAuthProviderSettings | null {
+  const P = name.toUpperCase();
+  const clientId = env(`${P}_CLIENT_ID`);
+  const clientSecret = env(`${P}_CLIENT_SECRET`);
+  if (!clientId || !clientSecret) return null;
+  const d = OAUTH_DEFAULTS[name];
+  const out: OAuthProviderSettings = {
+    clientId,
+    clientSecret,
+    authUrl: env(`${P}_AUTH_URL`) ?? d.authUrl,
+    tokenUrl: env(`${P}_TOKEN_URL`) ?? d.tokenUrl,
+    userinfoUrl: env(`${P}_USERINFO_URL`) ?? d.userinfoUrl,
+  };
+  if (d.emailsUrl) out.emailsUrl = env(`${P}_EMAILS_URL`) ?? d.emailsUrl;
+  return out;
+}
 
 export const config = {
   nodeEnv,
   isProduction,
   port,
   databaseUrl: env("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/nms",
+  databasePoolSize: numberEnv("DATABASE_POOL_SIZE", 20),
   redisUrl: env("REDIS_URL") ?? "redis://127.0.0.1:6379",
   redisPrefix: env("REDIS_PREFIX") ?? "nms",
   adminToken: adminToken.value,
@@ -67,16 +118,45 @@ export const config = {
   encryptionKey,
   encryptionKeyId: env("ENCRYPTION_KEY_ID") ?? "k1",
   encryptionKeyGenerated: encryptionKeyRaw.generated,
-  appUrl: env("APP_URL") ?? `http://localhost:${port}`,
+  /** "old1:<base64>,old2:<base64>": retired keys that still decrypt (store/cipher.ts parses it) */
+  encryptionKeysOld: env("ENCRYPTION_KEYS_OLD"),
+  appUrl,
   publicUrl: env("PUBLIC_URL") ?? `http://localhost:${port}`,
   smtpUrl: env("SMTP_URL"),
+  /** From: of the system mail (sign-in links, invitations) */
+  systemMailFrom: env("SYSTEM_MAIL_FROM") ?? `NMS <no-reply@${new URL(appUrl).hostname}>`,
+  oauthProvider,
   timeScale: numberEnv("TIME_SCALE", 1),
   partitions: numberEnv("PARTITIONS", 16),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
   dnsServers: (env("DNS_SERVERS") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-  logLevel: env("LOG_LEVEL") ?? "info",
+  /** Tests keep their output quiet unless they ask for a level. */
+  logLevel: env("LOG_LEVEL") ?? (nodeEnv === "test" ? "warn" : "info"),
   trustProxy: (env("TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+  /** Micro-batching of accepted notifications (domain/notifications.ts): rows per commit, wait, batches at once. */
+  acceptBatch: {
+    size: numberEnv("ACCEPT_BATCH_SIZE", 200),
+    waitMs: numberEnv("ACCEPT_BATCH_WAIT_MS", 2),
+    concurrency: numberEnv("ACCEPT_BATCH_CONCURRENCY", 2),
+  },
+  /** Serial lanes per (tenant, environment, channel) of the channel sender (schemas/messages.ts). */
+  senderShards: numberEnv("SENDER_SHARDS", 256),
+  /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
+  senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
+  /** In-flight sends past which a process counts as busy and tenant shares apply. */
+  senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", 184) || 184),
+  /** Secure cookies everywhere but local development and tests, which run over plain http. */
+  get secureCookies(): boolean {
+    return this.nodeEnv !== "development" && this.nodeEnv !== "test";
+  },
+  /**
+   * Requests through app.handle() have no socket: under NODE_ENV=test the X-Test-Client-Ip header
+   * stands in for the peer address (never elsewhere, where it would let a client pick its IP).
+   */
+  get trustTestClientIpHeader(): boolean {
+    return this.nodeEnv === "test";
+  },
   version: "0.1.0",
 };
 

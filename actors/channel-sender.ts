@@ -1,40 +1,22 @@
 // The channel-sender actor: delivers one notification attempt through its channel's provider,
 // at most one provider call per attempt number, and moves its status, attempts, events and rollups.
 import { defineActor, type ActorContext } from "../runtime/actor";
-import { fnv1a32 } from "../runtime/partition";
 import { config } from "../config";
 import { createProvider, getProviderDefinition } from "../providers/registry";
-import type { Channel, OutboundMessage, Provider, SendResult } from "../providers/types";
+import type { OutboundMessage, Provider, SendResult } from "../providers/types";
+import type { Channel } from "../schemas/channels";
 import { applyCounters, type CounterDelta } from "../store/analytics";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
-import { eventNotification, MicroBatcher, type NotificationRow } from "../store/notifications";
+import { MicroBatcher } from "../store/micro-batcher";
+import { eventNotification, type NotificationRow } from "../store/notifications";
 import { prepareEvents } from "../domain/events";
-import { deliverToInbox } from "../domain/inbox";
+import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
-import { getRuntime } from "./runtime";
-
-/**
- * Keys are `<tenant>:<environment>:<channel>:<shard>`. DESIGN.md 3 keys the sender by
- * tenant:environment:channel; one serial mailbox per channel caps a tenant at roughly
- * 1 / (per-send latency), far below 2,000/s, so each channel is split into SENDER_SHARDS
- * serial lanes by notification id (the host's concurrency bounds the lanes running at once).
- * Order between notifications was never promised.
- */
-export const SENDER_SHARDS = Number(process.env.SENDER_SHARDS ?? 256);
-
-export interface SendMessage {
-  type: "send";
-  notificationId: string;
-  tenantId: string;
-  environment: string;
-  channel: string;
-  /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
-  attempt: number;
-  shard: number;
-}
+import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
+import { getRuntime } from "../store/runtime";
 
 export const MAX_ATTEMPTS = 5;
 const BASE_BACKOFF_MS = 30_000;
@@ -57,26 +39,14 @@ export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender s
  * timer before their claim: under overload a lone tenant is always over its share, and the whole
  * backlog circulated between the stream and the timers; see docs/notifications.md, overload.)
  */
-export const SENDER_TENANT_CONCURRENCY = Math.max(1, Number(process.env.SENDER_TENANT_CONCURRENCY ?? 64) || 64);
+export const SENDER_TENANT_CONCURRENCY = config.senderTenantConcurrency;
 // 16 of the host's 200 slots stay free for other tenants: enough for a newcomer to start at once,
 // few enough that a lone tenant's burst keeps most of the host
-export const SENDER_BUSY_THRESHOLD = Math.max(1, Number(process.env.SENDER_BUSY_THRESHOLD ?? 184) || 184);
+export const SENDER_BUSY_THRESHOLD = config.senderBusyThreshold;
 
 /** Back-off before attempt `next` (2..5): 30 s doubling, before TIME_SCALE. */
 export function retryDelayFor(failedAttempt: number): number {
   return BASE_BACKOFF_MS * 2 ** Math.max(0, failedAttempt - 1);
-}
-
-export function senderMessage(n: { id: string; tenantId: string; environment: string; channel: string }, attempt: number): SendMessage {
-  return {
-    type: "send",
-    notificationId: n.id,
-    tenantId: n.tenantId,
-    environment: n.environment,
-    channel: n.channel,
-    attempt,
-    shard: fnv1a32(n.id) % SENDER_SHARDS,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -98,8 +68,8 @@ const inboxDeps = {
       });
       return { itemId };
     } catch (err) {
-      const e = err as { status?: number; code?: string; message?: string };
-      if (e?.status === 404) throw Object.assign(new Error(e.message ?? "subscriber not found"), { permanent: true, code: e.code ?? "subscriber_not_found" });
+      const e = err as { code?: string; message?: string };
+      if (err instanceof SubscriberNotFoundError) throw Object.assign(new Error(e.message ?? "subscriber not found"), { permanent: true, code: e.code ?? "subscriber_not_found" });
       throw err;
     }
   },
@@ -304,7 +274,7 @@ async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promis
     const begin = c`begin`.execute();
     begin.catch(() => {}); // awaited below
     try {
-      const out = await fn(c as unknown as Tx);
+      const out = await fn(c);
       const commit = c`commit`.execute();
       // in sending order, so the first failure reported is the cause, not a later "transaction is aborted"
       const settled = await Promise.allSettled([begin, ...out.tail, commit]);
@@ -561,8 +531,7 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
 }
 
 export const channelSender = defineActor<SendMessage>({
-  name: "channel-sender",
-  keyOf: (m) => `${m.tenantId}:${m.environment}:${m.channel}:${m.shard}`,
+  ...channelSenderAddress,
   handle: (msg, ctx) => handleSend(msg, ctx),
   fairness: { groupOf: (m) => `${m.tenantId}:${m.environment}`, share: SENDER_TENANT_CONCURRENCY, busyThreshold: SENDER_BUSY_THRESHOLD },
   // a little above the provider deadline: a handler stuck past it (a claim or outcome write that

@@ -3,7 +3,7 @@
 import type { Actor } from "../runtime/actor";
 import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
-import { getRuntime } from "./runtime";
+import { getRuntime } from "../store/runtime";
 
 export interface RunningActors {
   stop(): Promise<void>;

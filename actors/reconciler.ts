@@ -1,13 +1,14 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under the runtime's named lease.
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import type { NotificationRow } from "../store/notifications";
-import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome, senderMessage, type SendMessage } from "./channel-sender";
-import { getRuntime } from "./runtime";
+import { senderMessage, type SendMessage } from "../schemas/messages";
+import { getRuntime } from "../store/runtime";
+import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome } from "./channel-sender";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
 export const STALE_AFTER_MS = 60_000;

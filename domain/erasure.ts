@@ -1,13 +1,11 @@
-// Erasure (LGPD) and send-time suppression: erasing a subscriber, remembering its identifiers
-// only as SHA-256 hashes, and the one check the channel sender makes before every send.
+// Erasure (LGPD): erasing a subscriber and remembering its identifiers only as SHA-256 hashes, which
+// the send-time suppression check (domain/suppression.ts) and re-creation refusals compare against.
 import { createHash } from "node:crypto";
 import { sql, type Scope, type Tx } from "../store/db";
 import { isUuid } from "../store/ids";
-import { findSubscriber, findSubscribersByAddress } from "../store/subscribers";
+import { findSubscriber } from "../store/subscribers";
 import { writeAudit, type ActorType } from "../store/audit";
-import { ApiError } from "../http/errors";
-
-export type SuppressionReason = "erased" | "preference_disabled" | "unsubscribed";
+import { AppError } from "../basics/errors";
 
 /**
  * Identifiers are compared after this normalization: trimmed, and lower-cased when they look
@@ -39,48 +37,6 @@ export async function isErasedRecipient(
 }
 
 /**
- * Why a notification must not be sent, or null to send it. Checked by the channel sender
- * right before each send. Erasure wins; then a preference row with enabled=false for this
- * channel and category "all" or the notification's category. A row written by the
- * unsubscribe link reports `unsubscribed`, one written through the API `preference_disabled`.
- * Without subscriberId, every live subscriber whose id/external_id/email/phone equals the
- * recipient is considered (an address shared by two subscribers is off if either turned it off).
- */
-export async function suppressionFor(q: {
-  tenantId: string;
-  environment: string;
-  channel: string;
-  recipient: string | null;
-  subscriberId?: string | null;
-  category?: string | null;
-}): Promise<SuppressionReason | null> {
-  const candidates = [q.recipient, q.subscriberId].filter((v): v is string => !!v);
-  if (candidates.length > 0) {
-    const hashes = candidates.map((c) => identifierHash(q.tenantId, q.environment, c));
-    const [erased] = await sql`
-      select 1 from subscriber_erasures
-      where tenant_id = ${q.tenantId} and environment = ${q.environment} and identifier_hash = any(${hashes}::text[])
-      limit 1`;
-    if (erased) return "erased";
-  }
-  let ids: string[] = [];
-  if (q.subscriberId && isUuid(q.subscriberId)) {
-    ids = [q.subscriberId];
-  } else if (q.recipient) {
-    ids = (await findSubscribersByAddress(q, q.recipient)).map((s) => s.id);
-  }
-  if (ids.length === 0) return null;
-  const categories = q.category ? ["all", q.category] : ["all"];
-  const rows = await sql<{ source: string }[]>`
-    select p.source from subscriber_preferences p
-    where p.tenant_id = ${q.tenantId} and p.environment = ${q.environment}
-      and p.subscriber_id = any(${ids}::uuid[]) and p.channel = ${q.channel}
-      and p.category = any(${categories}::text[]) and not p.enabled`;
-  if (rows.length === 0) return null;
-  return rows.some((r) => r.source === "unsubscribe") ? "unsubscribed" : "preference_disabled";
-}
-
-/**
  * DELETE /v1/subscribers/:id: irreversible. In one transaction: records the hashes of the id,
  * external_id, email and phone; soft-deletes the row, nullifies email, phone, name and
  * custom_properties (and the consent IP), frees the external_id (replaced by
@@ -95,10 +51,9 @@ export async function eraseSubscriber(
   idOrExternalId: string,
   actor: { actorType: ActorType; actorId: string | null; ip?: string | null; userAgent?: string | null },
 ): Promise<{ subscriberId: string }> {
-  return sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  return sql.begin(async (tx) => {
     const sub = await findSubscriber(scope, idOrExternalId, tx, { forUpdate: true });
-    if (!sub) throw new ApiError(404, "subscriber_not_found", "Subscriber not found");
+    if (!sub) throw new AppError("subscriber_not_found", "Subscriber not found");
     const identifiers: { kind: string; value: string }[] = [
       { kind: "id", value: sub.id },
       { kind: "external_id", value: sub.external_id },
@@ -112,7 +67,7 @@ export async function eraseSubscriber(
       kind: i.kind,
       subscriber_id: sub.id,
     }));
-    await tx`insert into subscriber_erasures ${tx(erasures as any)} on conflict do nothing`;
+    await tx`insert into subscriber_erasures ${tx(erasures)} on conflict do nothing`;
 
     await tx`
       update subscribers set

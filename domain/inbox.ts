@@ -1,12 +1,13 @@
 // The in-app inbox: delivering an item (idempotent per notification), read / read-all, the
 // inbox.* events, and live fan-out to stream listeners in every API process via Redis pub/sub.
 //
-// Redis: channel <prefix>:inbox:<tenant>:<environment>:<subscriber id>, message = one event
-// {id, type, created_at, data} as JSON. Each process holds ONE subscriber connection and
-// SUBSCRIBEs a channel while at least one local listener wants it, fanning out in-process.
+// Redis: channel redisKeys.inboxEvents (store/redis-keys.ts), message = one event {id, type,
+// created_at, data} as JSON. Each process holds ONE subscriber connection and SUBSCRIBEs a
+// channel while at least one local listener wants it, fanning out in-process.
 import type Redis from "ioredis";
-import { sql, type Scope, type Tx } from "../store/db";
-import { redis, redisKey } from "../store/redis";
+import { sql, type Scope } from "../store/db";
+import { redis } from "../store/redis";
+import { redisKeys } from "../store/redis-keys";
 import { emitEvent, type EventRecord } from "./events";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
 import {
@@ -17,14 +18,14 @@ import {
   type InboxItem,
   type InboxItemRow,
 } from "../store/inbox";
-import { ApiError } from "../http/errors";
-import { logger } from "../http/log";
+import { AppError } from "../basics/errors";
+import { logger } from "../basics/log";
 
 export const INBOX_EVENT_TYPES = ["inbox.notification.received", "inbox.notification.read"] as const;
 
-export class SubscriberNotFoundError extends ApiError {
+export class SubscriberNotFoundError extends AppError {
   constructor(message = "Subscriber not found") {
-    super(404, "subscriber_not_found", message);
+    super("subscriber_not_found", message);
   }
 }
 
@@ -48,8 +49,7 @@ export async function deliverToInbox(input: {
   data?: Record<string, unknown> | null;
 }): Promise<{ itemId: string; created: boolean; item: InboxItem }> {
   const scope = { tenantId: input.tenantId, environment: input.environment };
-  const result = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const result = await sql.begin(async (tx) => {
     const sub = await findSubscriber(scope, input.recipient, tx);
     if (!sub) throw new SubscriberNotFoundError(`No subscriber ${JSON.stringify(input.recipient)} in this environment`);
     const { row, created } = await insertInboxItem(tx, scope, {
@@ -70,10 +70,9 @@ export async function deliverToInbox(input: {
 
 /** Marks one item read (item id or notification id); emits `inbox.notification.read` once. */
 export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNotificationId: string): Promise<InboxItem> {
-  const result = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const result = await sql.begin(async (tx) => {
     const marked = await markInboxItemRead(tx, scope, sub.id, itemOrNotificationId);
-    if (!marked) throw new ApiError(404, "notification_not_found", "In-app notification not found");
+    if (!marked) throw new AppError("notification_not_found", "In-app notification not found");
     const event = marked.changed
       ? await emitEvent(tx, { ...scope, type: "inbox.notification.read", data: eventData(sub, marked.row) })
       : null;
@@ -85,8 +84,7 @@ export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNoti
 
 /** Marks every unread item read; one `inbox.notification.read` event per item changed. */
 export async function readAllInboxItems(scope: Scope, sub: SubscriberRow): Promise<number> {
-  const events = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  const events = await sql.begin(async (tx) => {
     const rows = await markAllInboxItemsRead(tx, scope, sub.id);
     const out: EventRecord[] = [];
     for (const row of rows) {
@@ -104,7 +102,7 @@ export async function readAllInboxItems(scope: Scope, sub: SubscriberRow): Promi
 export type InboxListener = (event: EventRecord) => void;
 
 function channelFor(scope: Scope, subscriberId: string): string {
-  return redisKey("inbox", scope.tenantId, scope.environment, subscriberId);
+  return redisKeys.inboxEvents(scope.tenantId, scope.environment, subscriberId);
 }
 
 /** Publishes committed events; a Redis outage loses only the live push (replay covers it). */

@@ -2,7 +2,7 @@
 // through SMTP_URL. Without SMTP_URL (local development) the message is logged instead.
 import nodemailer, { type Transporter } from "nodemailer";
 import { config } from "../config";
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 
 export interface SystemMail {
   to: string;
@@ -21,10 +21,6 @@ export function useSmtpUrl(url: string | undefined): void {
   transport = null;
 }
 
-function fromAddress(): string {
-  return process.env.SYSTEM_MAIL_FROM ?? `NMS <no-reply@${new URL(config.appUrl).hostname}>`;
-}
-
 /**
  * Sends one message. Failures are logged and reported as false, never thrown: callers such as
  * the magic-link route must answer the same way whether or not the mail went out.
@@ -37,7 +33,7 @@ export async function sendSystemMail(mail: SystemMail): Promise<boolean> {
   }
   try {
     transport ??= nodemailer.createTransport(smtpUrl);
-    await transport.sendMail({ from: fromAddress(), to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await transport.sendMail({ from: config.systemMailFrom, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
     return true;
   } catch (err) {
     logger.error({ to: mail.to, err: (err as Error).message }, "system mail failed");

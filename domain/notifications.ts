@@ -1,21 +1,21 @@
 // Accepting a notification (SPEC "Notifications", DESIGN.md 6): validation, insert and enqueue,
 // shared by POST /v1/notifications, the channel test route and workflows. Inserts are micro-batched.
-import { channelSender, senderMessage } from "../actors/channel-sender";
-import { getRuntime } from "../actors/runtime";
-import { ApiError, validationFailed } from "../http/errors";
-import { logger } from "../http/log";
-import type { Channel } from "../providers/types";
-import { CHANNELS } from "../providers/types";
+import { config } from "../config";
+import { AppError, validationFailed } from "../basics/errors";
+import { logger } from "../basics/log";
+import { channelSenderAddress, senderMessage } from "../schemas/messages";
+import { CHANNELS, type Channel } from "../schemas/channels";
 import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
-import { invalidateChannelConfig, loadChannelConfig } from "../store/channels";
+import { loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
 import { newId } from "../store/ids";
+import { getRuntime } from "../store/runtime";
+import { MicroBatcher } from "../store/micro-batcher";
 import {
   eventNotification,
   findByIdempotencyKey,
   insertNotifications,
-  MicroBatcher,
   notificationsInsert,
   type NewNotification,
   type NotificationRow,
@@ -98,11 +98,6 @@ export async function resolveDelivery(tenantId: string, environment: string, cha
   return null;
 }
 
-/** The channel routes call this after a change; the store's cache is the only one to drop. */
-export function forgetChannelConfig(tenantId?: string, environment?: string, channel?: string): void {
-  invalidateChannelConfig(tenantId, environment, channel);
-}
-
 // ---------------------------------------------------------------------------------------------
 
 function str(v: unknown): string | undefined {
@@ -141,7 +136,7 @@ function rawContent(channel: Channel, data: Record<string, unknown>, dataField: 
 
 function templateContent(channel: Channel, tpl: { name: string; channel: string; content: string; variants: Record<string, string>; provider_template_id: string | null }, data: Record<string, unknown>, field: string): StoredContent {
   const r = renderTemplate({ content: tpl.content, variants: tpl.variants, channel: tpl.channel }, data);
-  if (!r.valid) throw new ApiError(422, "template_render_failed", "The template could not be rendered", { [field]: r.errors });
+  if (!r.valid) throw new AppError("template_render_failed", "The template could not be rendered", { [field]: r.errors });
   const p = r.rendered;
   const out: StoredContent = {};
   if (tpl.provider_template_id) out.providerTemplateId = tpl.provider_template_id;
@@ -165,7 +160,7 @@ function templateContent(channel: Channel, tpl: { name: string; channel: string;
 }
 
 /**
- * Validates and stores one notification, then enqueues its delivery. Throws ApiError (422/404)
+ * Validates and stores one notification, then enqueues its delivery. Throws AppError (422/404)
  * for client mistakes. Resolves once the row is committed (and the send enqueued): 202 is honest.
  */
 export async function acceptNotification(input: AcceptInput): Promise<AcceptedNotification> {
@@ -188,7 +183,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
     resolveDelivery(input.tenantId, input.environment, channel),
   ]);
-  if (blocked) throw new ApiError(422, "email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
+  if (blocked) throw new AppError("email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
   if (channel === "in_app" && !subscriber) {
     throw validationFailed({ [recipientField]: ["must be an existing subscriber id or external_id"] });
   }
@@ -203,7 +198,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content = rawContent(channel, data, "data");
   }
   if (!target) {
-    throw new ApiError(422, "channel_not_configured", `The ${channel} channel is not configured in production`);
+    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
   }
 
   if (input.idempotencyKey) {
@@ -298,7 +293,7 @@ async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
 }
 
 const writeAny = (items: AcceptItem[]) =>
-  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx as unknown as Tx, items));
+  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx, items));
 
 async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
   let created: (boolean | Error)[];
@@ -320,7 +315,7 @@ async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
 async function enqueue(items: AcceptItem[]): Promise<void> {
   if (items.length === 0) return;
   try {
-    await getRuntime().sendMany(channelSender, items.map((i) => senderMessage(i.row, 1)));
+    await getRuntime().sendMany(channelSenderAddress, items.map((i) => senderMessage(i.row, 1)));
   } catch (err) {
     // Committed rows are safe: the reconciler re-enqueues pending notifications without a message.
     logger.error({ err, count: items.length }, "enqueue after commit failed; the reconciler will re-enqueue");
@@ -329,9 +324,9 @@ async function enqueue(items: AcceptItem[]): Promise<void> {
 
 // Requests of one process share batches: a few ms of waiting buys one commit for many rows.
 const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts, {
-  maxSize: Number(process.env.ACCEPT_BATCH_SIZE ?? 200),
-  maxWaitMs: Number(process.env.ACCEPT_BATCH_WAIT_MS ?? 2),
-  maxConcurrent: Number(process.env.ACCEPT_BATCH_CONCURRENCY ?? 2),
+  maxSize: config.acceptBatch.size,
+  maxWaitMs: config.acceptBatch.waitMs,
+  maxConcurrent: config.acceptBatch.concurrency,
 });
 
 
@@ -347,8 +342,7 @@ export async function markFromProvider(u: {
   at: Date;
   error?: { code: string; message: string } | null;
 }): Promise<boolean> {
-  return await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+  return await sql.begin(async (tx) => {
     const [n] = await tx<NotificationRow[]>`select * from notifications
       where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
       limit 1 for update`;

@@ -1,9 +1,9 @@
 // Recipient rules per channel (SPEC "Notification"): email address, E.164 phone for sms and
 // whatsapp, a subscriber (id or external_id) for in_app, an FCM token or PushSubscription JSON for push.
 import { parsePhoneNumberFromString } from "libphonenumber-js";
-import { isEmail } from "../providers/config-checks";
+import { isEmailAddress } from "../schemas/email";
 import { parseSubscription } from "../providers/push/webpush";
-import type { Channel } from "../providers/types";
+import type { Channel } from "../schemas/channels";
 
 const PHONE_MESSAGE = "must be an E.164 phone number (e.g. +5511912345678)";
 // Parsing with libphonenumber's metadata is the costliest step of accepting an SMS; senders
@@ -33,7 +33,7 @@ export function checkRecipient(channel: Channel, raw: string): RecipientCheck {
   switch (channel) {
     case "email":
       // Addresses are compared case-insensitively by every mailbox provider we speak to.
-      return isEmail(value) ? { ok: true, recipient: value.toLowerCase() } : { ok: false, message: "must be a valid email address" };
+      return isEmailAddress(value) ? { ok: true, recipient: value.toLowerCase() } : { ok: false, message: "must be a valid email address" };
     case "sms":
     case "whatsapp":
       return checkPhone(value);

@@ -1,14 +1,14 @@
 // Field rules for subscriber input shared by POST, PUT and bulk import: email syntax and the
 // disposable-domain blocklist, E.164 phone, BCP 47 locale, IANA timezone, custom_properties.
 import { parsePhoneNumberFromString } from "libphonenumber-js";
-import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
+import { isEmailAddress } from "../schemas/email";
+import { isBlockedEmail } from "../store/blocked-domains";
 import type { SubscriberFields } from "../store/subscribers";
-import type { ErrorDetails } from "../http/errors";
+import type { ErrorDetails } from "../basics/errors";
 
 export const SUBSCRIBER_FIELDS = ["external_id", "email", "phone", "name", "locale", "timezone", "custom_properties"] as const;
 const MAX_CUSTOM_PROPERTIES_BYTES = 64 * 1024;
 
-const EMAIL_RE = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/;
 const LOCALE_RE = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8})*$/;
 const TIMEZONE_RE = /^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+)*$/;
 
@@ -37,12 +37,6 @@ export function isValidLocale(locale: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function isValidEmailSyntax(email: string): boolean {
-  if (email.length > 254 || !EMAIL_RE.test(email)) return false;
-  const at = email.lastIndexOf("@");
-  return at <= 64 && emailDomain(email) !== null;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -103,7 +97,7 @@ export async function validateSubscriberInput(
   };
   await stringField("email", input.email, async (v) => {
     const value = v.trim().toLowerCase();
-    if (!isValidEmailSyntax(value)) return { error: "must be a valid email address" };
+    if (!isEmailAddress(value)) return { error: "must be a valid email address" };
     if (await isBlockedEmail(value)) return { error: "uses a blocked (disposable) email domain" };
     return value;
   });

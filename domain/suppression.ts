@@ -1,14 +1,16 @@
-// Why a notification must not be sent, checked by the channel sender right before each send:
-// erasure, preferences and unsubscribe (the rules of domain/erasure.ts) plus the email blocklist.
+// Why a notification must not be sent, checked by the channel sender right before each send: erasure,
+// preferences and unsubscribe (one rule set, one query for many notifications) plus the email blocklist.
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql } from "../store/db";
 import { isUuid } from "../store/ids";
-import { MicroBatcher } from "../store/notifications";
-import { identifierHash, suppressionFor } from "./erasure";
+import { MicroBatcher } from "../store/micro-batcher";
+import { identifierHash } from "./erasure";
 
 export const ERASED_RECIPIENT = "[erased]";
 
-export type SendSuppression = "erased" | "preference_disabled" | "unsubscribed" | "blocked_domain";
+/** Why stored rules refuse a send: the subscriber was erased, or turned the channel off. */
+export type SuppressionReason = "erased" | "preference_disabled" | "unsubscribed";
+export type SendSuppression = SuppressionReason | "blocked_domain";
 
 export interface SuppressionSubject {
   tenant_id: string;
@@ -26,13 +28,14 @@ export interface SuppressionAnswer {
 }
 
 /**
- * The check of domain/erasure.ts suppressionFor, for many notifications in one query: erasure by
- * the hashes of recipient and subscriber id; the subscriber by id, else every live subscriber
- * whose external_id, email (case-insensitive), phone or id equals the recipient; then a preference
- * off for the channel with category "all" or the notification's, `unsubscribed` when the
- * unsubscribe link wrote it. Keep the two in step (test/integration/delivery-semantics covers both).
+ * The suppression rules, for many notifications in one query. Erasure wins: the hashes of the
+ * recipient and the subscriber id against subscriber_erasures. Then the subscriber: the one named
+ * by subscriber_id, else every live subscriber whose external_id, email (case-insensitive), phone
+ * or id equals the recipient (an address shared by two subscribers is off if either turned it
+ * off). Then a preference with enabled=false for this channel and category "all" or the
+ * notification's: `unsubscribed` when the unsubscribe link wrote it, `preference_disabled` when the API did.
  */
-async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswer[]> {
+async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: SuppressionReason | null; subscriberId: string | null }[]> {
   const doc = JSON.stringify(
     items.map((q, i) => ({
       i,
@@ -41,7 +44,8 @@ async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswe
       channel: q.channel,
       recipient: q.recipient,
       recipient_uuid: q.recipient && isUuid(q.recipient) ? q.recipient : null,
-      subscriber_id: q.subscriber_id,
+      // the subscriber is looked up by id only when it is one; its hash is checked whatever it is
+      subscriber_id: q.subscriber_id && isUuid(q.subscriber_id) ? q.subscriber_id : null,
       categories: q.category ? ["all", q.category] : ["all"],
       hashes: [q.recipient, q.subscriber_id].filter((v): v is string => !!v).map((v) => identifierHash(q.tenant_id, q.environment, v)),
     })),
@@ -65,9 +69,9 @@ async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswe
         where p.tenant_id = w.tenant_id and p.environment = w.environment and p.subscriber_id = any(w.ids)
           and p.channel = w.channel and p.category = any(w.categories) and not p.enabled) as sources
     from who w`;
-  const out: SuppressionAnswer[] = items.map(() => ({ reason: null, subscriberId: null }));
+  const out: { reason: SuppressionReason | null; subscriberId: string | null }[] = items.map(() => ({ reason: null, subscriberId: null }));
   for (const r of rows) {
-    const reason: SendSuppression | null = r.erased
+    const reason: SuppressionReason | null = r.erased
       ? "erased"
       : r.sources?.length
         ? r.sources.includes("unsubscribe")
@@ -80,25 +84,43 @@ async function checkBatch(items: SuppressionSubject[]): Promise<SuppressionAnswe
 }
 
 // Concurrent sends share one query; the sender makes this check for every notification.
-const batcher = new MicroBatcher<SuppressionSubject, SuppressionAnswer>(checkBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
+const batcher = new MicroBatcher(checkBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
 
-export async function checkSuppression(n: SuppressionSubject): Promise<SuppressionAnswer> {
+/** What is decided without the database: a recipient erasure already redacted, a blocked email domain. */
+async function settledBeforeQuery(n: SuppressionSubject): Promise<SuppressionAnswer | null> {
   // Erasure redacts the recipient of the subscriber's stored notifications in place.
   if (n.recipient === ERASED_RECIPIENT) return { reason: "erased", subscriberId: null };
   if (n.channel === "email" && n.recipient && (await isBlockedEmail(n.recipient))) return { reason: "blocked_domain", subscriberId: null };
-  return await batcher.submit(n);
+  return null;
 }
 
-/** The same answer one notification at a time, through domain/erasure.ts itself. */
+/** The sender's check: concurrent calls share one query. */
+export async function checkSuppression(n: SuppressionSubject): Promise<SuppressionAnswer> {
+  return (await settledBeforeQuery(n)) ?? (await batcher.submit(n));
+}
+
+/** The same check for one notification on its own: the batched rules called with one item. */
 export async function suppressionReason(n: SuppressionSubject): Promise<SendSuppression | null> {
-  if (n.recipient === ERASED_RECIPIENT) return "erased";
-  if (n.channel === "email" && n.recipient && (await isBlockedEmail(n.recipient))) return "blocked_domain";
-  return await suppressionFor({
-    tenantId: n.tenant_id,
-    environment: n.environment,
-    channel: n.channel,
-    recipient: n.recipient,
-    subscriberId: n.subscriber_id,
-    category: n.category,
-  });
+  const settled = await settledBeforeQuery(n);
+  if (settled) return settled.reason;
+  const [answer] = await checkBatch([n]);
+  return answer!.reason;
+}
+
+/**
+ * The stored rules alone (erasure, preferences, unsubscribe) for a recipient and/or subscriber, as
+ * callers outside delivery name them: the batched rules called with one item.
+ */
+export async function suppressionFor(q: {
+  tenantId: string;
+  environment: string;
+  channel: string;
+  recipient: string | null;
+  subscriberId?: string | null;
+  category?: string | null;
+}): Promise<SuppressionReason | null> {
+  const [answer] = await checkBatch([
+    { tenant_id: q.tenantId, environment: q.environment, channel: q.channel, recipient: q.recipient, subscriber_id: q.subscriberId ?? null, category: q.category ?? null },
+  ]);
+  return answer!.reason;
 }

@@ -1,55 +1,13 @@
-// Cursor pagination shared by every cursor-paged list: opaque base64url cursors naming the last
-// row seen. Query `order by id desc` and `where id < ${cursor.id}`: ids are UUID v7, so id order is
-// creation order and pages stay stable under concurrent inserts (new rows sort before the cursor).
-import { UUID_RE } from "../store/ids";
-import { validationFailed } from "./errors";
-
-export interface Cursor {
-  /**
-   * ISO timestamp of the last row, informational only. Do not compare `(created_at, id)` with it:
-   * PostgreSQL keeps microseconds and a JS Date only milliseconds, so rows sharing the cursor's
-   * millisecond would be skipped. Compare ids.
-   */
-  t: string;
-  /** id (UUID v7) of the last row seen; always a valid UUID after decodeCursor. */
-  id: string;
-}
+// The `limit` query parameter of every paged list (SPEC Limits: default 20, at most 100).
+// Cursors and the page meta they feed are built by store/cursor.ts, beside the queries that use them.
+import { validationFailed } from "../basics/errors";
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
-
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.t, c.id])).toString("base64url");
-}
-
-export function decodeCursor(raw: string | undefined | null): Cursor | null {
-  if (raw === undefined || raw === null || raw === "") return null;
-  try {
-    const [t, id] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (typeof t !== "string" || typeof id !== "string" || Number.isNaN(Date.parse(t)) || !UUID_RE.test(id)) throw new Error();
-    return { t, id };
-  } catch {
-    throw validationFailed({ cursor: ["is not a valid cursor"] });
-  }
-}
 
 export function parseLimit(raw: unknown, def = DEFAULT_LIMIT, max = MAX_LIMIT, field = "limit"): number {
   if (raw === undefined || raw === null || raw === "") return def;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max) throw validationFailed({ [field]: [`must be an integer between 1 and ${max}`] });
   return n;
-}
-
-/**
- * Query `limit + 1` rows ordered by `id desc` (after the cursor: `id < cursor.id`) and pass them
- * here: returns the page and meta {cursor, has_more}.
- */
-export function pageOf<T>(rows: T[], limit: number, cursorOf: (row: T) => Cursor) {
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    page,
-    meta: { cursor: hasMore && last ? encodeCursor(cursorOf(last)) : null, has_more: hasMore },
-  };
 }

@@ -66,7 +66,7 @@ function isTrustedProxy(ip: string): boolean {
  * The caller's address: the socket peer, unless that peer is a proxy named in TRUST_PROXY,
  * in which case X-Forwarded-For is walked from the right past trusted proxies.
  * Tests that run through app.handle() have no socket; they may pass X-Test-Client-Ip only
- * when NODE_ENV=test.
+ * where config.trustTestClientIpHeader allows it (NODE_ENV=test).
  */
 export function clientAddress(request: Request, server: Server<unknown> | null | undefined): string | null {
   let peer: string | null = null;
@@ -75,7 +75,7 @@ export function clientAddress(request: Request, server: Server<unknown> | null |
   } catch {
     peer = null;
   }
-  if (peer === null && process.env.NODE_ENV === "test") peer = request.headers.get("x-test-client-ip");
+  if (peer === null && config.trustTestClientIpHeader) peer = request.headers.get("x-test-client-ip");
   if (peer === null) return null;
   peer = normalize(peer);
   if (!isTrustedProxy(peer)) return peer;

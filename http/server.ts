@@ -1,6 +1,6 @@
 // Listens with the Elysia app on PORT via Bun.serve; returns a handle that stops gracefully.
 import { buildApp } from "./app";
-import { logger } from "./log";
+import { logger } from "../basics/log";
 import { MAX_BODY_BYTES } from "./plugins/errors";
 import { closeInboxStreams } from "./routes/inbox";
 

@@ -2,19 +2,16 @@
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
 import { Elysia } from "elysia";
 import { config } from "../config";
-import { emailDomain, isBlockedEmail } from "../store/blocked-domains";
+import { isEmailAddress } from "../schemas/email";
+import { isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
-import { ApiError, validationFailed } from "./errors";
-import { bearerToken, type AuthContext } from "./plugins/auth";
+import { AppError, validationFailed } from "../basics/errors";
+import { bearerToken, type AuthContext } from "./auth-context";
 import { requestFacts } from "./request-context";
 
 export const SESSION_COOKIE = "nms_session";
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** Secure everywhere but local development and tests, which run over plain http. */
-export function secureCookies(): boolean {
-  return config.nodeEnv !== "development" && config.nodeEnv !== "test";
-}
 
 export function readCookie(request: Request, name: string): string | null {
   const header = request.headers.get("cookie");
@@ -42,7 +39,7 @@ export function cookieHeader(
   const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${opts.path ?? "/"}`, "HttpOnly", "SameSite=Lax"];
   if (opts.maxAgeSeconds !== undefined) parts.push(`Max-Age=${opts.maxAgeSeconds}`);
   if (opts.expires) parts.push(`Expires=${opts.expires.toUTCString()}`);
-  if (secureCookies()) parts.push("Secure");
+  if (config.secureCookies) parts.push("Secure");
   return parts.join("; ");
 }
 
@@ -66,9 +63,7 @@ export function assertSessionOrigin(request: Request): void {
   if (!STATE_CHANGING.has(request.method.toUpperCase())) return;
   const origin = request.headers.get("origin");
   if (origin !== appOrigin()) {
-    throw new ApiError(
-      403,
-      "origin_not_allowed",
+    throw new AppError("origin_not_allowed",
       "Requests that change state with a session cookie must carry an Origin header equal to the dashboard's URL",
     );
   }
@@ -119,9 +114,9 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
   const session = await findRequestSession(request);
   if (!session) {
     if (bearerToken(request)) {
-      throw new ApiError(403, "session_required", "This route is for the signed-in dashboard user; API keys cannot use it");
+      throw new AppError("session_required", "This route is for the signed-in dashboard user; API keys cannot use it");
     }
-    throw new ApiError(401, "invalid_session", "Sign in to the dashboard: a valid session cookie is required");
+    throw new AppError("invalid_session", "Sign in to the dashboard: a valid session cookie is required");
   }
   assertSessionOrigin(request);
   const auth: AuthContext = {
@@ -136,19 +131,17 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
   return { auth, user: session };
 });
 
-const EMAIL_RE = /^[^\s@"(),:;<>[\\\]]{1,64}@[^\s@]+$/;
-
 /**
  * A dashboard address as stored (trimmed, lower-case), or 422: validation_failed for a malformed
  * one, email_domain_blocked for a disposable or blocked domain (DESIGN.md 6).
  */
 export async function acceptableEmail(raw: unknown, field = "email"): Promise<string> {
   const email = typeof raw === "string" ? raw.trim().toLowerCase() : "";
-  if (email.length > 254 || !EMAIL_RE.test(email) || !emailDomain(email)) {
+  if (!isEmailAddress(email)) {
     throw validationFailed({ [field]: ["must be a valid email address"] });
   }
   if (await isBlockedEmail(email)) {
-    throw new ApiError(422, "email_domain_blocked", "Email addresses on this domain are not accepted", {
+    throw new AppError("email_domain_blocked", "Email addresses on this domain are not accepted", {
       [field]: ["uses a blocked (disposable) email domain"],
     });
   }

@@ -4,12 +4,7 @@ import type { ValidationErrors } from "./types";
 
 type Scope = "credentials" | "settings";
 
-const EMAIL_RE = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
 const E164_RE = /^\+[1-9]\d{6,14}$/;
-
-export function isEmail(value: unknown): value is string {
-  return typeof value === "string" && value.length <= 254 && EMAIL_RE.test(value);
-}
 
 export function isE164(value: unknown): value is string {
   return typeof value === "string" && E164_RE.test(value);

@@ -8,7 +8,8 @@ import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
 import { twilioDefinition } from "./sms/twilio";
 import { redactSecrets, secretValues } from "./outcome";
-import type { Channel, OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "./types";
+import type { Channel } from "../schemas/channels";
+import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "./types";
 import { whatsappCloudDefinition } from "./whatsapp/whatsapp-cloud";
 
 const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(

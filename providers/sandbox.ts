@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigChecks } from "./config-checks";
 import { failure } from "./outcome";
 import type { OutboundMessage, Provider, ProviderDefinition, SendResult } from "./types";
-import { CHANNELS } from "./types";
+import { CHANNELS } from "../schemas/channels";
 
 export class SandboxProvider implements Provider {
   readonly name = "sandbox";

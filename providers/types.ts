@@ -1,9 +1,7 @@
 // The one contract between the channel sender and every delivery provider (DESIGN.md 7).
 // Adapters receive everything through their channel config and deps; none reads the environment.
 
-export type Channel = "email" | "whatsapp" | "sms" | "in_app" | "push";
-
-export const CHANNELS: readonly Channel[] = ["email", "whatsapp", "sms", "in_app", "push"];
+import type { Channel } from "../schemas/channels";
 
 /** A rendered message, ready for one provider call. */
 export interface OutboundMessage {

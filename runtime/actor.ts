@@ -24,7 +24,7 @@ export interface ActorContext {
   readonly partition: number;
   schedule<N>(timerId: string, delayMs: number, msg: N, opts?: TimerOptions): Promise<number>;
   cancel(timerId: string): Promise<boolean>;
-  send<N>(actor: Actor<N>, msg: N): Promise<string>;
+  send<N>(actor: ActorAddress<N>, msg: N): Promise<string>;
   readonly log: RuntimeLogger;
   /** Aborted when the handler passes its deadline: the runtime has released its key and will retry it. */
   readonly signal: AbortSignal;
@@ -42,17 +42,25 @@ export interface FairnessPolicy<M> {
   busyThreshold: number;
 }
 
-export interface ActorDefinition<M> {
+/**
+ * Where an actor's messages go: its name, how a message finds its key (and so its partition), and
+ * its partition count. Senders need only this, never the handler, so a message type and its address
+ * can live below the code that enqueues (an actor is defined as `{ ...address, handle }`).
+ */
+export interface ActorAddress<M> {
   /** Stream names use it: letters, digits, '-' and '_' only. */
-  name: string;
+  readonly name: string;
   keyOf(msg: M): string;
+  /** Partitions of this actor's stream; senders and hosts must agree (default: the runtime's). */
+  readonly partitions?: number;
+}
+
+export interface ActorDefinition<M> extends ActorAddress<M> {
   /**
    * Must be idempotent: a message is handled at least once. It runs again after a crash before
    * its ack, and after a throw (up to maxDeliveries), so side effects need deterministic keys.
    */
   handle(msg: M, ctx: ActorContext): Promise<void>;
-  /** Partitions of this actor's stream; senders and hosts must agree (default: the runtime's). */
-  partitions?: number;
   /** Most handlers of this actor running at once in one host (default: the host's limit). */
   concurrency?: number;
   /** Runs before the message is dead-lettered (default 5). */

@@ -1,7 +1,7 @@
 // Public surface of the actor runtime over Redis Streams (DESIGN.md 3): define an actor,
 // create a runtime (send, schedule, cancel, rate limiter), start a host. Knows nothing of notifications.
 export { defineActor } from "./actor";
-export type { Actor, ActorContext, ActorDefinition, FairnessPolicy, RuntimeLogger, TimerOptions } from "./actor";
+export type { Actor, ActorAddress, ActorContext, ActorDefinition, FairnessPolicy, RuntimeLogger, TimerOptions } from "./actor";
 export { createRuntime } from "./runtime";
 export type { RuntimeOptions } from "./runtime";
 export type { Host, HostOptions, HostStats, Runtime } from "./types";

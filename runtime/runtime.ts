@@ -1,7 +1,7 @@
 // createRuntime: the client side of the actor runtime (send, sendMany, schedule, cancel, rate
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
 import Redis from "ioredis";
-import { silentLogger, type Actor, type RuntimeLogger, type TimerOptions } from "./actor";
+import { silentLogger, type ActorAddress, type RuntimeLogger, type TimerOptions } from "./actor";
 import { encodeTimerPayload } from "./codec";
 import { startHost } from "./host";
 import { GROUP } from "./keys";
@@ -44,8 +44,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const keys = runtimeKeys(prefix);
   const logger = opts.logger ?? silentLogger;
 
-  const partitionsOf = (actor: Actor<any>) => actor.partitions ?? partitions;
-  const partitionFor = <M>(actor: Actor<M>, msg: M) => partitionOf(actor.keyOf(msg), partitionsOf(actor));
+  const partitionsOf = (actor: ActorAddress<any>) => actor.partitions ?? partitions;
+  const partitionFor = <M>(actor: ActorAddress<M>, msg: M) => partitionOf(actor.keyOf(msg), partitionsOf(actor));
 
   const runtime: Runtime = {
     prefix,

@@ -1,10 +1,11 @@
 // The runtime's public interfaces (Runtime, Host, HostOptions) in a file of their own, so the
 // client side (runtime.ts) and the host (host.ts and its parts) depend on it and not on each other.
-import type { Actor, RuntimeLogger, TimerOptions } from "./actor";
+import type { Actor, ActorAddress, RuntimeLogger, TimerOptions } from "./actor";
 import type { RuntimeKeys } from "./keys";
 import type { RateLimiter } from "./rateLimiter";
 import type { ScriptedRedis } from "./scripts";
 
+/** send, sendMany, schedule, cancel take an address (`{ name, keyOf, partitions? }`): every Actor is one. */
 export interface Runtime {
   readonly prefix: string;
   readonly partitions: number;
@@ -13,21 +14,21 @@ export interface Runtime {
   readonly redis: ScriptedRedis;
   readonly logger: RuntimeLogger;
   readonly rateLimiter: RateLimiter;
-  partitionsOf(actor: Actor<any>): number;
-  partitionFor<M>(actor: Actor<M>, msg: M): number;
+  partitionsOf(actor: ActorAddress<any>): number;
+  partitionFor<M>(actor: ActorAddress<M>, msg: M): number;
   /** Appends one message to its partition stream; resolves to the stream entry id. */
-  send<M>(actor: Actor<M>, msg: M): Promise<string>;
+  send<M>(actor: ActorAddress<M>, msg: M): Promise<string>;
   /** Appends many messages in one pipeline; resolves to their entry ids in order. */
-  sendMany<M>(actor: Actor<M>, msgs: M[]): Promise<string[]>;
+  sendMany<M>(actor: ActorAddress<M>, msgs: M[]): Promise<string[]>;
   /** Schedules msg after delayMs (times timeScale unless unscaled); same timerId replaces. Resolves to the due time (ms). */
-  schedule<M>(actor: Actor<M>, timerId: string, delayMs: number, msg: M, opts?: TimerOptions): Promise<number>;
+  schedule<M>(actor: ActorAddress<M>, timerId: string, delayMs: number, msg: M, opts?: TimerOptions): Promise<number>;
   /** Removes a timer that has not fired; resolves to whether one was removed. */
-  cancel(actor: Actor<any>, timerId: string): Promise<boolean>;
+  cancel(actor: ActorAddress<any>, timerId: string): Promise<boolean>;
   /**
    * Per partition, the Redis time (ms) of the oldest entry not yet finished (unread, or read and not
    * acked), or null when every entry was handled. A message sent before that time has been handled.
    */
-  unfinishedSince(actor: Actor<any>): Promise<(number | null)[]>;
+  unfinishedSince(actor: ActorAddress<any>): Promise<(number | null)[]>;
   startHost(opts: HostOptions): Host;
   /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
   close(): Promise<void>;

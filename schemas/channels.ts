@@ -1,14 +1,19 @@
-// TypeBox schemas of the channels API (SPEC "Channel configuration", DESIGN.md 6 response).
-// The response schema has no credentials field, so Elysia's normalizer could not emit one.
-import { t } from "elysia";
-import { CHANNEL_VALUES } from "./templates";
+// The channel list (once, for every layer) and the TypeBox schemas of the channels API (SPEC "Channel
+// configuration", DESIGN.md 6). The response schema has no credentials field, so Elysia's normalizer could not emit one.
+import { t, type Static } from "elysia";
 
-export { CHANNEL_VALUES };
+/** The delivery channels in SPEC order, as a schema: validates to "must be one of email, whatsapp, ...". */
+export const ChannelLiteral = t.Union([t.Literal("email"), t.Literal("whatsapp"), t.Literal("sms"), t.Literal("in_app"), t.Literal("push")]);
+export type Channel = Static<typeof ChannelLiteral>;
+/** The same list as values: the one channel list every layer uses. */
+export const CHANNELS: readonly Channel[] = ChannelLiteral.anyOf.map((literal) => literal.const);
+/** "email, whatsapp, sms, in_app or push", for schema descriptions */
+export const CHANNELS_TEXT = `${CHANNELS.slice(0, -1).join(", ")} or ${CHANNELS[CHANNELS.length - 1]}`;
 
 const Obj = t.Record(t.String(), t.Unknown());
 
 export const ChannelCreateBody = t.Object({
-  channel: t.String({ enum: [...CHANNEL_VALUES], description: "email, whatsapp, sms, in_app or push" }),
+  channel: t.String({ enum: [...CHANNELS], description: CHANNELS_TEXT }),
   provider: t.String({ description: "smtp, sendgrid, twilio, whatsapp_cloud, fcm, webpush, inbox or sandbox" }),
   credentials: t.Optional(Obj),
   settings: t.Optional(Obj),

@@ -1,8 +1,7 @@
 // TypeBox schemas of the subscriber-scoped inbox routes: in-app items (DESIGN.md 6), their list,
 // read / read-all / unread-count answers, and preferences.
 import { t, type Static } from "elysia";
-
-export const CHANNELS = ["email", "whatsapp", "sms", "in_app", "push"] as const;
+import { ChannelLiteral } from "./channels";
 
 export const InboxParams = t.Object({ id: t.String({ description: "Subscriber id or external_id" }) });
 export const InboxItemParams = t.Object({
@@ -37,7 +36,7 @@ export const UnreadCountResponse = t.Object({ data: t.Object({ count: t.Integer(
 
 export const Preference = t.Object({
   category: t.String({ minLength: 1, maxLength: 100, description: 'A notification category, or "all"' }),
-  channel: t.Union([t.Literal("email"), t.Literal("whatsapp"), t.Literal("sms"), t.Literal("in_app"), t.Literal("push")]),
+  channel: ChannelLiteral,
   enabled: t.Boolean(),
 });
 export type PreferenceRecord = Static<typeof Preference>;

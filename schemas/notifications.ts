@@ -1,10 +1,9 @@
 // TypeBox schemas of the notification routes (SPEC "Notifications", DESIGN.md 6): the create body
 // with its aliases, list query, and the list, detail and attempt records.
 import { t } from "elysia";
+import { ChannelLiteral, CHANNELS_TEXT } from "./channels";
 
-export const ChannelName = t.Union([t.Literal("email"), t.Literal("whatsapp"), t.Literal("sms"), t.Literal("in_app"), t.Literal("push")], {
-  description: "email, whatsapp, sms, in_app or push",
-});
+export const ChannelName = t.Union(ChannelLiteral.anyOf, { description: CHANNELS_TEXT });
 
 const Obj = t.Record(t.String(), t.Any());
 

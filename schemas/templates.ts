@@ -1,8 +1,8 @@
 // TypeBox schemas of the templates API (SPEC "Template", Endpoints "Templates"). Enumerations
 // and the slug rule are checked by http/routes/templates.ts too, for field-named 422 messages.
 import { t } from "elysia";
+import { CHANNELS, CHANNELS_TEXT } from "./channels";
 
-export const CHANNEL_VALUES = ["email", "whatsapp", "sms", "in_app", "push"] as const;
 export const TEMPLATE_STATUS_VALUES = ["draft", "active"] as const;
 
 export const SLUG_RE = /^[a-z0-9_-]{1,100}$/;
@@ -12,7 +12,7 @@ export const LANGUAGE_RE = /^[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8}){0,3}$/;
 
 export const MAX_CONTENT = 100_000;
 
-const Channel = t.String({ enum: [...CHANNEL_VALUES], description: "email, whatsapp, sms, in_app or push" });
+const Channel = t.String({ enum: [...CHANNELS], description: CHANNELS_TEXT });
 const Status = t.String({ enum: [...TEMPLATE_STATUS_VALUES], description: "draft (default) or active" });
 const Variables = t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 });
 const Variants = t.Record(t.String(), t.String({ maxLength: MAX_CONTENT }), {

@@ -17,7 +17,8 @@ const bun = process.execPath;
 if (args.has("floor-server")) {
   const { Elysia } = await import("elysia");
   const { sql } = await import("../store/db");
-  const { redis, redisKey } = await import("../store/redis");
+  const { redis } = await import("../store/redis");
+  const { redisKey } = await import("../store/redis-keys");
   const { newId } = await import("../store/ids");
   const tenantId = process.env.BENCH_TENANT!;
   const stream = redisKey("floor", "stream");

@@ -1,7 +1,7 @@
 // Runs the service: the API and every actor in one process (quick start), or one Procfile
 // kind with `--only <kind>` (api, or an actor name). Prints the URL, admin token and a ready line.
 import { config } from "../config";
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 import { startServer } from "../http/server";
 import { startActors, actorKinds } from "../actors";
 import { warmBlocklist } from "../store/blocked-domains";

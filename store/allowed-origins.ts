@@ -38,7 +38,7 @@ export async function addOrigin(tenantId: string, environment: Environment, orig
     const [dup] = await tx`
       select 1 from allowed_origins where tenant_id = ${tenantId} and environment = ${environment} and origin = ${origin}`;
     if (dup) return { ok: false, reason: "duplicate" } as const;
-    if ((await countOrigins(tx as unknown as Tx, tenantId)) >= MAX_ORIGINS_PER_TENANT) return { ok: false, reason: "limit" } as const;
+    if ((await countOrigins(tx, tenantId)) >= MAX_ORIGINS_PER_TENANT) return { ok: false, reason: "limit" } as const;
     const [row] = await tx<AllowedOriginRow[]>`
       insert into allowed_origins (id, tenant_id, environment, origin)
       values (${newId()}, ${tenantId}, ${environment}, ${origin}) returning *`;

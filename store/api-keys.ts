@@ -2,9 +2,10 @@
 // and the cached lookup the auth plugin runs per request. Raw keys exist only in creation responses.
 import { createHash, randomBytes } from "node:crypto";
 import { newId } from "./ids";
-import { redis, redisKey } from "./redis";
+import { redis } from "./redis";
+import { redisKeys } from "./redis-keys";
 import { sql, type Tx } from "./db";
-import { logger } from "../http/log";
+import { logger } from "../basics/log";
 
 export type Environment = "production" | "sandbox";
 export type KeyType = "secret" | "publishable";
@@ -154,8 +155,6 @@ interface CacheEntry<T> {
   at: number;
 }
 
-export const authEpochKey = () => redisKey("auth", "epoch");
-
 let redisDownUntil = 0;
 const REDIS_TIMEOUT_MS = 500;
 
@@ -176,7 +175,7 @@ export async function bumpAuthEpoch(): Promise<void> {
     return;
   }
   try {
-    await withTimeout(redis.incr(authEpochKey()), REDIS_TIMEOUT_MS);
+    await withTimeout(redis.incr(redisKeys.authEpoch()), REDIS_TIMEOUT_MS);
   } catch (err) {
     // Without Redis every process falls back to reading PostgreSQL on each request (see readEpoch)
     logger.warn({ err }, "could not bump auth epoch");
@@ -188,12 +187,12 @@ export async function readEpoch(): Promise<string | null | undefined> {
   // not connected: answer at once rather than queue behind ioredis's reconnect attempts
   if (Date.now() < redisDownUntil || redis.status !== "ready") return undefined;
   try {
-    const epoch = await withTimeout(redis.get(authEpochKey()), REDIS_TIMEOUT_MS);
+    const epoch = await withTimeout(redis.get(redisKeys.authEpoch()), REDIS_TIMEOUT_MS);
     if (epoch !== null) return epoch;
     // A missing counter (first start, or Redis lost its data) starts at a random value, so no
     // entry cached under an earlier counter can match it by chance.
-    await withTimeout(redis.set(authEpochKey(), String(Math.floor(Math.random() * 1e15)), "NX"), REDIS_TIMEOUT_MS);
-    return await withTimeout(redis.get(authEpochKey()), REDIS_TIMEOUT_MS);
+    await withTimeout(redis.set(redisKeys.authEpoch(), String(Math.floor(Math.random() * 1e15)), "NX"), REDIS_TIMEOUT_MS);
+    return await withTimeout(redis.get(redisKeys.authEpoch()), REDIS_TIMEOUT_MS);
   } catch (err) {
     redisDownUntil = Date.now() + 1000;
     logger.warn({ err }, "auth epoch unreadable; reading keys from PostgreSQL");

@@ -3,13 +3,13 @@
 //
 // Hot paths (notification sends, subscriber writes, sign-ups) call isBlockedEmail/isBlockedDomain,
 // so lookups read an in-process Set and never touch PostgreSQL after the first load.
-// Redis keys:
-//   <prefix>:blocked-domains:version  INCR'd on every change; polled every POLL_MS as a fallback
-//   <prefix>:blocked-domains:changed  pub/sub channel; a message makes every process reload now
+// Redis (store/redis-keys.ts): blockedDomainsVersion, INCR'd on every change and polled every POLL_MS
+// as a fallback; blockedDomainsChanged, a pub/sub channel whose messages make every process reload now.
 import { createRequire } from "node:module";
-import { domainToASCII } from "node:url";
+import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
-import { redis, redisKey } from "./redis";
+import { redis } from "./redis";
+import { redisKeys } from "./redis-keys";
 
 const require = createRequire(import.meta.url);
 const POLL_MS = 2000;
@@ -19,31 +19,6 @@ export interface BlockedDomainRow {
   domain: string;
   source: "package" | "admin";
   created_at: Date;
-}
-
-const LABEL_RE = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-/** Lower-case ASCII (punycode) form without a trailing dot, or null when it is not a hostname. */
-export function normalizeDomain(input: string): string | null {
-  if (typeof input !== "string") return null;
-  let d = input.trim().toLowerCase().replace(/\.$/, "");
-  if (d === "" || d.length > 253) return null;
-  if (/[^\x00-\x7f]/.test(d)) {
-    d = domainToASCII(d);
-    if (!d) return null;
-  }
-  const labels = d.split(".");
-  if (labels.length < 2 || !labels.every((l) => LABEL_RE.test(l))) return null;
-  if (/^\d+$/.test(labels[labels.length - 1]!)) return null; // an IP address, not a domain
-  return d;
-}
-
-/** The domain part of an email address, normalized; null when the address has none. */
-export function emailDomain(email: string): string | null {
-  if (typeof email !== "string") return null;
-  const at = email.lastIndexOf("@");
-  if (at <= 0 || at === email.length - 1) return null;
-  return normalizeDomain(email.slice(at + 1));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +99,7 @@ function reload(): Promise<Set<string>> {
 
 async function currentVersion(): Promise<string | null> {
   try {
-    return await redis.get(redisKey("blocked-domains", "version"));
+    return await redis.get(redisKeys.blockedDomainsVersion());
   } catch {
     return knownVersion; // Redis down: keep serving what we have
   }
@@ -136,7 +111,7 @@ function subscribeOnce(): void {
   try {
     const sub = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
     sub.on("error", () => {});
-    sub.subscribe(redisKey("blocked-domains", "changed")).catch(() => {});
+    sub.subscribe(redisKeys.blockedDomainsChanged()).catch(() => {});
     sub.on("message", () => void reload().catch(() => {}));
     (sub as any).unref?.();
   } catch {
@@ -162,9 +137,9 @@ async function blockedSet(): Promise<Set<string>> {
 
 async function announceChange(): Promise<void> {
   try {
-    const v = await redis.incr(redisKey("blocked-domains", "version"));
+    const v = await redis.incr(redisKeys.blockedDomainsVersion());
     knownVersion = String(v);
-    await redis.publish(redisKey("blocked-domains", "changed"), String(v));
+    await redis.publish(redisKeys.blockedDomainsChanged(), String(v));
   } catch {
     // other processes catch up on their next version poll once Redis is back
   }
@@ -229,7 +204,7 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
       insert into blocked_domains (domain, source) values (${domain}, 'admin')
       on conflict do nothing returning domain, source, created_at`;
     if (row) return { row, created: true };
-    return { row: (await findBlockedDomain(domain, tx as unknown as Tx))!, created: false };
+    return { row: (await findBlockedDomain(domain, tx))!, created: false };
   });
   if (result.created) {
     cache?.add(domain);

@@ -1,7 +1,7 @@
 // Channel configuration repository: one row per (tenant, environment, channel), credentials
-// encrypted at rest (domain/crypto.ts) and decrypted only for loadChannelConfig, cached briefly.
-import { decryptJson, defaultKeyring, encryptJson } from "../domain/crypto";
-import type { Channel } from "../providers/types";
+// encrypted at rest (store/cipher.ts) and decrypted only for loadChannelConfig, cached briefly.
+import { decryptJson, defaultKeyring, encryptJson } from "./cipher";
+import type { Channel } from "../schemas/channels";
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
 import { iso } from "./time";

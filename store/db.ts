@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { config } from "../config";
 
 export const sql = postgres(config.databaseUrl, {
-  max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+  max: config.databasePoolSize,
   onnotice: () => {},
   // timestamps come back as Date; we format them in the serializers
   transform: { undefined: null },
@@ -16,7 +16,12 @@ export interface Scope {
   tenantId: string;
   environment: string;
 }
-export type Tx = postgres.TransactionSql<Record<string, never>> | typeof sql;
+/**
+ * What a repository function runs its statements on: the pool, a transaction (sql.begin's
+ * callback argument) or a reserved connection. The type parameter matches the pool's ({}, no
+ * custom types), so each of them fits without a cast.
+ */
+export type Tx = postgres.ISql<{}>;
 
 export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {
   try {

@@ -1,7 +1,8 @@
 // Idempotency records in Redis: one key per (tenant, environment, method, path, Idempotency-Key)
 // holding either an in-flight lock or the stored first response for 24 hours.
 import { createHash } from "node:crypto";
-import { redis, redisKey } from "./redis";
+import { redis } from "./redis";
+import { redisKeys } from "./redis-keys";
 
 export const RETENTION_SECONDS = 24 * 60 * 60;
 /** A crashed process must not hold a key forever; a request running longer than this loses its lock. */
@@ -25,7 +26,7 @@ export function scopeKey(s: Scope): string {
   const digest = createHash("sha256")
     .update(JSON.stringify([s.tenantId, s.environment, s.method, s.path, s.key]))
     .digest("hex");
-  return redisKey("idem", s.tenantId, digest);
+  return redisKeys.idempotency(s.tenantId, digest);
 }
 
 export function bodyHash(raw: string): string {

@@ -43,7 +43,7 @@ export async function upsertPreferences(
     updated_at: new Date(),
   }));
   await tx`
-    insert into subscriber_preferences ${tx(rows as any)}
+    insert into subscriber_preferences ${tx(rows)}
     on conflict (subscriber_id, category, channel) do update
       set enabled = excluded.enabled, source = excluded.source, updated_at = excluded.updated_at`;
 }

@@ -1,5 +1,5 @@
-// The shared ioredis connection and the one place keys outside runtime/ get their prefix.
-// REDIS_PREFIX lets tests and several deployments share one Redis without collisions.
+// The shared ioredis connection of the service (keys are named in store/redis-keys.ts, with the
+// REDIS_PREFIX that lets tests and several deployments share one Redis without collisions).
 import Redis from "ioredis";
 import { config } from "../config";
 
@@ -12,10 +12,6 @@ export const redis = new Redis(config.redisUrl, {
   enableAutoPipelining: false,
 });
 redis.on("error", () => {}); // health checks report it; ioredis reconnects by itself
-
-export function redisKey(...parts: (string | number)[]): string {
-  return [config.redisPrefix, ...parts].join(":");
-}
 
 export async function pingRedis(timeoutMs = 1000): Promise<boolean> {
   try {

@@ -78,17 +78,6 @@ export async function findSubscriber(
   return row;
 }
 
-/** Live subscribers whose id, external_id, email (case-insensitive) or phone equals the address. */
-export async function findSubscribersByAddress(scope: Scope, address: string, tx: Tx = sql): Promise<SubscriberRow[]> {
-  const byId = isUuid(address);
-  return tx<SubscriberRow[]>`
-    select * from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-      and (external_id = ${address} or lower(email) = ${address.toLowerCase()} or phone = ${address}
-           ${byId ? tx`or id = ${address}::uuid` : tx``})
-    limit 50`;
-}
-
 export interface UpsertResult {
   row: SubscriberRow;
   inserted: boolean;
@@ -170,7 +159,7 @@ export async function updateSubscriber(
   if (fields.custom_properties !== undefined) set.custom_properties = tx.json((fields.custom_properties ?? {}) as any);
   set.updated_at = new Date();
   const [row] = await tx<SubscriberRow[]>`
-    update subscribers set ${tx(set as any)}
+    update subscribers set ${tx(set)}
     where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and id = ${id} and deleted_at is null
     returning *`;
   return row;

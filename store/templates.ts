@@ -1,7 +1,7 @@
 // Template repository: CRUD scoped by (tenant, environment), soft delete that frees the slug,
 // and the lookups the channel sender uses (findTemplateForSend, assertTemplateUsable; DESIGN.md 6).
-import { ApiError, notFound, validationFailed } from "../http/errors";
-import { decodeCursor, pageOf } from "../http/pagination";
+import { AppError, notFound, validationFailed } from "../basics/errors";
+import { decodeCursor, pageOf } from "./cursor";
 import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
@@ -151,9 +151,7 @@ export async function findTemplateForSend(tenantId: string, environment: string,
 /** DESIGN.md 6: any status is usable in sandbox; production sends need `active` (422 template_not_active). */
 export function assertTemplateUsable(template: Pick<TemplateRow, "slug" | "status">, environment: string): void {
   if (environment === "production" && template.status !== "active") {
-    throw new ApiError(
-      422,
-      "template_not_active",
+    throw new AppError("template_not_active",
       `Template '${template.slug}' is ${template.status}; production sends need an active template`,
     );
   }

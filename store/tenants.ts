@@ -29,5 +29,5 @@ export async function createTenant(
     });
     return { tenant: tenant!, apiKey };
   };
-  return tx === sql ? sql.begin((t) => run(t as unknown as Tx)) : run(tx);
+  return tx === sql ? sql.begin(run) : run(tx);
 }

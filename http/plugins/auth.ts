@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import * as ipaddr from "ipaddr.js";
 import { config } from "../../config";
-import { sql, type Scope } from "../../store/db";
+import { sql } from "../../store/db";
 import {
   EpochCache,
   hashKey,
@@ -17,37 +17,19 @@ import {
   type Environment,
 } from "../../store/api-keys";
 import { loadInboxAuthFacts, type InboxAuthFacts } from "../../store/allowed-origins";
-import { ApiError, forbidden, unauthorized } from "../errors";
+import { rateLimitNames } from "../../store/redis-keys";
+import { AppError, forbidden, unauthorized } from "../../basics/errors";
 import { requestFacts } from "../request-context";
+import { bearerToken, type AuthContext } from "../auth-context";
 import { resolveSession } from "../session";
 import { applyRateLimit, takeRequest } from "./rate-limit";
 import type { RateLimitResult } from "../../runtime/rateLimiter";
 import { isLocalDevOrigin, setCorsHeaders } from "./cors";
 
-export interface AuthContext {
-  tenantId: string;
-  environment: Environment;
-  actorType: "api_key" | "user";
-  actorId: string;
-  keyId?: string;
-  keyType?: "secret" | "publishable";
-  permissions: ("read" | "write")[];
-  subscriberExternalId?: string;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** The (tenant, environment) every store call of the request is scoped to. */
-export const scopeOf = (auth: AuthContext): Scope => ({ tenantId: auth.tenantId, environment: auth.environment });
+// Routes take the auth context and its helpers from here, beside the plugins that set it.
+export { bearerToken, scopeOf, type AuthContext } from "../auth-context";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-export function bearerToken(request: Request): string | null {
-  const h = request.headers.get("authorization");
-  if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : null;
-}
 
 // ---------------------------------------------------------------------------------------------
 // allowed_ips: compiled once per cached key row
@@ -108,7 +90,7 @@ function ipAllowed(key: CachedKey, ip: string | null): boolean {
  * budget per key would let a single busy page starve all others: it gets one per subscriber.
  */
 function rateKey(keyId: string, subscriberExternalId?: string): string {
-  return subscriberExternalId === undefined ? `key:${keyId}` : `key:${keyId}:sub:${hashKey(subscriberExternalId).slice(0, 32)}`;
+  return rateLimitNames.apiKey(keyId, subscriberExternalId === undefined ? undefined : hashKey(subscriberExternalId).slice(0, 32));
 }
 
 interface Resolved {
@@ -160,7 +142,7 @@ async function authenticate(request: Request, set: { headers: Record<string, any
     // no Bearer credentials: the dashboard session cookie, if any (a stray other scheme is still 401)
     const auth = await resolveSession(request);
     if (!auth) throw unauthorized("Missing API key: send Authorization: Bearer <key>");
-    applyRateLimit(set, await takeRequest(`user:${auth.actorId}`));
+    applyRateLimit(set, await takeRequest(rateLimitNames.user(auth.actorId)));
     return { auth, epoch: undefined as string | null | undefined };
   }
   const r = await resolveKey(request);
@@ -257,7 +239,7 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
     if (auth.keyType === "publishable") {
       const facts = await factsFor(auth.tenantId, auth.environment, epoch);
       if (!originAllowed(origin, facts)) {
-        throw new ApiError(403, "origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
+        throw new AppError("origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
       }
       setCorsHeaders(set, origin!);
       const externalId = request.headers.get("x-subscriber-id");
@@ -289,7 +271,7 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
 export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ as: "scoped" }, async ({ request }) => {
   const token = bearerToken(request);
   if (!token || !timingSafeEqualStr(token, config.adminToken)) {
-    throw new ApiError(401, "invalid_admin_token", "A valid admin bearer token is required");
+    throw new AppError("invalid_admin_token", "A valid admin bearer token is required");
   }
 });
 

@@ -2,7 +2,7 @@
 // preflight answers for allowed origins, and the headers inboxAuthPlugin adds to real requests.
 import { Elysia } from "elysia";
 import { originAllowedAnywhere } from "../../store/allowed-origins";
-import { errorBody } from "../errors";
+import { errorBody, statusFor } from "./errors";
 
 export const INBOX_PATH_RE = /^\/v1\/subscribers\/[^/]+\/(?:notifications|preferences)(?:\/.*)?$/;
 
@@ -39,7 +39,7 @@ export const corsPlugin = new Elysia({ name: "plugins.cors" }).onRequest(async (
   const headers: Record<string, string> = { vary: "Origin" };
   if (!origin || !(isLocalDevOrigin(origin) || (await originAllowedAnywhere(origin)))) {
     return new Response(JSON.stringify(errorBody("origin_not_allowed", "This Origin is not an allowed origin")), {
-      status: 403,
+      status: statusFor("origin_not_allowed"),
       headers: { ...headers, "content-type": "application/json", "x-request-id": String(set.headers["x-request-id"] ?? "") },
     });
   }

@@ -1,11 +1,84 @@
-// The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}}
-// with the request id header; JSON parsing and the 1 MiB body limit live here too.
+// The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}} with the
+// request id header and the status of its code (one table); JSON parsing and the 1 MiB limit live here too.
 import { Elysia } from "elysia";
-import { ApiError, errorBody, type ErrorDetails } from "../errors";
-import { logger } from "../log";
+import { AppError, type ErrorDetails } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The HTTP status of every error code (DESIGN.md 4 and the codes routes add). Application errors
+ * (basics/errors.ts) carry only a code; this table is the one place a code becomes a status.
+ * Codes not listed fall back to SUFFIX_STATUS, then to 400 (test/unit/error-status.test.ts
+ * checks that every code the code base raises is listed here).
+ */
+export const ERROR_STATUS: Readonly<Record<string, number>> = {
+  // 400: the request itself is unusable
+  invalid_json: 400,
+  invalid_parameters: 400,
+  invalid_token: 400,
+  token_expired: 400,
+  invalid_state: 400,
+  oauth_denied: 400,
+  oauth_exchange_failed: 400,
+  email_not_verified: 400,
+  // 401: who is calling is unknown
+  invalid_api_key: 401,
+  invalid_admin_token: 401,
+  invalid_session: 401,
+  invalid_signature: 401,
+  // 403: known, but not allowed
+  insufficient_permissions: 403,
+  origin_not_allowed: 403,
+  session_required: 403,
+  invalid_verify_token: 403,
+  // 404 (and every *_not_found, see SUFFIX_STATUS)
+  not_found: 404,
+  provider_not_configured: 404,
+  // 409: the current state forbids it
+  conflict: 409,
+  run_not_cancellable: 409,
+  subscriber_erased: 409,
+  email_taken: 409,
+  last_owner: 409,
+  // 413, 422, 429
+  payload_too_large: 413,
+  validation_failed: 422,
+  idempotency_key_reused: 422,
+  email_domain_blocked: 422,
+  template_render_failed: 422,
+  template_not_active: 422,
+  channel_not_configured: 422,
+  rate_limited: 429,
+  // 5xx
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
+/** Families of codes: `template_not_found` 404, `idempotency_key_in_use` 409, `domain_already_blocked` 409. */
+export const SUFFIX_STATUS: readonly (readonly [RegExp, number])[] = [
+  [/_not_found$/, 404],
+  [/_in_use$/, 409],
+  [/_already_[a-z]+$/, 409],
+];
+
+export function statusFor(code: string): number {
+  const exact = ERROR_STATUS[code];
+  if (exact !== undefined) return exact;
+  for (const [re, status] of SUFFIX_STATUS) if (re.test(code)) return status;
+  return 400;
+}
+
+export function errorBody(code: string, message: string, details?: ErrorDetails) {
+  return { error: details ? { code, message, details } : { code, message } };
+}
+
+/** Sets the status of `code` and returns the standard body. */
+function reply(set: { status?: unknown }, code: string, message: string, details?: ErrorDetails) {
+  set.status = statusFor(code);
+  return errorBody(code, message, details);
+}
 
 /** JSON pointer "/subscribers/3/email" -> "subscribers[3].email" */
 export function fieldPath(pointer: string | undefined): string {
@@ -129,11 +202,10 @@ const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
 function mapError({ code, error, set, request }: { code: unknown; error: unknown; set: any; request: Request }) {
   const f = requestFacts(request);
   set.headers["x-request-id"] = f.id;
-  if (code === "PARSE" && (error as any).cause instanceof ApiError) error = (error as any).cause;
-  if (error instanceof ApiError) {
-    set.status = error.status;
+  if (code === "PARSE" && (error as any).cause instanceof AppError) error = (error as any).cause;
+  if (error instanceof AppError) {
     if (error.headers) Object.assign(set.headers, error.headers);
-    return errorBody(error.code, error.message, error.details);
+    return reply(set, error.code, error.message, error.details);
   }
   switch (code) {
     case "VALIDATION": {
@@ -141,32 +213,27 @@ function mapError({ code, error, set, request }: { code: unknown; error: unknown
       // "property": a body value Elysia coerced (e.g. the string "-1" for an integer) that then
       // failed the field's bounds; still the client's input.
       if (on === "body" || on === "query" || on === "params" || on === "headers" || on === "property") {
-        set.status = 422;
-        return errorBody("validation_failed", "Validation failed", validationDetails(error));
+        return reply(set, "validation_failed", "Validation failed", validationDetails(error));
       }
       break; // a response that fails its own schema is our bug: 500 below
     }
     case "PARSE":
-      set.status = 400;
-      return errorBody("invalid_json", "Request body is not valid JSON");
+      return reply(set, "invalid_json", "Request body is not valid JSON");
     case "NOT_FOUND":
-      set.status = 404;
-      return errorBody("not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
+      return reply(set, "not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
     case "INVALID_COOKIE_SIGNATURE":
-      set.status = 401;
-      return errorBody("invalid_session", "Session cookie is invalid");
+      return reply(set, "invalid_session", "Session cookie is invalid");
   }
   if (UNSTORABLE_TEXT.has((error as any)?.code) && (error as any)?.name === "PostgresError") {
-    set.status = 422;
-    return errorBody("validation_failed", "Validation failed", { body: [NUL_MESSAGE] });
+    return reply(set, "validation_failed", "Validation failed", { body: [NUL_MESSAGE] });
   }
+  // a framework error that carries 413 itself (a body over the server's own limit)
   const status = (error as any)?.status;
   if (typeof status === "number" && status === 413) {
-    set.status = 413;
-    return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
   }
   logger.error({ request_id: f.id, err: error, code, path: new URL(request.url).pathname }, "unhandled error");
-  set.status = 500;
+  set.status = statusFor("internal_error");
   return { error: { code: "internal_error", message: `Internal error; quote request id ${f.id}`, request_id: f.id } };
 }
 
@@ -175,22 +242,16 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     const f = beginRequest(request, server);
     set.headers["x-request-id"] = f.id;
     const len = Number(request.headers.get("content-length") ?? 0);
-    if (len > MAX_BODY_BYTES) {
-      set.status = 413;
-      return errorBody("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
+    if (len > MAX_BODY_BYTES) return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
     const nulField = nulInUrl(request.url);
-    if (nulField) {
-      set.status = 422;
-      return errorBody("validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
-    }
+    if (nulField) return reply(set, "validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
   })
   .onParse({ as: "global" }, async ({ request, contentType }) => {
     const type = contentType ?? request.headers.get("content-type") ?? "";
     if (!JSON_TYPES.test(type)) return;
     const buf = await request.arrayBuffer();
     if (buf.byteLength > MAX_BODY_BYTES) {
-      throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      throw new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
     }
     const text = new TextDecoder().decode(buf);
     (request as any).__rawBody = text;
@@ -199,17 +260,17 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw new ApiError(400, "invalid_json", "Request body is not valid JSON");
+      throw new AppError("invalid_json", "Request body is not valid JSON");
     }
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new ApiError(422, "validation_failed", "Validation failed", {
+      throw new AppError("validation_failed", "Validation failed", {
         body: [`must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`],
       });
     }
     // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
     if (/\\u(?:0000|d[89a-f])/i.test(text)) {
       const bad = unstorablePath(parsed);
-      if (bad) throw new ApiError(422, "validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
+      if (bad) throw new AppError("validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
     }
     return parsed;
   })
@@ -220,7 +281,7 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
       // the mapper itself must never let a framework page (with source) reach a client
       const id = requestFacts(ctx.request).id;
       logger.error({ request_id: id, err: mapperFailure }, "error mapper failed");
-      ctx.set.status = 500;
+      ctx.set.status = statusFor("internal_error");
       return { error: { code: "internal_error", message: `Internal error; quote request id ${id}`, request_id: id } };
     }
   })

@@ -3,8 +3,8 @@
 import { Elysia } from "elysia";
 import { bodyHash, claim, markCompleting, read, release, scopeKey, store, type IdemRecord } from "../../store/idempotency";
 import { redis } from "../../store/redis";
-import { ApiError, validationFailed } from "../errors";
-import { logger } from "../log";
+import { AppError, validationFailed } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { authOf, type AuthContext } from "./auth";
 
 /** SPEC: /v1/notifications, /v1/channels, /v1/templates, /v1/workflows, /v1/workflows/:slug/trigger, /v1/subscribers, /v1/webhooks, /v1/api-keys, /v1/domains. */
@@ -32,9 +32,9 @@ function replay(rec: Extract<IdemRecord, { s: "d" }>): Response {
 }
 
 const reused = () =>
-  new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used with a different request body");
+  new AppError("idempotency_key_reused", "This Idempotency-Key was used with a different request body");
 const inUse = () =>
-  new ApiError(409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry later");
+  new AppError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry later");
 
 async function waitForStored(key: string): Promise<IdemRecord | null> {
   const until = Date.now() + COMPLETING_WAIT_MS;
@@ -77,7 +77,7 @@ export const idempotencyPlugin = new Elysia({ name: "plugins.idempotency" })
     const got = await (redis.status === "ready" ? claim(key, hash, token) : Promise.reject(new Error("redis not connected"))).catch((err) => {
       // without the store a retried request could run twice: refuse rather than guess
       logger.warn({ err }, "idempotency store unavailable");
-      throw new ApiError(503, "service_unavailable", "Idempotency-Key cannot be honoured right now; retry later");
+      throw new AppError("service_unavailable", "Idempotency-Key cannot be honoured right now; retry later");
     });
     if (got.claimed) {
       held.set(request, { key, hash, token, done: false });

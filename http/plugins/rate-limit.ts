@@ -4,8 +4,8 @@ import { config } from "../../config";
 import { createRateLimiter, type RateLimitResult } from "../../runtime/rateLimiter";
 import { redis } from "../../store/redis";
 import { withTimeout } from "../../store/api-keys";
-import { ApiError } from "../errors";
-import { logger } from "../log";
+import { AppError } from "../../basics/errors";
+import { logger } from "../../basics/log";
 
 const PERIOD_MS = 60_000;
 let limiter: ReturnType<typeof createRateLimiter> | null = null;
@@ -18,15 +18,16 @@ export function requestsPerMinute(): number {
 }
 
 /**
- * Takes one request from the actor's budget. Redis trouble fails open (null): refusing every
- * request because the limiter is down would turn a cache outage into a full outage.
+ * Takes one request from a budget named by rateLimitNames (store/redis-keys.ts): an API key, a
+ * publishable key's subscriber, or a dashboard user. Redis trouble fails open (null): refusing
+ * every request because the limiter is down would turn a cache outage into a full outage.
  */
-export async function takeRequest(actorKey: string): Promise<RateLimitResult | null> {
+export async function takeRequest(name: string): Promise<RateLimitResult | null> {
   limiter ??= createRateLimiter({ redis, prefix: config.redisPrefix });
   // after a failure, skip Redis for a second instead of making every request wait for its retries
   if (Date.now() < downUntil || redis.status !== "ready") return null;
   try {
-    return await withTimeout(limiter.take(`http:${actorKey}`, { limit: requestsPerMinute(), periodMs: PERIOD_MS }), 500);
+    return await withTimeout(limiter.take(name, { limit: requestsPerMinute(), periodMs: PERIOD_MS }), 500);
   } catch (err) {
     downUntil = Date.now() + 1000;
     if (Date.now() - warnedAt > 10_000) {
@@ -48,7 +49,7 @@ export function applyRateLimit(set: { headers: Record<string, any> }, r: RateLim
   Object.assign(set.headers, headers);
   if (!r.allowed) {
     const retry = Number.isFinite(r.retryAfterMs) ? Math.max(1, Math.ceil(r.retryAfterMs / 1000)) : 60;
-    throw new ApiError(429, "rate_limited", `Rate limit of ${requestsPerMinute()} requests per minute exceeded; retry in ${retry} s`, undefined, {
+    throw new AppError("rate_limited", `Rate limit of ${requestsPerMinute()} requests per minute exceeded; retry in ${retry} s`, undefined, {
       ...headers,
       "retry-after": String(retry),
     });

@@ -27,11 +27,11 @@ import {
   type KeyType,
 } from "../../store/api-keys";
 import { writeAudit } from "../../store/audit";
-import { sql, type Tx } from "../../store/db";
+import { sql } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
 import { t } from "elysia";
-import { forbidden, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, type AuthContext } from "../plugins/auth";
 
@@ -106,7 +106,7 @@ async function createKey(
   k: { environment: Environment; keyType: KeyType; label?: string | null; name?: string | null; permissions: string[]; allowedIps: string[] | null },
 ) {
   return sql.begin(async (tx) => {
-    const created = await insertApiKey(tx as unknown as Tx, {
+    const created = await insertApiKey(tx, {
       tenantId: auth.tenantId,
       environment: k.environment,
       keyType: k.keyType,
@@ -116,7 +116,7 @@ async function createKey(
       allowedIps: k.allowedIps,
       createdByUserId: auth.actorType === "user" ? auth.actorId : null,
     });
-    await writeAudit(tx as unknown as Tx, {
+    await writeAudit(tx, {
       ...auditActor(auth),
       action: "api_key.created",
       resourceType: "api_key",
@@ -130,10 +130,10 @@ async function createKey(
 async function revoke(auth: AuthContext, id: string, reason: string): Promise<void> {
   if (!isUuid(id)) throw notFound("not_found", "API key not found");
   const found = await sql.begin(async (tx) => {
-    const key = await findActiveKeyForUpdate(tx as unknown as Tx, auth.tenantId, auth.environment, id);
+    const key = await findActiveKeyForUpdate(tx, auth.tenantId, auth.environment, id);
     if (!key) return false;
-    await revokeKey(tx as unknown as Tx, id, reason);
-    await writeAudit(tx as unknown as Tx, {
+    await revokeKey(tx, id, reason);
+    await writeAudit(tx, {
       ...auditActor(auth),
       action: "api_key.revoked",
       resourceType: "api_key",
@@ -196,10 +196,9 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     if (!isUuid(params.id)) throw notFound("not_found", "API key not found");
     const grace = body?.grace_period_hours ?? DEFAULT_GRACE_HOURS;
     const result = await sql.begin(async (tx) => {
-      const t2 = tx as unknown as Tx;
-      const old = await findActiveKeyForUpdate(t2, auth.tenantId, auth.environment, params.id);
+      const old = await findActiveKeyForUpdate(tx, auth.tenantId, auth.environment, params.id);
       if (!old) return null;
-      const created = await insertApiKey(t2, {
+      const created = await insertApiKey(tx, {
         tenantId: old.tenant_id,
         environment: old.environment,
         keyType: old.key_type,
@@ -209,8 +208,8 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
         allowedIps: old.allowed_ips,
         createdByUserId: auth.actorType === "user" ? auth.actorId : null,
       });
-      const expired = await expireKeyAfter(t2, old.id, grace);
-      await writeAudit(t2, {
+      const expired = await expireKeyAfter(tx, old.id, grace);
+      await writeAudit(tx, {
         ...auditActor(auth),
         action: "api_key.rotated",
         resourceType: "api_key",

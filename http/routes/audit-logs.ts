@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { AuditLogEntry, AuditLogList, AuditLogQuery } from "../../schemas/audit-logs";
 import { findAuditLog, listAuditLogs } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
-import { notFound, validationFailed, type ErrorDetails } from "../errors";
+import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
 

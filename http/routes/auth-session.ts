@@ -2,14 +2,15 @@
 // Every successful sign-in ends the same way: a stored session, the nms_session cookie, a 302 to APP_URL.
 import { Elysia, t } from "elysia";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
-import { config } from "../../config";
+import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
 import { sendSystemMail } from "../../domain/mailer";
 import { sql, type Tx } from "../../store/db";
-import { redis, redisKey } from "../../store/redis";
+import { redis } from "../../store/redis";
+import { redisKeys } from "../../store/redis-keys";
 import { consumeMagicLink, createMagicLink, createSession, deleteSession } from "../../store/sessions";
 import { findOrSignUp, findUser, findUserByEmail, touchLogin, type UserRow } from "../../store/users";
-import { ApiError, notFound } from "../errors";
-import { logger } from "../log";
+import { AppError, notFound } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { requestFacts } from "../request-context";
 import {
   acceptableEmail,
@@ -37,8 +38,8 @@ async function signInResponse(
 ): Promise<Response> {
   const facts = requestFacts(request);
   const session = await sql.begin(async (tx) => {
-    const user = await signIn(tx as unknown as Tx);
-    return createSession(tx as unknown as Tx, {
+    const user = await signIn(tx);
+    return createSession(tx, {
       userId: user.id,
       tenantId: user.tenant_id,
       ip: facts.ip,
@@ -68,51 +69,24 @@ export async function sendLoginLink(email: string, token: string, invitedBy?: st
 }
 
 // ---------------------------------------------------------------------------------------------
-// OAuth providers: endpoints come from the environment so tests can point at a local server.
+// OAuth providers: credentials and endpoints come from config (GOOGLE_* / GITHUB_*), so tests can
+// point them at a local server.
 
-type ProviderName = "google" | "github";
-
-interface ProviderConfig {
-  name: ProviderName;
-  clientId: string;
-  clientSecret: string;
-  authUrl: string;
-  tokenUrl: string;
-  userinfoUrl: string;
-  emailsUrl?: string;
+interface ProviderConfig extends OAuthProviderSettings {
+  name: OAuthProviderName;
   scopes: string[];
 }
 
+const SCOPES: Record<OAuthProviderName, string[]> = {
+  google: ["openid", "email", "profile"],
+  github: ["read:user", "user:email"],
+};
+
 function providerConfig(name: string): ProviderConfig {
   if (name !== "google" && name !== "github") throw notFound("provider_not_found", "OAuth provider must be google or github");
-  const P = name.toUpperCase();
-  const env = (k: string) => process.env[`${P}_${k}`] || undefined;
-  const clientId = env("CLIENT_ID");
-  const clientSecret = env("CLIENT_SECRET");
-  if (!clientId || !clientSecret) {
-    throw new ApiError(404, "provider_not_configured", `Sign-in with ${name} is not configured on this server`);
-  }
-  if (name === "google") {
-    return {
-      name,
-      clientId,
-      clientSecret,
-      authUrl: env("AUTH_URL") ?? "https://accounts.google.com/o/oauth2/v2/auth",
-      tokenUrl: env("TOKEN_URL") ?? "https://oauth2.googleapis.com/token",
-      userinfoUrl: env("USERINFO_URL") ?? "https://openidconnect.googleapis.com/v1/userinfo",
-      scopes: ["openid", "email", "profile"],
-    };
-  }
-  return {
-    name,
-    clientId,
-    clientSecret,
-    authUrl: env("AUTH_URL") ?? "https://github.com/login/oauth/authorize",
-    tokenUrl: env("TOKEN_URL") ?? "https://github.com/login/oauth/access_token",
-    userinfoUrl: env("USERINFO_URL") ?? "https://api.github.com/user",
-    emailsUrl: env("EMAILS_URL") ?? "https://api.github.com/user/emails",
-    scopes: ["read:user", "user:email"],
-  };
+  const settings = config.oauthProvider(name);
+  if (!settings) throw new AppError("provider_not_configured", `Sign-in with ${name} is not configured on this server`);
+  return { name, ...settings, scopes: SCOPES[name] };
 }
 
 function oauthClient(p: ProviderConfig): OAuth2Client {
@@ -154,8 +128,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       // blocked domains are refused for everyone, so the answer never tells whether an account exists
       const email = await acceptableEmail(body.email);
       const token = await sql.begin(async (tx) => {
-        const user = await findUserByEmail(email, tx as unknown as Tx);
-        return createMagicLink(tx as unknown as Tx, {
+        const user = await findUserByEmail(email, tx);
+        return createMagicLink(tx, {
           email,
           userId: user?.id ?? null,
           purpose: user ? "login" : "signup",
@@ -176,16 +150,16 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     "/auth/magic-link/verify",
     async ({ query, request }) => {
       const raw = query.token;
-      if (!raw || raw.length > 200) throw new ApiError(400, "invalid_token", "The sign-in link is invalid");
+      if (!raw || raw.length > 200) throw new AppError("invalid_token", "The sign-in link is invalid");
       return signInResponse(request, async (tx) => {
         const result = await consumeMagicLink(tx, raw);
-        if (result.status === "expired") throw new ApiError(400, "token_expired", "The sign-in link has expired; request a new one");
-        if (result.status !== "ok") throw new ApiError(400, "invalid_token", "The sign-in link is invalid or was already used");
+        if (result.status === "expired") throw new AppError("token_expired", "The sign-in link has expired; request a new one");
+        if (result.status !== "ok") throw new AppError("invalid_token", "The sign-in link is invalid or was already used");
         const link = result.link;
         let user: UserRow | undefined;
         if (link.user_id) {
           user = await findUserByEmail(link.email, tx);
-          if (!user || user.id !== link.user_id) throw new ApiError(400, "invalid_token", "The sign-in link is no longer valid");
+          if (!user || user.id !== link.user_id) throw new AppError("invalid_token", "The sign-in link is no longer valid");
         } else {
           user = (await findOrSignUp(tx, link.email)).user;
         }
@@ -205,7 +179,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       const state = generateState();
       const verifier = generateCodeVerifier();
       await redis.set(
-        redisKey("oauth-state", state),
+        redisKeys.oauthState(state),
         JSON.stringify({ provider: p.name, verifier }),
         "EX",
         OAUTH_STATE_TTL_SECONDS,
@@ -225,15 +199,15 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       const cookieState = readCookie(request, OAUTH_STATE_COOKIE);
       const state = query.state;
       if (!state || !cookieState || state !== cookieState || state.length > 200) {
-        throw new ApiError(400, "invalid_state", "OAuth state is missing or does not match this browser's sign-in");
+        throw new AppError("invalid_state", "OAuth state is missing or does not match this browser's sign-in");
       }
-      const stored = await redis.getdel(redisKey("oauth-state", state));
+      const stored = await redis.getdel(redisKeys.oauthState(state));
       const flow = stored ? (JSON.parse(stored) as { provider: string; verifier: string }) : null;
       if (!flow || flow.provider !== p.name) {
-        throw new ApiError(400, "invalid_state", "OAuth state is unknown, expired or already used");
+        throw new AppError("invalid_state", "OAuth state is unknown, expired or already used");
       }
-      if (query.error) throw new ApiError(400, "oauth_denied", `The provider refused the sign-in: ${query.error}`);
-      if (!query.code) throw new ApiError(400, "invalid_parameters", "The callback carries no authorization code");
+      if (query.error) throw new AppError("oauth_denied", `The provider refused the sign-in: ${query.error}`);
+      if (!query.code) throw new AppError("invalid_parameters", "The callback carries no authorization code");
 
       let identity: { email: string | null; name: string | null };
       try {
@@ -241,9 +215,9 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
         identity = await providerIdentity(p, tokens.accessToken());
       } catch (err) {
         logger.warn({ provider: p.name, err: (err as Error).message }, "oauth code exchange failed");
-        throw new ApiError(400, "oauth_exchange_failed", "The authorization code could not be exchanged with the provider");
+        throw new AppError("oauth_exchange_failed", "The authorization code could not be exchanged with the provider");
       }
-      if (!identity.email) throw new ApiError(400, "email_not_verified", `The ${p.name} account has no verified email address`);
+      if (!identity.email) throw new AppError("email_not_verified", `The ${p.name} account has no verified email address`);
       const email = await acceptableEmail(identity.email);
       return signInResponse(
         request,
@@ -276,7 +250,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     "/v1/me",
     async ({ user }) => {
       const row = await findUser(user.tenant_id, user.user_id);
-      if (!row) throw new ApiError(401, "invalid_session", "The session's user no longer exists");
+      if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
       return { data: { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role } };
     },
     { response: { 200: t.Object({ data: Me }) }, detail: { summary: "The signed-in dashboard user", tags: ["session"] } },

@@ -3,15 +3,14 @@
 import { Elysia } from "elysia";
 import {
   blockDomain,
-  emailDomain,
   isBlockedEmail,
   listBlockedDomains,
-  normalizeDomain,
   unblockDomain,
   type BlockedDomainRow,
 } from "../../store/blocked-domains";
+import { emailDomain, normalizeDomain } from "../../schemas/email";
 import { iso } from "../../store/time";
-import { conflict, notFound, validationFailed } from "../errors";
+import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
 import { BlockedCheck, BlockedDomainList } from "../../schemas/blocked-domains";

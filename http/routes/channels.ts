@@ -1,11 +1,12 @@
 // /v1/channels: per-channel provider configuration (SPEC Endpoints "Channels", DESIGN.md 6 and 7).
 // Credentials are validated by the provider registry, encrypted, and never echoed in any body.
 import { Elysia, t } from "elysia";
-import { DecryptionError } from "../../domain/crypto";
+import { DecryptionError } from "../../store/cipher";
+import { secretValues } from "../../providers/outcome";
 import { getProviderDefinition, PROVIDER_NAMES, providersForChannel } from "../../providers/registry";
-import type { Channel } from "../../providers/types";
 import {
-  CHANNEL_VALUES,
+  CHANNELS,
+  type Channel,
   ChannelCreateBody,
   ChannelListResponse,
   ChannelParams,
@@ -29,8 +30,8 @@ import {
   type ChannelRow,
 } from "../../store/channels";
 import { sql } from "../../store/db";
-import { conflict, notFound, validationFailed, type ErrorDetails } from "../errors";
-import { logger } from "../log";
+import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
 function add(details: ErrorDetails, field: string, message: string) {
@@ -39,27 +40,17 @@ function add(details: ErrorDetails, field: string, message: string) {
 
 /** 422 for a channel name outside SPEC's list in a body; in a path it names nothing that exists: 404 */
 function channelName(value: string, field = "channel"): Channel {
-  if (!(CHANNEL_VALUES as readonly string[]).includes(value)) {
-    throw validationFailed({ [field]: [`must be one of ${CHANNEL_VALUES.join(", ")}`] });
+  if (!(CHANNELS as readonly string[]).includes(value)) {
+    throw validationFailed({ [field]: [`must be one of ${CHANNELS.join(", ")}`] });
   }
   return value as Channel;
 }
 
 function channelInPath(value: string): Channel {
-  if (!(CHANNEL_VALUES as readonly string[]).includes(value)) {
-    throw notFound("channel_not_found", `There is no channel named ${JSON.stringify(value.slice(0, 40))}; channels are ${CHANNEL_VALUES.join(", ")}`);
+  if (!(CHANNELS as readonly string[]).includes(value)) {
+    throw notFound("channel_not_found", `There is no channel named ${JSON.stringify(value.slice(0, 40))}; channels are ${CHANNELS.join(", ")}`);
   }
   return value as Channel;
-}
-
-/** every string inside the credentials, so no message can carry one back out */
-function secretStrings(v: unknown, out: string[] = []): string[] {
-  if (typeof v === "string") {
-    if (v.length >= 3) out.push(v);
-  } else if (v && typeof v === "object") {
-    for (const x of Object.values(v)) secretStrings(x, out);
-  }
-  return out;
 }
 
 /**
@@ -85,7 +76,8 @@ function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
   } catch {
     found = { credentials: ["are invalid"] };
   }
-  const secrets = secretStrings(f.credentials);
+  // the registry's own list of what is secret in credentials (short values too: a message must not quote any)
+  const secrets = secretValues(f.credentials, 3);
   for (const [field, messages] of Object.entries(found)) {
     for (const m of messages) add(details, field, secrets.some((s) => m.includes(s)) ? "is invalid" : m);
   }
@@ -111,17 +103,6 @@ function auditOf(auth: AuthContext, action: string, row: ChannelRow) {
     ip: auth.ip,
     userAgent: auth.userAgent,
   };
-}
-
-// domain/notifications keeps its own short cache of delivery targets; drop it too after a change
-async function forgetEverywhere(auth: AuthContext, channel: string) {
-  invalidateChannelConfig(auth.tenantId, auth.environment, channel);
-  try {
-    const mod: any = await import("../../domain/notifications");
-    mod.forgetChannelConfig?.(auth.tenantId, auth.environment, channel);
-  } catch {
-    // the module may be absent in a partial build; its cache expires on its own
-  }
 }
 
 const notConfigured = (channel: string) => notFound("channel_not_found", `The ${channel} channel is not configured`);
@@ -170,7 +151,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
         }
         throw err;
       }
-      await forgetEverywhere(auth, channel);
+      invalidateChannelConfig(auth.tenantId, auth.environment, channel);
       set.status = 201;
       return { data: serializeChannel(row) };
     },
@@ -239,7 +220,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
         await writeAudit(tx, auditOf(auth, "channel.updated", row));
         return row;
       });
-      await forgetEverywhere(auth, channel);
+      invalidateChannelConfig(auth.tenantId, auth.environment, channel);
       return { data: serializeChannel(row) };
     },
     {
@@ -263,7 +244,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
         if (!cur || !(await deleteChannel(tx, scopeOf(auth), channel))) throw notConfigured(channel);
         await writeAudit(tx, auditOf(auth, "channel.deleted", cur));
       });
-      await forgetEverywhere(auth, channel);
+      invalidateChannelConfig(auth.tenantId, auth.environment, channel);
       set.status = 204;
     },
     { params: ChannelParams, detail: { summary: "Remove a channel's configuration", tags: ["channels"] } },

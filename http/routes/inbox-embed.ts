@@ -21,7 +21,7 @@ import {
 import { sql } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
-import { conflict, notFound, validationFailed } from "../errors";
+import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { authPlugin, type AuthContext } from "../plugins/auth";
 
 function originShape(o: AllowedOriginRow) {

@@ -1,14 +1,14 @@
 // Subscriber-scoped routes open to publishable keys (inboxAuthPlugin): the in-app inbox (list,
 // read, read-all, unread count, Server-Sent Events stream) and the subscriber's preferences.
 import { Elysia } from "elysia";
-import { sql, type Scope, type Tx } from "../../store/db";
+import { sql, type Scope } from "../../store/db";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
 import { listInboxItems, serializeInboxItem, unreadCount } from "../../store/inbox";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox";
 import type { EventRecord } from "../../domain/events";
-import { forbidden, validationFailed } from "../errors";
-import { logger } from "../log";
+import { forbidden, validationFailed } from "../../basics/errors";
+import { logger } from "../../basics/log";
 import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { offsetPage, subscriberNotFound } from "./subscribers";
 import {
@@ -220,8 +220,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       requireWrite(auth);
       const scope = scopeOf(auth);
       const sub = await subscriberFor(auth, params.id);
-      const data = await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      const data = await sql.begin(async (tx) => {
         await upsertPreferences(tx, scope, sub.id, body.preferences, "api");
         return (await listPreferences(scope, sub.id, tx)) as PreferenceRecord[];
       });

@@ -14,8 +14,9 @@ import {
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
 import { getNotification, listAttempts, listNotifications, toAttempt, toDetail, toListItem } from "../../store/notifications";
-import { notFound, validationFailed } from "../errors";
-import { decodeCursor, pageOf, parseLimit } from "../pagination";
+import { notFound, validationFailed } from "../../basics/errors";
+import { decodeCursor, pageOf } from "../../store/cursor";
+import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite } from "../plugins/auth";
 
 const notificationNotFound = () => notFound("notification_not_found", "Notification not found");

@@ -1,7 +1,7 @@
 // /v1/subscribers (secret keys): upsert on external_id, search list, get, PUT, DELETE (erasure)
 // and the all-or-nothing bulk import. Preferences and the inbox live in http/routes/inbox.ts.
 import { Elysia } from "elysia";
-import { sql, type Scope, type Tx } from "../../store/db";
+import { sql, type Scope } from "../../store/db";
 import {
   findSubscriber,
   listSubscribers,
@@ -13,8 +13,9 @@ import {
 } from "../../store/subscribers";
 import { validateSubscriberInput } from "../../domain/subscriber-validation";
 import { eraseSubscriber, identifierHash } from "../../domain/erasure";
-import { ApiError, validationFailed, type ErrorDetails } from "../errors";
+import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { statusFor } from "../plugins/errors";
 import {
   ImportBody,
   ImportErrorResponse,
@@ -54,7 +55,7 @@ async function erasedExternalIds(scope: Scope, externalIds: string[]): Promise<S
 }
 
 const erasedConflict = () =>
-  new ApiError(409, "subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
+  new AppError("subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
 
 export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .use(authPlugin)
@@ -67,7 +68,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       const { fields, errors } = await validateSubscriberInput(body, "upsert");
       if (Object.keys(errors).length) throw validationFailed(errors);
       if ((await erasedExternalIds(scope, [fields.external_id!])).size) throw erasedConflict();
-      const [result] = await sql.begin((tx) => upsertSubscribers(tx as unknown as Tx, scope, [fields], consentOf(auth)));
+      const [result] = await sql.begin((tx) => upsertSubscribers(tx, scope, [fields], consentOf(auth)));
       if (!result) throw erasedConflict(); // erased between the check and the write
       set.status = result.inserted ? 201 : 200;
       return { data: serializeSubscriber(result.row) };
@@ -93,7 +94,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       } catch (err) {
         if (!(err instanceof ImportFailure)) throw err;
         // the standard error body plus error.index (DESIGN.md 4)
-        set.status = 422;
+        set.status = statusFor(err.code);
         return { error: { code: err.code, message: err.message, details: err.details!, index: err.index } };
       }
     },
@@ -139,8 +140,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       requireWrite(auth);
       const scope = scopeOf(auth);
       const { fields, errors } = await validateSubscriberInput(body, "update");
-      const row = await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      const row = await sql.begin(async (tx) => {
         const sub = await findSubscriber(scope, params.id, tx, { forUpdate: true });
         if (!sub) throw subscriberNotFound();
         if (fields.external_id !== undefined && fields.external_id !== sub.external_id) {
@@ -184,9 +184,9 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
   );
 
-class ImportFailure extends ApiError {
+class ImportFailure extends AppError {
   constructor(readonly index: number, details: ErrorDetails) {
-    super(422, "validation_failed", `Subscriber at index ${index} is invalid; nothing was imported`, details);
+    super("validation_failed", `Subscriber at index ${index} is invalid; nothing was imported`, details);
   }
 }
 const importFailure = (index: number, details: ErrorDetails) => new ImportFailure(index, details);
@@ -195,7 +195,7 @@ const importFailure = (index: number, details: ErrorDetails) => new ImportFailur
 async function importSubscribers(auth: AuthContext, list: unknown[]) {
   const scope = scopeOf(auth);
   if (list.length > MAX_IMPORT) {
-    throw new ApiError(413, "payload_too_large", `At most ${MAX_IMPORT} subscribers per import (got ${list.length})`);
+    throw new AppError("payload_too_large", `At most ${MAX_IMPORT} subscribers per import (got ${list.length})`);
   }
   const entries: SubscriberFields[] = [];
   const seen = new Map<string, number>();
@@ -215,7 +215,7 @@ async function importSubscribers(auth: AuthContext, list: unknown[]) {
     throw importFailure(i, { [`subscribers[${i}].external_id`]: ["belongs to an erased subscriber"] });
   }
   const results = await sql.begin(async (tx) => {
-    const out = await upsertSubscribers(tx as unknown as Tx, scope, entries, consentOf(auth));
+    const out = await upsertSubscribers(tx, scope, entries, consentOf(auth));
     if (out.length !== entries.length) {
       const got = new Set(out.map((r) => r.row.external_id));
       const i = entries.findIndex((e) => !got.has(e.external_id!));
@@ -226,6 +226,6 @@ async function importSubscribers(auth: AuthContext, list: unknown[]) {
   return { data: { imported: results.length, subscribers: results.map((r) => serializeSubscriber(r.row)) } };
 }
 
-export function subscriberNotFound(): ApiError {
-  return new ApiError(404, "subscriber_not_found", "Subscriber not found");
+export function subscriberNotFound(): AppError {
+  return new AppError("subscriber_not_found", "Subscriber not found");
 }

@@ -17,7 +17,7 @@ import {
   type Role,
   type UserRow,
 } from "../../store/users";
-import { conflict, forbidden, notFound } from "../errors";
+import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail, sessionPlugin } from "../session";
 import { InviteMemberBody, MemberParams, UpdateMemberBody } from "../../schemas/team";
@@ -77,8 +77,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       requireManager(user.role);
       requireOwnerFor(user.role, body.role === "owner");
       const email = await acceptableEmail(body.email);
-      const { invited, token } = await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      const { invited, token } = await sql.begin(async (tx) => {
         // one dashboard identity per address (see docs/sessions.md)
         if (await findUserByEmail(email, tx)) throw conflict("email_taken", "This email already belongs to a dashboard user");
         let invited: UserRow;
@@ -102,8 +101,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
     "/v1/team/members/:id",
     async ({ auth, user, params, body }) => {
       requireManager(user.role);
-      const updated = await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      const updated = await sql.begin(async (tx) => {
         // owners are locked first, in id order, so concurrent demotions cannot deadlock or both pass
         const owners = await countOwnersForUpdate(tx, auth.tenantId);
         const target = await lockedMember(tx, auth.tenantId, params.id);
@@ -124,8 +122,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
     "/v1/team/members/:id",
     async ({ auth, user, params, set }) => {
       requireManager(user.role);
-      await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      await sql.begin(async (tx) => {
         const owners = await countOwnersForUpdate(tx, auth.tenantId);
         const target = await lockedMember(tx, auth.tenantId, params.id);
         requireOwnerFor(user.role, target.role === "owner");

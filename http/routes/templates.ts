@@ -3,7 +3,6 @@
 import { Elysia, t } from "elysia";
 import { extractVariables, renderTemplate, validateTemplate, type TemplateVariants } from "../../domain/render";
 import {
-  CHANNEL_VALUES,
   LANGUAGE_RE,
   PreviewByIdBody,
   PreviewInlineBody,
@@ -20,6 +19,7 @@ import {
   ValidateInlineBody,
   ValidationResponse,
 } from "../../schemas/templates";
+import { CHANNELS } from "../../schemas/channels";
 import { writeAudit } from "../../store/audit";
 import { sql } from "../../store/db";
 import {
@@ -35,7 +35,7 @@ import {
   type TemplateRow,
   type TemplateStatus,
 } from "../../store/templates";
-import { ApiError, notFound, validationFailed, type ErrorDetails } from "../errors";
+import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 
@@ -63,7 +63,7 @@ interface CheckedFields {
 }
 
 function checkFields(details: ErrorDetails, b: CheckedFields) {
-  checkEnum(details, "channel", b.channel, CHANNEL_VALUES);
+  checkEnum(details, "channel", b.channel, CHANNELS);
   checkEnum(details, "status", b.status, TEMPLATE_STATUS_VALUES);
   if (b.slug !== undefined && !SLUG_RE.test(b.slug)) add(details, "slug", SLUG_MESSAGE);
   if (b.name !== undefined && b.name.trim() === "") add(details, "name", "must not be blank");
@@ -98,7 +98,7 @@ function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
 }
 
 // 409 like every other uniqueness conflict (DESIGN.md 4 `conflict`), with the field named
-const slugTaken = () => new ApiError(409, "conflict", "A template with this slug already exists", { slug: ["is already taken"] });
+const slugTaken = () => new AppError("conflict", "A template with this slug already exists", { slug: ["is already taken"] });
 
 async function loadOr404(auth: AuthContext, idOrSlug: string): Promise<TemplateRow> {
   const row = await findTemplate(sql, scopeOf(auth), idOrSlug);
@@ -204,7 +204,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     async ({ auth, query }) => {
       requireSecret(auth);
       const details: ErrorDetails = {};
-      checkEnum(details, "channel", query.channel, CHANNEL_VALUES);
+      checkEnum(details, "channel", query.channel, CHANNELS);
       checkEnum(details, "status", query.status, TEMPLATE_STATUS_VALUES);
       if (Object.keys(details).length) throw validationFailed(details);
       const limit = parseLimit(query.limit, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX);

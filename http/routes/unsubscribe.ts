@@ -2,12 +2,12 @@
 // POSTs back; POST (also the mailbox provider's one-click) turns the preference off. Token = auth.
 import { Elysia, t } from "elysia";
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from "../../domain/unsubscribe-token";
-import { sql, type Tx } from "../../store/db";
+import { sql } from "../../store/db";
 import { upsertPreferences } from "../../store/preferences";
 import { findSubscriber } from "../../store/subscribers";
-import { ApiError } from "../errors";
+import { AppError } from "../../basics/errors";
 
-const invalidToken = () => new ApiError(400, "invalid_token", "The unsubscribe link is invalid or has been tampered with");
+const invalidToken = () => new AppError("invalid_token", "The unsubscribe link is invalid or has been tampered with");
 
 function claimsOf(token: string): UnsubscribeClaims {
   const c = verifyUnsubscribeToken(token);
@@ -52,8 +52,7 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
     async ({ params, request }) => {
       const c = claimsOf(params.token);
       const scope = { tenantId: c.tenantId, environment: c.environment };
-      await sql.begin(async (t) => {
-        const tx = t as unknown as Tx;
+      await sql.begin(async (tx) => {
         const sub = await findSubscriber(scope, c.subscriberId, tx, { includeDeleted: true });
         // An erased subscriber receives nothing anyway; there is no row left to switch off.
         if (!sub || sub.deleted_at) return;

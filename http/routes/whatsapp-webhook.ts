@@ -5,7 +5,7 @@ import { markFromProvider } from "../../domain/notifications";
 import { verifyWhatsappSignature } from "../../providers/whatsapp/whatsapp-cloud";
 import { loadChannelConfig } from "../../store/channels";
 import { sql } from "../../store/db";
-import { ApiError, errorBody } from "../errors";
+import { AppError } from "../../basics/errors";
 
 interface WhatsappStatus {
   id?: string;
@@ -35,7 +35,7 @@ function statusesOf(body: any): { phoneNumberId: string; statuses: WhatsappStatu
   return out;
 }
 
-const invalidSignature = () => new ApiError(401, "invalid_signature", "X-Hub-Signature-256 does not match the body");
+const invalidSignature = () => new AppError("invalid_signature", "X-Hub-Signature-256 does not match the body");
 
 export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook" })
   .get(
@@ -51,8 +51,7 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
           return String(challenge);
         }
       }
-      set.status = 403;
-      return errorBody("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
+      throw new AppError("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
     },
     {
       query: t.Record(t.String(), t.String()),

@@ -1,6 +1,7 @@
 // The `sendgrid` email provider: v3 Mail Send (POST /v3/mail/send, Bearer api_key); the
 // X-Message-Id response header is the message id; errors arrive as {errors:[{message,field}]}.
-import { ConfigChecks, isEmail, joinUrl, stringSetting } from "../config-checks";
+import { isEmailAddress } from "../../schemas/email";
+import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise } from "../http-call";
 import { failure, parseRateLimitReset, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "../types";
@@ -107,7 +108,7 @@ export const sendgridDefinition: ProviderDefinition = {
     const checks = new ConfigChecks(credentials, settings);
     checks.requireString("credentials", "api_key");
     const from = checks.requireString("settings", "from_email");
-    if (from !== undefined && !isEmail(from)) checks.add("settings", "from_email", "must be an email address");
+    if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
     checks.optionalUrl("settings", "base_url");
     checks.rateLimit();

@@ -1,7 +1,8 @@
 // The `smtp` email provider (nodemailer): DKIM-signs when the message carries the verified
 // domain's key, passes List-Unsubscribe headers, and reads SMTP reply codes as retryable (4xx) or permanent (5xx).
 import nodemailer, { type SendMailOptions, type SMTPTransportOptions, type Transporter } from "nodemailer";
-import { ConfigChecks, isEmail, stringSetting } from "../config-checks";
+import { isEmailAddress } from "../../schemas/email";
+import { ConfigChecks, stringSetting } from "../config-checks";
 import { failure } from "../outcome";
 import type {
   OutboundMessage,
@@ -196,7 +197,7 @@ export const smtpDefinition: ProviderDefinition = {
     }
     checks.optionalBoolean("settings", "secure");
     const from = checks.requireString("settings", "from_email");
-    if (from !== undefined && !isEmail(from)) checks.add("settings", "from_email", "must be an email address");
+    if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
     checks.rateLimit();
     return checks.errors;

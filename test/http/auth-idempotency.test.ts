@@ -5,7 +5,7 @@ import { Elysia, t } from "elysia";
 import { errorsPlugin } from "../../http/plugins/errors";
 import { idempotencyPlugin, IDEMPOTENT_POST_RE } from "../../http/plugins/idempotency";
 import { authPlugin } from "../../http/plugins/auth";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../support/app-error-status";
 import { redis } from "../../store/redis";
 import { scopeKey } from "../../store/idempotency";
 import { call, createTenant } from "../support/fixtures";

@@ -1,7 +1,9 @@
 // The cursor pagination helper every cursor-paged list uses (SPEC Common rules, Limits): opaque
 // cursors, meta {cursor, has_more}, limit default 20 / max 100, stable under concurrent inserts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { decodeCursor, encodeCursor, pageOf, parseLimit } from "../../http/pagination";
+import { decodeCursor, encodeCursor, pageOf } from "../../store/cursor";
+import { parseLimit } from "../../http/pagination";
+import "../support/app-error-status";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 

@@ -3,13 +3,14 @@
 import { describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, call, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
-import { redis, redisKey } from "../../store/redis";
+import { redis } from "../../store/redis";
+import { redisKey } from "../../store/redis-keys";
 import {
   ensureBlocklistSeeded,
   isBlockedDomain,
   isBlockedEmail,
-  normalizeDomain,
 } from "../../store/blocked-domains";
+import { normalizeDomain } from "../../schemas/email";
 
 const run = crypto.randomUUID().slice(0, 8);
 const admin = { key: ADMIN_TOKEN };

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
 import webpush from "web-push";
-import { DecryptionError, defaultKeyring } from "../../domain/crypto";
+import { DecryptionError, defaultKeyring } from "../../store/cipher";
 import { sql } from "../../store/db";
 import { invalidateChannelConfig, listConfigsForProvider, loadChannelConfig } from "../../store/channels";
 import { call, createKey, createTenant } from "../support/fixtures";

@@ -7,7 +7,7 @@ import { useSmtpUrl } from "../../domain/mailer";
 import { sql } from "../../store/db";
 import { config } from "../../config";
 import { resolveSession, SESSION_COOKIE, sessionCookie } from "../../http/session";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../support/app-error-status";
 import { hashToken } from "../../store/sessions";
 
 let smtp: FakeSmtp;

@@ -5,7 +5,8 @@ import { call, createKey, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 import { deliverToInbox } from "../../domain/inbox";
-import { isErasedRecipient, suppressionFor } from "../../domain/erasure";
+import { isErasedRecipient } from "../../domain/erasure";
+import { suppressionFor } from "../../domain/suppression";
 import { upsertPreferences } from "../../store/preferences";
 
 let t: Awaited<ReturnType<typeof createTenant>>;

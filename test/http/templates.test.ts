@@ -1,7 +1,7 @@
 // HTTP tests of /v1/templates (SPEC Endpoints "Templates", DESIGN.md 6 status rules) through
 // app.handle against the real test database; each test file makes its own tenants.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../support/app-error-status";
 import { sql } from "../../store/db";
 import { assertTemplateUsable, findTemplateForSend } from "../../store/templates";
 import { call, createKey, createTenant } from "../support/fixtures";

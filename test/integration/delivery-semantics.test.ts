@@ -2,7 +2,8 @@
 // stream here): one provider call per attempt under redelivery, suppression reasons, rate limits,
 // events and rollups in the status change's transaction, and the reconciler.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleSend, recordOutcome, senderMessage, STALE_CLAIM_MS, type SendMessage } from "../../actors/channel-sender";
+import { handleSend, recordOutcome, STALE_CLAIM_MS } from "../../actors/channel-sender";
+import { senderMessage, type SendMessage } from "../../schemas/messages";
 import { reconcileOnce } from "../../actors/reconciler";
 import { config } from "../../config";
 import { checkSuppression, suppressionReason } from "../../domain/suppression";

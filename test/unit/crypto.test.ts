@@ -1,4 +1,4 @@
-// Unit tests of domain/crypto.ts: AES-256-GCM round trip, tamper detection, owner binding (AAD)
+// Unit tests of store/cipher.ts: AES-256-GCM round trip, tamper detection, owner binding (AAD)
 // and key rotation (decrypting with a key listed in ENCRYPTION_KEYS_OLD).
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
@@ -13,7 +13,7 @@ import {
   makeKeyring,
   needsReencryption,
   parseKeyList,
-} from "../../domain/crypto";
+} from "../../store/cipher";
 
 const secret = { account_sid: "AC" + "a".repeat(32), auth_token: "tok_super_secret_value", nested: { n: 1 } };
 
@@ -121,7 +121,7 @@ describe("key rotation", () => {
   test("ENCRYPTION_KEYS_OLD is read from the environment by the default keyring (fresh process)", async () => {
     const oldB64 = oldKey.toString("base64");
     const ciphertext = encryptJson(secret, "owner", oldRing);
-    const script = `import { decryptJson } from ${JSON.stringify(join(import.meta.dir, "../../domain/crypto.ts"))};
+    const script = `import { decryptJson } from ${JSON.stringify(join(import.meta.dir, "../../store/cipher.ts"))};
       console.log(JSON.stringify(decryptJson(process.env.CT, "owner")));`;
     const proc = Bun.spawn([process.execPath, "-e", script], {
       cwd: join(import.meta.dir, "../.."),

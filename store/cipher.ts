@@ -1,5 +1,5 @@
-// Encryption at rest for channel credentials: AES-256-GCM under ENCRYPTION_KEY, with the key id
-// in every ciphertext ("v1:<keyId>:<iv>:<tag>:<ciphertext>") so keys can rotate (ENCRYPTION_KEYS_OLD).
+// The credential cipher of the channel store: AES-256-GCM under ENCRYPTION_KEY, with the key id in
+// every ciphertext ("v1:<keyId>:<iv>:<tag>:<ciphertext>") so keys can rotate (ENCRYPTION_KEYS_OLD).
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { config } from "../config";
 
@@ -51,7 +51,7 @@ let defaultRing: Keyring | null = null;
 export function defaultKeyring(): Keyring {
   return (defaultRing ??= makeKeyring(
     { id: config.encryptionKeyId, key: config.encryptionKey },
-    parseKeyList(process.env.ENCRYPTION_KEYS_OLD),
+    parseKeyList(config.encryptionKeysOld),
   ));
 }
 

@@ -4,7 +4,7 @@ import pino from "pino";
 import { config } from "../config";
 
 export const logger = pino({
-  level: process.env.NODE_ENV === "test" && !process.env.LOG_LEVEL ? "warn" : config.logLevel,
+  level: config.logLevel,
   base: { service: "nms" },
   redact: {
     paths: ["credentials", "*.credentials", "authorization", "*.authorization", "headers.authorization", "raw_key", "*.raw_key"],

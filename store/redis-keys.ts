@@ -1,0 +1,76 @@
+// Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only here
+// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`).
+//
+// Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
+// that reads it; docs/runtime.md links this file. Keys start with REDIS_PREFIX; with the production `nms`:
+//
+// | key                                         | type    | owner                          | lifetime                                   |
+// |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
+// | nms:auth:epoch                              | string  | store/api-keys.ts              | none (a counter; recreated when lost)      |
+// | nms:idem:<tenant>:<sha256>                  | string  | store/idempotency.ts           | 120 s while in flight, then 24 h           |
+// | nms:inbox:<tenant>:<env>:<subscriber id>    | channel | domain/inbox.ts                | pub/sub: nothing stored                    |
+// | nms:blocked-domains:version                 | string  | store/blocked-domains.ts       | none (a counter)                           |
+// | nms:blocked-domains:changed                 | channel | store/blocked-domains.ts       | pub/sub: nothing stored                    |
+// | nms:oauth-state:<state>                     | string  | http/routes/auth-session.ts    | 600 s, deleted when used (GETDEL)          |
+// | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
+// | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
+// | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
+import { config } from "../config";
+
+/** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
+export function redisKey(...parts: (string | number)[]): string {
+  return [config.redisPrefix, ...parts].join(":");
+}
+
+export const redisKeys = {
+  /**
+   * Auth cache epoch, INCR'd after every revocation, rotation or origin/settings change; each
+   * request reads it with its rate-limit call, and cached key rows of another epoch are dropped.
+   * `redis-cli GET nms:auth:epoch`
+   */
+  authEpoch: () => redisKey("auth", "epoch"),
+
+  /**
+   * Idempotency record of one (tenant, environment, method, path, Idempotency-Key), the digest
+   * being SHA-256 of those five: {s: "p"|"c", h, t} while the first request runs, then the stored
+   * response {s: "d", h, st, b, hd}.
+   * `redis-cli GET nms:idem:<tenant>:<sha256>` · a tenant's: `redis-cli --scan --pattern 'nms:idem:<tenant>:*'`
+   */
+  idempotency: (tenantId: string, digest: string) => redisKey("idem", tenantId, digest),
+
+  /**
+   * Pub/sub channel of one subscriber's inbox.* events ({id, type, created_at, data} JSON); every
+   * API process with a live stream for the subscriber is subscribed.
+   * `redis-cli SUBSCRIBE nms:inbox:<tenant>:<env>:<subscriber id>` · listeners: `redis-cli PUBSUB NUMSUB <channel>`
+   */
+  inboxEvents: (tenantId: string, environment: string, subscriberId: string) => redisKey("inbox", tenantId, environment, subscriberId),
+
+  /**
+   * Blocklist version, INCR'd on every admin change; processes poll it every 2 s as a fallback
+   * to the channel below. `redis-cli GET nms:blocked-domains:version`
+   */
+  blockedDomainsVersion: () => redisKey("blocked-domains", "version"),
+
+  /** Pub/sub: a message makes every process reload the blocklist now. `redis-cli SUBSCRIBE nms:blocked-domains:changed` */
+  blockedDomainsChanged: () => redisKey("blocked-domains", "changed"),
+
+  /**
+   * OAuth sign-in in progress: {provider, verifier} (PKCE) under the state sent to the provider.
+   * `redis-cli GET nms:oauth-state:<state>` · `redis-cli TTL nms:oauth-state:<state>`
+   */
+  oauthState: (state: string) => redisKey("oauth-state", state),
+};
+
+/**
+ * Names of rate limits, passed to the runtime's limiter (runtime/rateLimiter.ts), which keeps each
+ * as `<prefix>:rl:<name>` (runtime/keys.ts rateLimit): the GCRA theoretical arrival time in ms.
+ * `redis-cli GET nms:rl:<name>` · `redis-cli PTTL nms:rl:<name>`
+ */
+export const rateLimitNames = {
+  /** RATE_LIMIT_PER_MINUTE of a secret key; a publishable key gets one per subscriber (hash of the external id). */
+  apiKey: (keyId: string, subscriberHash?: string) => (subscriberHash === undefined ? `http:key:${keyId}` : `http:key:${keyId}:sub:${subscriberHash}`),
+  /** RATE_LIMIT_PER_MINUTE of a dashboard user. */
+  user: (userId: string) => `http:user:${userId}`,
+  /** settings.rate_limit_per_second of a provider for one tenant and environment. */
+  provider: (tenantId: string, environment: string, provider: string) => `provider:${tenantId}:${environment}:${provider}`,
+};

@@ -1,0 +1,18 @@
+// This process's handle on the actor runtime (Redis access, so it lives in store/), configured from
+// config.ts: domain/ sends and schedules through it, actors/ hosts actors on it. One connection set per process.
+import { createRuntime, type Runtime } from "../runtime";
+import { config } from "../config";
+import { logger } from "../basics/log";
+
+let instance: Runtime | null = null;
+
+export function getRuntime(): Runtime {
+  instance ??= createRuntime({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    partitions: config.partitions,
+    timeScale: config.timeScale,
+    logger: logger.child({ component: "runtime" }),
+  });
+  return instance;
+}
