@@ -187,9 +187,14 @@ describe("<nms-inbox> on an allowed origin", () => {
 
   test("a notification sent through POST /v1/notifications appears live, without a reload, and the badge increments", async () => {
     await shop.page.evaluate(() => ((window as any).notReloaded = true));
+    const focusedId = () =>
+      shop.page.evaluate(() => (document.querySelector("shop-widget")!.shadowRoot!.querySelector("nms-inbox")!.shadowRoot!.activeElement as HTMLElement)?.dataset.id);
+    await shop.page.locator("nms-inbox button.item").first().focus();
+    const focusedBefore = await focusedId();
     await send("Your order shipped", "Tracking number 123");
     const v = await until(shop.page, "the live item", (v) => v.items.length === 3 && v.badge === "3");
     expect(v.items[0]).toMatchObject({ title: "Your order shipped", read: false });
+    expect(await focusedId()).toBe(focusedBefore!); // focus stayed on its item, not on the new first row
     expect(await shop.page.evaluate(() => (window as any).notReloaded)).toBe(true);
     const received = await shop.page.evaluate(() => (window as any).inboxEvents.filter((e: any) => e.name === "nms-inbox-received"));
     expect(received.map((e: any) => e.detail.item.title)).toEqual(["Your order shipped"]);

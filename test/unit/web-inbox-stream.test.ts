@@ -113,6 +113,27 @@ describe("InboxStream", () => {
   });
 });
 
+test("InboxStream: a 200 that is not an event stream (a proxy's page) never counts as opened: the delay grows", async () => {
+  const retries: [number, string | undefined][] = [];
+  let opened = 0;
+  const stream = new InboxStream({
+    connect: async () => new Response("<html>login</html>", { status: 200, headers: { "content-type": "text/html" } }),
+    onOpen: () => opened++,
+    onEvent: () => {},
+    onRetry: (ms, err) => {
+      retries.push([ms, err?.code]);
+      if (retries.length === 3) stream.stop();
+    },
+    onFatal: () => {},
+    baseDelayMs: 1,
+    random: () => 1,
+  });
+  stream.start();
+  while (retries.length < 3) await Bun.sleep(5);
+  expect(retries).toEqual([[1, "invalid_response"], [2, "invalid_response"], [4, "invalid_response"]]);
+  expect(opened).toBe(0);
+});
+
 describe("relativeTime", () => {
   const now = Date.parse("2026-03-10T12:00:00Z");
   test("now, minutes, hours, days, then the date", () => {

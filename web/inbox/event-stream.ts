@@ -121,6 +121,11 @@ export class InboxStream {
         const resumed = this.lastEventId !== undefined;
         const res = await opts.connect(this.lastEventId, connection.signal);
         if (!res.ok || !res.body) throw await InboxApiError.fromResponse(res);
+        if (!/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+          // a proxy's page, say: retried with a growing delay, as it never counts as opened
+          await res.body.cancel().catch(() => {});
+          throw new InboxApiError(res.status, "invalid_response", "The notification service did not answer with an event stream");
+        }
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
         const parser = new SseParser();

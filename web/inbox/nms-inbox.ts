@@ -1,6 +1,7 @@
 // <nms-inbox>: the embeddable in-app inbox (unread badge, list, mark one / all read) kept live by
 // the subscriber's event stream; built into one ES module by scripts/build-web.ts (docs/inbox-embed.md).
 import { html, LitElement, nothing, type PropertyValues } from "lit";
+import { repeat } from "lit/directives/repeat.js";
 import { InboxStream, type StreamEvent } from "./event-stream";
 import { InboxApi, InboxApiError, type InboxItem } from "./inbox-api";
 import { fullTime, relativeTime } from "./relative-time";
@@ -218,6 +219,11 @@ export class NmsInbox extends LitElement {
     this.#stream.start();
   }
 
+  /** page-size, within what the API accepts (1-100). */
+  get #limit(): number {
+    return Math.min(100, Math.max(1, Math.floor(this.pageSize) || 20));
+  }
+
   #fail(err: unknown): void {
     const error = err instanceof InboxApiError ? err : InboxApiError.network(err);
     this._status = "error";
@@ -236,7 +242,7 @@ export class NmsInbox extends LitElement {
     this.#listLoading = true;
     const changes = this.#changes;
     try {
-      const page = await this.#api.list(0, Math.min(100, Math.max(1, Math.floor(this.pageSize) || 20)));
+      const page = await this.#api.list(0, this.#limit);
       if (generation !== this.#generation) return;
       this._items = mergeItems(page.data, this._items);
       this._total = Math.max(page.meta.total, this._items.length);
@@ -263,7 +269,7 @@ export class NmsInbox extends LitElement {
     this._busy = true;
     try {
       // offsets move as new items arrive; duplicates are merged away by id
-      const page = await api.list(this._items.length, Math.min(100, Math.max(1, Math.floor(this.pageSize) || 20)));
+      const page = await api.list(this._items.length, this.#limit);
       if (generation !== this.#generation) return;
       this._items = mergeItems(this._items, page.data);
       this._total = Math.max(page.meta.total, this._items.length);
@@ -441,8 +447,9 @@ export class NmsInbox extends LitElement {
     if (this._status === "error" && this._error) return this.#renderError(this._error);
     if (this._status === "loading") return html`<div class="state" part="loading">Loading notifications…</div>`;
     if (this._items.length === 0) return html`<div class="state" part="empty">No notifications yet</div>`;
+    // keyed by id: an item arriving on top moves the others' elements instead of rewriting them, so focus stays on its item
     return html`<ul aria-label=${this.heading} @keydown=${this.#onListKeydown}>
-        ${this._items.map((item) => this.#renderItem(item))}
+        ${repeat(this._items, (item) => item.id, (item) => this.#renderItem(item))}
       </ul>
       ${this._items.length < this._total
         ? html`<div class="more">

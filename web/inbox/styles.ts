@@ -199,6 +199,11 @@ export const inboxStyles = css`
   .error-box code {
     font-size: 0.85em;
   }
+  .error-code {
+    display: block;
+    margin-top: 4px;
+    opacity: 0.8;
+  }
   .hint {
     margin: 6px 0 0;
     color: var(--_text);
