@@ -87,37 +87,31 @@ describe("InboxStream", () => {
   });
 
   test("network failures back off and retry until stop()", async () => {
-    const retries: number[] = [];
     let calls = 0;
-    const stream = new InboxStream({
-      connect: async () => {
-        calls++;
-        throw new TypeError("Failed to fetch");
-      },
-      onOpen: () => {},
-      onEvent: () => {},
-      onRetry: (ms, err) => {
-        retries.push(ms);
-        expect(err?.code).toBe("network_error");
-        if (retries.length === 3) stream.stop();
-      },
-      onFatal: () => {},
-      baseDelayMs: 2,
-      random: () => 1,
-    });
-    stream.start();
-    while (retries.length < 3) await Bun.sleep(5);
-    expect(retries).toEqual([2, 4, 8]);
+    const { retries, opened } = await retriesOf(async () => {
+      calls++;
+      throw new TypeError("Failed to fetch");
+    }, 2);
+    expect(retries).toEqual([[2, "network_error"], [4, "network_error"], [8, "network_error"]]);
+    expect(opened).toBe(0);
     await Bun.sleep(20);
-    expect(calls).toBe(3);
+    expect(calls).toBe(3); // stopped: no fourth attempt
+  });
+
+  test("a 200 that is not an event stream (a proxy's page) never counts as opened: the delay grows", async () => {
+    const html = () => new Response("<html>login</html>", { status: 200, headers: { "content-type": "text/html" } });
+    const { retries, opened } = await retriesOf(async () => html(), 1);
+    expect(retries).toEqual([[1, "invalid_response"], [2, "invalid_response"], [4, "invalid_response"]]);
+    expect(opened).toBe(0);
   });
 });
 
-test("InboxStream: a 200 that is not an event stream (a proxy's page) never counts as opened: the delay grows", async () => {
+/** Runs a stream over `connect` until its third retry, then stops it; returns [delay, error code] per retry. */
+async function retriesOf(connect: () => Promise<Response>, baseDelayMs: number) {
   const retries: [number, string | undefined][] = [];
   let opened = 0;
   const stream = new InboxStream({
-    connect: async () => new Response("<html>login</html>", { status: 200, headers: { "content-type": "text/html" } }),
+    connect,
     onOpen: () => opened++,
     onEvent: () => {},
     onRetry: (ms, err) => {
@@ -125,14 +119,13 @@ test("InboxStream: a 200 that is not an event stream (a proxy's page) never coun
       if (retries.length === 3) stream.stop();
     },
     onFatal: () => {},
-    baseDelayMs: 1,
+    baseDelayMs,
     random: () => 1,
   });
   stream.start();
   while (retries.length < 3) await Bun.sleep(5);
-  expect(retries).toEqual([[1, "invalid_response"], [2, "invalid_response"], [4, "invalid_response"]]);
-  expect(opened).toBe(0);
-});
+  return { retries, opened };
+}
 
 describe("relativeTime", () => {
   const now = Date.parse("2026-03-10T12:00:00Z");
