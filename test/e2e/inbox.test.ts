@@ -232,6 +232,8 @@ describe("<nms-inbox> on an allowed origin", () => {
     expect(v.badgeVisible).toBe(false);
     expect(await apiUnreadCountBecomes(0)).toBe(0);
     expect(await shop.page.locator("nms-inbox button.mark-all").isDisabled()).toBe(true);
+    // the badge changes before the API answers; the event follows the answer
+    await shop.page.waitForFunction(() => (window as any).inboxEvents.some((e: any) => e.name === "nms-inbox-read-all"), null, { timeout: WAIT_MS });
     const readAll = await shop.page.evaluate(() => (window as any).inboxEvents.filter((e: any) => e.name === "nms-inbox-read-all"));
     expect(readAll).toEqual([{ name: "nms-inbox-read-all", detail: { updated: 1 } }]);
     await shop.screenshot("inbox-allowed-all-read");

@@ -1,10 +1,9 @@
 // The inbox routes <nms-inbox> calls, over fetch with a publishable key and the subscriber's
 // id and hash; every failure becomes an InboxApiError carrying the API's code and message.
-import type { Static } from "elysia";
-import type { InboxItem as InboxItemSchema, InboxListResponse } from "../../schemas/inbox";
+import type { InboxItemRecord, InboxListRecord } from "../../schemas/inbox";
 
-export type InboxItem = Static<typeof InboxItemSchema>;
-export type InboxPage = Static<typeof InboxListResponse>;
+export type InboxItem = InboxItemRecord;
+export type InboxPage = InboxListRecord;
 
 export interface InboxApiConfig {
   apiUrl: string;

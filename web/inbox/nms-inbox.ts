@@ -80,6 +80,8 @@ export class NmsInbox extends LitElement {
   #listLoading = false;
   /** Bumped by every local change of the unread count, so an older count from the server is not applied over it. */
   #changes = 0;
+  /** Mark-read requests not answered yet: until they are, the server's count may predate them. */
+  #inFlight = 0;
   #countTimer: ReturnType<typeof setTimeout> | undefined;
   #noticeTimer: ReturnType<typeof setTimeout> | undefined;
   #clock: ReturnType<typeof setInterval> | undefined;
@@ -171,6 +173,7 @@ export class NmsInbox extends LitElement {
     this._notice = "";
     this.#listLoaded = false;
     this.#listLoading = false;
+    this.#inFlight = 0;
     if (!this.isConnected) return;
     const apiUrl = this.apiUrl || SCRIPT_API_URL;
     const missing = [
@@ -246,7 +249,7 @@ export class NmsInbox extends LitElement {
       if (generation !== this.#generation) return;
       this._items = mergeItems(page.data, this._items);
       this._total = Math.max(page.meta.total, this._items.length);
-      if (changes === this.#changes) this._unread = page.meta.unread_count;
+      if (changes === this.#changes && this.#inFlight === 0) this._unread = page.meta.unread_count;
       else this.#scheduleCountRefresh();
       const first = !this.#listLoaded;
       this.#listLoaded = true;
@@ -285,11 +288,12 @@ export class NmsInbox extends LitElement {
     clearTimeout(this.#countTimer);
     const generation = this.#generation;
     this.#countTimer = setTimeout(async () => {
+      if (this.#inFlight > 0) return; // the change's end schedules the next refresh
       const changes = this.#changes;
       try {
         const count = await this.#api!.unreadCount();
         if (generation !== this.#generation) return;
-        if (changes === this.#changes) this._unread = count;
+        if (changes === this.#changes && this.#inFlight === 0) this._unread = count;
         else this.#scheduleCountRefresh();
       } catch {
         // the next change or reconnect refreshes it; the local count stays meanwhile
@@ -334,52 +338,77 @@ export class NmsInbox extends LitElement {
     this.#scheduleCountRefresh();
   }
 
-  async #markRead(item: InboxItem): Promise<void> {
+  /**
+   * A change shown at once and then sent: `apply` updates the view and returns how to undo it,
+   * `send` asks the API. While it runs no server count is applied (it may predate the change);
+   * afterwards the count is read again. A failure undoes the change and says why.
+   */
+  async #optimistic(apply: () => () => void, send: (api: InboxApi) => Promise<void>, failure: string): Promise<void> {
     const api = this.#api;
-    if (!api || item.read) return;
+    if (!api) return;
     const generation = this.#generation;
     this.#changes++;
-    this._unread = Math.max(0, this._unread - 1);
-    this.#put({ ...item, read: true, read_at: new Date().toISOString() });
+    this.#inFlight++;
+    const undo = apply();
     try {
-      const updated = await api.markRead(item.id);
-      if (generation === this.#generation) this._items = this._items.map((i) => (i.id === updated.id ? updated : i));
+      await send(api);
     } catch (err) {
-      if (generation !== this.#generation) return;
-      this.#changes++;
-      this._items = this._items.map((i) => (i.id === item.id ? item : i));
-      this._unread += 1;
-      this.#showNotice(`Could not mark it read: ${(err as Error).message}`);
-    }
-    if (generation === this.#generation) this.#scheduleCountRefresh();
-  }
-
-  async #markAllRead(): Promise<void> {
-    const api = this.#api;
-    if (!api || this._busy || this._unread === 0) return;
-    const generation = this.#generation;
-    const before = this._items;
-    const unreadBefore = this._unread;
-    const now = new Date().toISOString();
-    this.#changes++;
-    this._busy = true;
-    this._unread = 0;
-    for (const item of before) if (!item.read) this.#put({ ...item, read: true, read_at: now });
-    try {
-      const updated = await api.markAllRead();
-      if (generation === this.#generation) this.#emit("nms-inbox-read-all", { updated });
-    } catch (err) {
-      if (generation !== this.#generation) return;
-      this.#changes++;
-      this._items = mergeItems(before, this._items);
-      this._unread = unreadBefore;
-      this.#showNotice(`Could not mark all read: ${(err as Error).message}`);
+      if (generation === this.#generation) {
+        this.#changes++;
+        undo();
+        this.#showNotice(`${failure}: ${(err as Error).message}`);
+      }
     } finally {
       if (generation === this.#generation) {
-        this._busy = false;
+        this.#inFlight--;
         this.#scheduleCountRefresh();
       }
     }
+  }
+
+  #markRead(item: InboxItem): Promise<void> {
+    if (item.read) return Promise.resolve();
+    const generation = this.#generation;
+    return this.#optimistic(
+      () => {
+        this._unread = Math.max(0, this._unread - 1);
+        this.#put({ ...item, read: true, read_at: new Date().toISOString() });
+        return () => {
+          this._items = this._items.map((i) => (i.id === item.id ? item : i));
+          this._unread += 1;
+        };
+      },
+      async (api) => {
+        const updated = await api.markRead(item.id);
+        if (generation === this.#generation) this._items = this._items.map((i) => (i.id === updated.id ? updated : i));
+      },
+      "Could not mark it read",
+    );
+  }
+
+  async #markAllRead(): Promise<void> {
+    if (this._busy || this._unread === 0) return;
+    this._busy = true;
+    const generation = this.#generation;
+    await this.#optimistic(
+      () => {
+        const before = this._items;
+        const unreadBefore = this._unread;
+        const now = new Date().toISOString();
+        this._unread = 0;
+        for (const item of before) if (!item.read) this.#put({ ...item, read: true, read_at: now });
+        return () => {
+          this._items = mergeItems(before, this._items);
+          this._unread = unreadBefore;
+        };
+      },
+      async (api) => {
+        const updated = await api.markAllRead();
+        if (generation === this.#generation) this.#emit("nms-inbox-read-all", { updated });
+      },
+      "Could not mark all read",
+    );
+    if (generation === this.#generation) this._busy = false;
   }
 
   // ------------------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ export const inboxStyles = css`
     color: var(--nms-inbox-badge-text, var(--_accent-text));
     font-size: 0.8em;
     font-weight: 600;
+    line-height: 1;
     font-variant-numeric: tabular-nums;
   }
   .badge[data-count="0"] {
