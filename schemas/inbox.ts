@@ -30,6 +30,8 @@ export const InboxListResponse = t.Object({
   data: t.Array(InboxItem),
   meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), unread_count: t.Integer() }),
 });
+export type InboxItemRecord = Static<typeof InboxItem>;
+export type InboxListRecord = Static<typeof InboxListResponse>;
 export const InboxItemResponse = t.Object({ data: InboxItem });
 export const ReadAllResponse = t.Object({ data: t.Object({ updated: t.Integer() }) });
 export const UnreadCountResponse = t.Object({ data: t.Object({ count: t.Integer() }) });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The quick-start launcher, run by `npm start` / `npm test` with plain Node: makes sure Redis
 // and PostgreSQL answer (installing and starting Debian's packages when nothing does), creates
-// and migrates the database, then hands over to Bun. Usage: node scripts/launch.mjs start|test|migrate|bench <script>|run <script>
+// and migrates the database, builds the browser code (web/), then hands over to Bun; `test` also
+// installs Debian's chromium for the browser tests when it is missing. Usage: node scripts/launch.mjs start|test|migrate|bench <script>|run <script>
 import { spawn, spawnSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -12,6 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bun = join(root, "node_modules", ".bin", "bun");
 const [mode = "start", ...rest] = process.argv.slice(2);
 const log = (msg) => console.log(`[launch] ${msg}`);
+const CHROMIUM = "/usr/bin/chromium"; // test/support/browser.ts launches the same binary
 
 function probe(host, port, timeoutMs = 700) {
   return new Promise((resolve) => {
@@ -133,9 +135,16 @@ async function main() {
   env.REDIS_URL ??= "redis://127.0.0.1:6379";
   await ensureRedis(env.REDIS_URL);
   await ensurePostgres(env.DATABASE_URL);
+  // the browser tests (test/e2e) drive Debian's chromium through playwright-core
+  if (mode === "test" && !existsSync(CHROMIUM)) aptInstall(["chromium"]);
   const migrated = await run(bun, ["scripts/migrate.ts"], env);
   if (migrated !== 0) process.exit(migrated);
   if (mode === "migrate") return;
+  if (mode === "start" || mode === "test") {
+    // the API serves the built files (.nms/web); a no-op when web/ did not change
+    const built = await run(bun, ["scripts/build-web.ts"], env);
+    if (built !== 0) process.exit(built);
+  }
   if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], env));
   if (mode === "bench" || mode === "run") process.exit(await run(bun, rest, env));
   if (mode === "test") {

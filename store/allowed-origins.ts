@@ -99,9 +99,3 @@ export async function loadInboxAuthFacts(tenantId: string, environment: Environm
     origins: new Set(row.origins ?? []),
   };
 }
-
-/** Preflight requests carry no key: an origin may be answered if any tenant allows it. */
-export async function originAllowedAnywhere(origin: string): Promise<boolean> {
-  const [row] = await sql`select 1 from allowed_origins where origin = ${origin} limit 1`;
-  return !!row;
-}

@@ -238,10 +238,11 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
     const origin = request.headers.get("origin");
     if (auth.keyType === "publishable") {
       const facts = await factsFor(auth.tenantId, auth.environment, epoch);
+      // the refusal is readable by the page (CORS headers on it too), so an embed can show why
+      if (origin) setCorsHeaders(set, origin);
       if (!originAllowed(origin, facts)) {
         throw new AppError("origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
       }
-      setCorsHeaders(set, origin!);
       const externalId = request.headers.get("x-subscriber-id");
       const given = request.headers.get("x-subscriber-hash");
       if (!externalId || !given || !hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {

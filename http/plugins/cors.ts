@@ -1,12 +1,12 @@
 // CORS for the browser-facing inbox routes (/v1/subscribers/:id/notifications|preferences...):
-// preflight answers for allowed origins, and the headers inboxAuthPlugin adds to real requests.
+// preflight answers, and the headers inboxAuthPlugin adds to real requests.
 import { Elysia } from "elysia";
-import { originAllowedAnywhere } from "../../store/allowed-origins";
 import { errorBody, statusFor } from "./errors";
 
 export const INBOX_PATH_RE = /^\/v1\/subscribers\/[^/]+\/(?:notifications|preferences)(?:\/.*)?$/;
 
-export const ALLOW_HEADERS = "Authorization, Content-Type, X-Subscriber-Id, X-Subscriber-Hash, Idempotency-Key, X-Request-Id";
+// Last-Event-ID: the inbox embed resumes its event stream with it (fetch, as EventSource cannot send the key)
+export const ALLOW_HEADERS = "Authorization, Content-Type, X-Subscriber-Id, X-Subscriber-Hash, Idempotency-Key, X-Request-Id, Last-Event-ID";
 export const ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 export const EXPOSE_HEADERS = "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Idempotent-Replayed";
 
@@ -28,17 +28,19 @@ export function setCorsHeaders(set: { headers: Record<string, any> }, origin: st
 
 /**
  * A preflight carries neither the key nor the subscriber headers, so the tenant is unknown: it is
- * answered for any origin some tenant allows (or localhost, which developer mode may allow). The
- * real request is then checked against its own tenant by inboxAuthPlugin.
+ * answered for any origin, and the real request is checked against its own tenant by
+ * inboxAuthPlugin, whose 403 origin_not_allowed the page can then read (it carries
+ * Access-Control-Allow-Origin) and show. A refused preflight would leave the page nothing but a
+ * network error. Credentials (cookies) are never allowed cross-origin, so no session is exposed.
  */
-export const corsPlugin = new Elysia({ name: "plugins.cors" }).onRequest(async ({ request, set }) => {
+export const corsPlugin = new Elysia({ name: "plugins.cors" }).onRequest(({ request, set }) => {
   if (request.method !== "OPTIONS") return;
   const path = new URL(request.url).pathname;
   if (!INBOX_PATH_RE.test(path)) return;
   const origin = request.headers.get("origin");
   const headers: Record<string, string> = { vary: "Origin" };
-  if (!origin || !(isLocalDevOrigin(origin) || (await originAllowedAnywhere(origin)))) {
-    return new Response(JSON.stringify(errorBody("origin_not_allowed", "This Origin is not an allowed origin")), {
+  if (!origin) {
+    return new Response(JSON.stringify(errorBody("origin_not_allowed", "A preflight request needs an Origin header")), {
       status: statusFor("origin_not_allowed"),
       headers: { ...headers, "content-type": "application/json", "x-request-id": String(set.headers["x-request-id"] ?? "") },
     });

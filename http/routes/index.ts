@@ -16,6 +16,7 @@ import { notificationRoutes } from "./notifications";
 import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
+import { webAssetRoutes } from "./web-assets";
 
 export const routePlugins = [
   healthRoutes,
@@ -34,4 +35,5 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  webAssetRoutes(),
 ] as const;

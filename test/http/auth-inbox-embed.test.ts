@@ -225,8 +225,11 @@ describe("CORS on the inbox routes for allowed origins", () => {
     const badHash = await inboxCall("/v1/subscribers/u/notifications", pk.raw, { origin: "https://app.example.com", "x-subscriber-id": "u", "x-subscriber-hash": "00" });
     expect(badHash.status).toBe(403);
     expect(badHash.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
-    const refused = await inboxCall("/v1/subscribers/u/notifications", pk.raw, { origin: "https://evil.example" });
-    expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+    // a refused origin may read the refusal (and nothing else), so an embed can show why
+    const refused = await inboxCall("/v1/subscribers/u/notifications", pk.raw, { origin: "https://evil.example", "x-subscriber-id": "u", "x-subscriber-hash": hash("u") });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("https://evil.example");
+    expect(refused.body).toEqual({ error: { code: "origin_not_allowed", message: expect.any(String) } });
   });
 
   test("OPTIONS preflight from an allowed origin -> 204 with Allow-Origin, -Headers, -Methods, Vary (real app)", async () => {
@@ -245,11 +248,18 @@ describe("CORS on the inbox routes for allowed origins", () => {
     }
   });
 
-  test("OPTIONS preflight from an unknown origin -> 403 origin_not_allowed without Allow-Origin", async () => {
-    const r = await call("OPTIONS", "/v1/subscribers/u1/notifications", { headers: { origin: "https://nobody-allows-this.example" } });
-    expect(r.status).toBe(403);
-    expect(r.body.error.code).toBe("origin_not_allowed");
-    expect(r.headers.get("access-control-allow-origin")).toBeNull();
+  test("OPTIONS preflight from an origin no tenant allows -> 204 too (the real request is refused readably); without Origin -> 403", async () => {
+    const r = await call("OPTIONS", "/v1/subscribers/u1/notifications", {
+      headers: { origin: "https://nobody-allows-this.example", "access-control-request-method": "GET", "access-control-request-headers": "authorization,last-event-id" },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-origin")).toBe("https://nobody-allows-this.example");
+    expect(r.headers.get("access-control-allow-headers")!.toLowerCase()).toContain("last-event-id");
+    expect(r.headers.get("access-control-allow-credentials")).toBeNull();
+    const none = await call("OPTIONS", "/v1/subscribers/u1/notifications", { headers: { "access-control-request-method": "GET" } });
+    expect(none.status).toBe(403);
+    expect(none.body.error.code).toBe("origin_not_allowed");
+    expect(none.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
 

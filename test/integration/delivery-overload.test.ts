@@ -77,7 +77,7 @@ test("bursts past the drain rate with an eager reconciler: all terminal within 6
     }
     expect(left).toBe(0);
     const byStatus = await sql`select status, count(*)::int as n from notifications where tenant_id = ${t.tenant.id} group by status`;
-    expect(byStatus).toEqual([{ status: "sent", n: 3000 }]);
+    expect([...byStatus]).toEqual([{ status: "sent", n: 3000 }]);
     // exactly one attempt and one provider call per notification: the reconciler re-enqueued nothing it should not have
     const [att] = await sql`select count(*)::int as n, max(attempt_number)::int as max from notification_attempts where tenant_id = ${t.tenant.id}`;
     expect(att).toEqual({ n: 3000, max: 1 });
