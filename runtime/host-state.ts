@@ -1,8 +1,8 @@
 // What the parts of a host share: resolved options, the per-actor runners and per-partition
 // workers, and the in-flight accounting (Capacity) that makes readers pause under back-pressure.
-import type Redis from "ioredis";
 import type { Actor, RuntimeLogger } from "./actor";
 import type { FairSemaphore } from "./fair-semaphore";
+import type { ReaderConnection } from "./reader-connection";
 import type { ScriptedRedis } from "./scripts";
 import type { Semaphore } from "./semaphore";
 import type { HostOptions, Runtime } from "./types";
@@ -64,8 +64,8 @@ export interface PartitionWorker {
   timers: string;
   timerData: string;
   state: WorkerState;
-  conn?: Redis;
-  clientId?: number;
+  /** The reader's own connection (on a cluster, to its slot's master). */
+  reader?: ReaderConnection;
   /** Set once reading must end (release, lost lease, host stop). */
   stopping: boolean;
   /** The current reader loop; replaced when the watchdog restarts a stalled reader. */

@@ -185,7 +185,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
           this.log.warn({ err, partition: w.p }, "lease release failed; it will expire");
         });
       }
-      w.conn?.disconnect();
+      w.reader?.close();
       if (w.runner.partitions.get(w.p) === w) w.runner.partitions.delete(w.p);
     })().catch((err) => this.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "finishing a partition failed"));
     this.gone.set(w, done);

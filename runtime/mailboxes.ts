@@ -350,8 +350,9 @@ export class Mailboxes {
     const { message, stack } = errorOf(err);
     this.core.log.error({ actor: actor.name, key, messageId: id, deliveries, err }, "message dead-lettered");
     const ok = await this.untilDone(w, async () => {
-      const pipeline = this.core.redis.pipeline();
-      pipeline.xadd(
+      // The dead-letter stream has no partition hash tag (another cluster slot): it is written
+      // first, then the entry is acked in its own slot, so a failure in between only repeats the letter.
+      await this.core.redis.xadd(
         this.core.runtime.keys.dead(actor.name),
         "MAXLEN",
         "~",
@@ -376,9 +377,7 @@ export class Mailboxes {
         "failedAt",
         new Date().toISOString(),
       );
-      pipeline.xack(w.stream, GROUP, id);
-      pipeline.hdel(w.attempts, id);
-      const results = (await pipeline.exec()) ?? [];
+      const results = (await this.core.redis.pipeline().xack(w.stream, GROUP, id).hdel(w.attempts, id).exec()) ?? [];
       for (const [e] of results) if (e) throw e;
     });
     if (!ok) w.abandoned.add(key);

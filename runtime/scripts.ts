@@ -2,7 +2,7 @@
 // on an ioredis client with defineCommand, so every call is EVALSHA (EVAL only after NOSCRIPT).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type Redis from "ioredis";
+import type { RedisClient } from "./redis-client";
 
 const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -37,9 +37,10 @@ export interface ScriptCommands {
   nmsRuntime_deferMessage(stream: string, timers: string, data: string, attempts: string, group: string, entryId: string, timerId: string, delayMs: number, payload: string): Promise<number>;
 }
 
-export type ScriptedRedis = Redis & ScriptCommands;
+/** A Redis or Cluster client with the script commands; on a cluster each script is loaded per node on first use. */
+export type ScriptedRedis = RedisClient & ScriptCommands;
 
-export function withScripts(redis: Redis): ScriptedRedis {
+export function withScripts(redis: RedisClient): ScriptedRedis {
   if (!defined.has(redis)) {
     for (const name of SCRIPTS) {
       const numberOfKeys = Number(name.slice(name.lastIndexOf("-") + 1));
