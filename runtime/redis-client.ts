@@ -114,3 +114,18 @@ export function clusterReady(redis: RedisClient): Promise<void> {
   if (!isCluster(redis) || (redis.status === "ready" && redis.slots.length)) return Promise.resolve();
   return new Promise((resolve, reject) => redis.delayUntilReady((err) => (err ? reject(err) : resolve())));
 }
+
+/**
+ * Keys matching a SCAN pattern, a batch at a time: on a cluster every master is scanned (SCAN
+ * only sees the node it runs on). For tools and tests; nothing on a hot path scans.
+ */
+export async function* scanKeys(redis: RedisClient, match: string, count = 1000): AsyncGenerator<string[]> {
+  for (const node of isCluster(redis) ? redis.nodes("master") : [redis]) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "MATCH", match, "COUNT", count);
+      cursor = next;
+      if (keys.length) yield keys;
+    } while (cursor !== "0");
+  }
+}

@@ -8,6 +8,7 @@
 import { createRequire } from "node:module";
 import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
+import { pubsub } from "./pubsub";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
@@ -108,15 +109,8 @@ async function currentVersion(): Promise<string | null> {
 function subscribeOnce(): void {
   if (subscribed) return;
   subscribed = true;
-  try {
-    const sub = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
-    sub.on("error", () => {});
-    sub.subscribe(redisKeys.blockedDomainsChanged()).catch(() => {});
-    sub.on("message", () => void reload().catch(() => {}));
-    (sub as any).unref?.();
-  } catch {
-    // the version poll still picks changes up
-  }
+  // if this fails, the version poll still picks changes up
+  pubsub.subscribe(redisKeys.blockedDomainsChanged(), () => void reload().catch(() => {})).catch(() => {});
 }
 
 function pollVersion(): void {
@@ -139,7 +133,7 @@ async function announceChange(): Promise<void> {
   try {
     const v = await redis.incr(redisKeys.blockedDomainsVersion());
     knownVersion = String(v);
-    await redis.publish(redisKeys.blockedDomainsChanged(), String(v));
+    await pubsub.publish(redisKeys.blockedDomainsChanged(), [String(v)]);
   } catch {
     // other processes catch up on their next version poll once Redis is back
   }

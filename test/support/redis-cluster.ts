@@ -218,9 +218,15 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
             .join(" ");
         });
         if (views.every((v) => v === views[0])) {
-          const masters = (await nodes()).filter((n) => n.role === "master" && n.slots.length && n.alive);
-          if (masters.length === 3) return;
-          last = `${masters.length} live masters`;
+          const all = await nodes();
+          const masters = all.filter((n) => n.role === "master" && n.slots.length && n.alive);
+          // every other live node replicates a live master and has its copy in sync (so a failover can happen)
+          const replicas = all.filter((n) => n.alive && live.includes(n.port) && !masters.includes(n));
+          const synced = replicas.filter(
+            (r) => r.role === "replica" && masters.some((m) => m.id === r.masterId) && cli(r.port, "INFO", "replication").includes("master_link_status:up"),
+          );
+          if (masters.length === 3 && synced.length === replicas.length) return;
+          last = `${masters.length} live masters, ${synced.length} of ${replicas.length} replicas in sync`;
         } else last = `nodes disagree: ${views.join(" | ")}`;
       } catch (err) {
         last = (err as Error).message;

@@ -2,7 +2,7 @@
 // that prefix (never FLUSHALL: other engineers' tests share this Redis), and the Redis deployments
 // (the single Redis, a local cluster) the runtime tests run against.
 import { describe, beforeAll } from "bun:test";
-import { createRedisClient, isCluster, type RedisClient } from "../../runtime/redis-client";
+import { createRedisClient, type RedisClient } from "../../runtime/redis-client";
 import { clusterUnavailableReason, sharedRedisCluster, type LocalRedisCluster } from "./redis-cluster";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -16,22 +16,8 @@ export function connect(url: string = REDIS_URL): RedisClient {
   return createRedisClient(url, { maxRetriesPerRequest: null });
 }
 
-/** Deletes every key under `prefix:`; on a cluster it scans each master and deletes key by key (keys of one DEL must share a slot). */
-export async function deletePrefix(redis: RedisClient, prefix: string): Promise<number> {
-  const nodes = isCluster(redis) ? redis.nodes("master") : [redis];
-  let deleted = 0;
-  for (const node of nodes) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await node.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (!keys.length) continue;
-      if (isCluster(redis)) deleted += (await Promise.all(keys.map((k) => redis.del(k)))).reduce((a, b) => a + b, 0);
-      else deleted += await redis.del(...keys);
-    } while (cursor !== "0");
-  }
-  return deleted;
-}
+/** Deletes every key under `prefix:` (on a cluster too); shared with the benchmarks. */
+export { deletePrefix } from "../../scripts/bench-load";
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
