@@ -42,6 +42,11 @@ export interface LocalRedisCluster {
   failover(masterPort: number): Promise<ClusterNodeInfo>;
   /** kill -9 of one node's process. */
   kill(port: number): void;
+  /**
+   * kill -9 of a master after holding its replica still (DEBUG SLEEP) for `lagMs`: what the master
+   * accepted in that time never reaches the replica that takes over, as in a real crash under lag.
+   */
+  killWithLoss(masterPort: number, lagMs: number): Promise<void>;
   /** Starts a killed node again (it rejoins, as a replica when its master role was taken over). */
   restart(port: number): Promise<void>;
   /** Waits until every live node reports cluster_state:ok and agrees on who serves each slot. */
@@ -170,6 +175,8 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
         "--cluster-node-timeout", String(NODE_TIMEOUT_MS),
         // a replica cut off during the test may still be promoted: losing its last writes is what we test
         "--cluster-replica-validity-factor", "0",
+        // DEBUG SLEEP on a replica (from localhost) holds its replication back before a kill
+        "--enable-debug-command", "local",
         "--save", "",
         "--appendonly", "no",
         "--dir", nodeDir,
@@ -287,6 +294,18 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
     kill(port) {
       const child = procs.get(port);
       if (child?.pid && child.exitCode === null) child.kill("SIGKILL");
+    },
+    async killWithLoss(masterPort, lagMs) {
+      const all = await nodes();
+      const master = all.find((n) => n.port === masterPort && n.role === "master");
+      const replica = master && all.find((n) => n.masterId === master.id && n.alive);
+      if (!replica) throw new Error(`master ${masterPort} has no live replica`);
+      if (lagMs >= NODE_TIMEOUT_MS) throw new Error("a replica asleep past the node timeout would be failed itself");
+      // asynchronous: the test keeps writing while the replica sleeps
+      const sleeper = spawn("redis-cli", ["-p", String(replica.port), "DEBUG", "SLEEP", String((lagMs + 300) / 1000)], { stdio: "ignore" });
+      await sleep(lagMs);
+      cluster.kill(masterPort);
+      await new Promise((r) => (sleeper.exitCode !== null ? r(null) : sleeper.once("exit", r)));
     },
     async restart(port) {
       const old = procs.get(port);
