@@ -111,6 +111,10 @@ export const config = {
   port,
   databaseUrl: env("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/nms",
   databasePoolSize: numberEnv("DATABASE_POOL_SIZE", 20),
+  /**
+   * A single Redis (`redis://`, `rediss://`) or a Redis Cluster: `redis+cluster://[user:pass@]host1:port1,host2:port2`
+   * (`rediss+cluster://` for TLS), parsed by runtime/redis-client.ts; see docs/operations.md "Redis Cluster".
+   */
   redisUrl: env("REDIS_URL") ?? "redis://127.0.0.1:6379",
   redisPrefix: env("REDIS_PREFIX") ?? "nms",
   adminToken: adminToken.value,

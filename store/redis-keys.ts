@@ -2,7 +2,10 @@
 // (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`).
 //
 // Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
-// that reads it; docs/runtime.md links this file. Keys start with REDIS_PREFIX; with the production `nms`:
+// that reads it; docs/runtime.md links this file. On Redis Cluster every command here names one key
+// (its slot is its own), and the channels are sharded (SPUBLISH/SSUBSCRIBE, store/pubsub.ts): a new
+// key used with another in one command or script needs a shared hash tag `{...}`, as the runtime's
+// partition keys have. Keys start with REDIS_PREFIX; with the production `nms`:
 //
 // | key                                         | type    | owner                          | lifetime                                   |
 // |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
@@ -42,6 +45,7 @@ export const redisKeys = {
    * Pub/sub channel of one subscriber's inbox.* events ({id, type, created_at, data} JSON); every
    * API process with a live stream for the subscriber is subscribed.
    * `redis-cli SUBSCRIBE nms:inbox:<tenant>:<env>:<subscriber id>` · listeners: `redis-cli PUBSUB NUMSUB <channel>`
+   * (on a cluster: `redis-cli -c SSUBSCRIBE ...` and `PUBSUB SHARDNUMSUB <channel>` on the channel's master)
    */
   inboxEvents: (tenantId: string, environment: string, subscriberId: string) => redisKey("inbox", tenantId, environment, subscriberId),
 
@@ -51,7 +55,7 @@ export const redisKeys = {
    */
   blockedDomainsVersion: () => redisKey("blocked-domains", "version"),
 
-  /** Pub/sub: a message makes every process reload the blocklist now. `redis-cli SUBSCRIBE nms:blocked-domains:changed` */
+  /** Pub/sub: a message makes every process reload the blocklist now. `redis-cli SUBSCRIBE nms:blocked-domains:changed` (cluster: `SSUBSCRIBE`) */
   blockedDomainsChanged: () => redisKey("blocked-domains", "changed"),
 
   /**

@@ -303,6 +303,10 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
       if (lagMs >= NODE_TIMEOUT_MS) throw new Error("a replica asleep past the node timeout would be failed itself");
       // asynchronous: the test keeps writing while the replica sleeps
       const sleeper = spawn("redis-cli", ["-p", String(replica.port), "DEBUG", "SLEEP", String((lagMs + 300) / 1000)], { stdio: "ignore" });
+      await sleep(50);
+      // Cut the replication link too: otherwise what the master sent sits in the sleeping replica's
+      // socket buffer and is applied when it wakes. The master is dead before the replica can resync.
+      cli(masterPort, "CLIENT", "KILL", "TYPE", "replica");
       await sleep(lagMs);
       cluster.kill(masterPort);
       await new Promise((r) => (sleeper.exitCode !== null ? r(null) : sleeper.once("exit", r)));
