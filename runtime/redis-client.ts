@@ -64,6 +64,8 @@ export interface RedisClientOptions {
  * How a cluster client rides out a failover: a command whose node is gone (or that meets
  * CLUSTERDOWN/TRYAGAIN while a replica takes over) is retried every 200 ms, up to 25 times (~5 s),
  * re-reading the slot map on the way; past that it fails and the caller's own retry takes over.
+ * The slot map is also re-read every 2 s: ioredis 6 has no default interval (its docs say 5 s), and a
+ * sharded subscriber whose master became a replica is only moved to the new master by a refresh.
  */
 const CLUSTER_DEFAULTS: ClusterOptions = {
   retryDelayOnFailover: 200,
@@ -71,6 +73,7 @@ const CLUSTER_DEFAULTS: ClusterOptions = {
   retryDelayOnTryAgain: 200,
   maxRedirections: 25,
   slotsRefreshTimeout: 2000,
+  slotsRefreshInterval: 2000,
 };
 
 export function createRedisClient(url: string, opts: RedisClientOptions = {}): RedisClient {

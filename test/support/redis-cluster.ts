@@ -280,9 +280,15 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
       if (!master) throw new Error(`${masterPort} is not a master`);
       const replica = all.find((n) => n.masterId === master.id && n.alive);
       if (!replica) throw new Error(`master ${masterPort} has no live replica`);
-      cli(replica.port, "CLUSTER", "FAILOVER");
-      const deadline = Date.now() + 15_000;
+      // Masters vote for one failover of the same slots per 2 x node timeout: a master that itself
+      // took over moments ago cannot be failed back at once, so the request is repeated until it wins.
+      const deadline = Date.now() + 20_000;
+      let askedAt = 0;
       for (;;) {
+        if (Date.now() - askedAt > 2 * NODE_TIMEOUT_MS) {
+          cli(replica.port, "CLUSTER", "FAILOVER");
+          askedAt = Date.now();
+        }
         const now = (await nodes()).find((n) => n.id === replica.id);
         if (now?.role === "master" && now.slots.length) break;
         if (Date.now() > deadline) throw new Error(`replica ${replica.port} did not take over from ${masterPort}`);
