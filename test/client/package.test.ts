@@ -80,3 +80,24 @@ console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWe
     }
   });
 });
+
+describe("client coverage", () => {
+  test("every resource method of Nms is called in test/client/resources.test.ts", async () => {
+    const { Nms } = await import("../../client");
+    const calls = readFileSync(join(import.meta.dir, "resources.test.ts"), "utf8");
+    const methods: string[] = [];
+    const walk = (obj: object, path: string) => {
+      for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(obj))) {
+        if (name !== "constructor") methods.push(`${path}.${name}`);
+      }
+      for (const [key, value] of Object.entries(obj)) {
+        // nested namespaces (subscribers.inbox, apiKeys.guide ...), not the shared transport
+        if (key !== "transport" && value && typeof value === "object") walk(value, `${path}.${key}`);
+      }
+    };
+    walk(new Nms(), "");
+    expect(methods.length).toBeGreaterThan(50);
+    const missing = methods.map((m) => m.slice(1)).filter((m) => !new RegExp(`\\.${m.replace(/\./g, "\\.")}\\(`).test(calls));
+    expect(missing).toEqual([]);
+  });
+});
