@@ -1,4 +1,5 @@
-// nms.me: the signed-in dashboard user (GET /v1/me); session-cookie mode only.
+// nms.me: the signed-in dashboard user (GET /v1/me: id, email, name, tenant_id, role);
+// session-cookie mode only, since an API key is not a user.
 import type { RequestOptions, Transport } from "../transport";
 import type { Me as MeRecord } from "../types";
 

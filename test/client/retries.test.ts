@@ -1,6 +1,5 @@
-// Client retries against a small local server that answers 503/429 (with Retry-After), stalls
-// or drops the connection before answering: which calls are retried, how long they wait, and
-// that every try of one call carries the same Idempotency-Key.
+// Client retries against a local server scripted to answer 503/429 with Retry-After, stall or
+// drop: which calls are retried, how long they wait, one Idempotency-Key across a call's tries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Nms, NmsError } from "../../client";
 
