@@ -1,12 +1,13 @@
-// Builds the Elysia application: error mapper, OpenAPI document, every route plugin.
+// Builds the Elysia application: error mapper, OpenAPI document and /docs, every route plugin.
 // Tests call buildApp().handle(request); http/server.ts listens with it.
 import { Elysia } from "elysia";
-import { openapi } from "@elysiajs/openapi";
 import { config } from "../config";
 import { errorsPlugin } from "./plugins/errors";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
 import { routePlugins } from "./routes";
+import { apiReferenceRoutes } from "./routes/api-reference";
+import { SECURITY, SECURITY_SCHEMES } from "./route-docs";
 
 export function buildApp() {
   // normalize "typebox" (TypeBox Clean), not Elysia's default exact mirror: the mirror runs before
@@ -18,21 +19,14 @@ export function buildApp() {
     .use(errorsPlugin)
     .use(corsPlugin)
     .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "scalar",
-        documentation: {
-          info: {
-            title: "NMS notification service",
-            version: config.version,
-            description: "Multi-tenant notifications over email, WhatsApp, SMS, push and in-app inbox.",
-          },
-          components: {
-            securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key nk_/pk_ or admin token" } },
-          },
-          security: [{ bearer: [] }],
+      apiReferenceRoutes({
+        info: {
+          title: "NMS notification service",
+          version: config.version,
+          description: "Multi-tenant notifications over email, WhatsApp, SMS, push and in-app inbox.",
         },
+        components: { securitySchemes: SECURITY_SCHEMES },
+        security: SECURITY.key,
       }),
     );
   for (const plugin of routePlugins) app = app.use(plugin as any);

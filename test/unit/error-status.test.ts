@@ -38,6 +38,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "origin_already_allowed",
   ],
   413: ["payload_too_large"],
+  415: ["unsupported_media_type"],
   422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured"],
   429: ["rate_limited"],
   500: ["internal_error"],

@@ -1,0 +1,60 @@
+// What route options declare for the OpenAPI document besides their own schemas: the standard error
+// body under each error status a route can answer (with an example code), and who may call it.
+import { CloneType, type TSchema } from "@sinclair/typebox";
+import { ErrorBody } from "../schemas/errors";
+
+/** One line per status: what it means here and an example body with a typical code. */
+const ERROR_DOCS = {
+  400: ["The request is unusable: invalid_json (not JSON, not UTF-8) and the like", "invalid_json", "Request body is not valid JSON"],
+  401: ["Who is calling is unknown: invalid_api_key, invalid_session, invalid_admin_token", "invalid_api_key", "Missing, malformed, invalid or revoked API key"],
+  403: ["Known but not allowed: insufficient_permissions, origin_not_allowed, session_required", "insufficient_permissions", "This key is read-only"],
+  404: ["Nothing with this id here: not_found or <resource>_not_found (another tenant's ids too)", "not_found", "Resource not found"],
+  409: ["The current state forbids it: conflict, <x>_already_<y>, idempotency_key_in_use", "conflict", "A template with this slug already exists"],
+  413: ["Body over 1 MiB (payload_too_large)", "payload_too_large", "Request body exceeds 1048576 bytes"],
+  415: ["Body sent without Content-Type: application/json (unsupported_media_type)", "unsupported_media_type", 'Request bodies are JSON: send Content-Type: application/json (got "text/plain")'],
+  422: ["Input refused: validation_failed with details per field, or a rule such as channel_not_configured", "validation_failed", "Validation failed"],
+  429: ["Rate limit reached (rate_limited); wait Retry-After seconds", "rate_limited", "Rate limit of 1000 requests per minute exceeded; retry in 12 s"],
+  503: ["A dependency is down (service_unavailable)", "service_unavailable", "Service unavailable"],
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_DOCS;
+
+const errorSchemas = Object.fromEntries(
+  Object.entries(ERROR_DOCS).map(([status, [description, code, message]]) => {
+    const example = { error: status === "422" ? { code, message, details: { email: ["must be a valid email address"] } } : { code, message } };
+    return [status, CloneType(ErrorBody, { description, examples: [example] })];
+  }),
+) as Record<ErrorStatus, typeof ErrorBody>;
+
+/** `{401: ErrorBody, 404: ErrorBody, ...}` for a route's `response` option. */
+export function errors(...statuses: (ErrorStatus | readonly ErrorStatus[])[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of statuses.flat()) out[s] = errorSchemas[s];
+  return out;
+}
+
+/** What every route taking a JSON body can answer: not JSON, too large, not JSON at all, refused. */
+export const BODY_ERRORS = [400, 413, 415, 422] as const;
+/** What every API key (or session) route can answer before it runs. */
+export const KEY_ERRORS = [401, 403, 429] as const;
+
+/**
+ * `detail.security` of each kind of route. The document's default is an API key or a dashboard
+ * session; the admin routes take ADMIN_TOKEN, the dashboard-only ones the session cookie.
+ */
+export const SECURITY = {
+  key: [{ apiKey: [] }, { session: [] }],
+  admin: [{ adminToken: [] }],
+  session: [{ session: [] }],
+  none: [],
+};
+
+export const SECURITY_SCHEMES = {
+  apiKey: {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key: nk_live_/nk_test_ (secret) or pk_live_/pk_test_ (publishable, inbox routes only)",
+  },
+  adminToken: { type: "http", scheme: "bearer", description: "The service's ADMIN_TOKEN (admin routes only)" },
+  session: { type: "apiKey", in: "cookie", name: "nms_session", description: "The dashboard session cookie set by /auth/*" },
+};
