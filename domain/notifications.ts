@@ -20,7 +20,7 @@ import {
   type NewNotification,
   type NotificationRow,
 } from "../store/notifications";
-import { findSubscriber } from "../store/subscribers";
+import { findSubscriber, findSubscriberOwning } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
 import { emitEvent, emitEvents, prepareEvents } from "./events";
@@ -172,16 +172,24 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   const channel = input.channel as Channel;
   const data = input.data ?? {};
   const metadata = input.metadata ?? {};
+  const scope = { tenantId: input.tenantId, environment: input.environment };
+  // The channel first: the provider it delivers through decides what a recipient may be, so a
+  // channel without one answers channel_not_configured whatever the recipient looks like.
+  const target = await resolveDelivery(input.tenantId, input.environment, channel);
+  if (!target) {
+    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
+  }
   const check = checkRecipient(channel, String(input.recipient ?? ""));
   if (!check.ok) throw validationFailed({ [recipientField]: [check.message] });
   const recipient = check.recipient;
 
-  // Independent look-ups run together: they are most of this request's latency.
-  const [blocked, subscriber, template, target] = await Promise.all([
+  // Independent look-ups run together: they are most of this request's latency. The subscriber is
+  // the one named (in_app) or the one who owns the address, so preferences and erasure apply to
+  // an email or SMS sent to a subscriber's own address as to one sent by id.
+  const [blocked, subscriber, template] = await Promise.all([
     channel === "email" ? isBlockedEmail(recipient) : Promise.resolve(false),
-    channel === "in_app" ? findSubscriber({ tenantId: input.tenantId, environment: input.environment }, recipient) : Promise.resolve(undefined),
+    channel === "in_app" ? findSubscriber(scope, recipient) : findSubscriberOwning(scope, recipient),
     input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
-    resolveDelivery(input.tenantId, input.environment, channel),
   ]);
   if (blocked) throw new AppError("email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
   if (channel === "in_app" && !subscriber) {
@@ -196,9 +204,6 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content = templateContent(channel, template, data, templateField);
   } else {
     content = rawContent(channel, data, "data");
-  }
-  if (!target) {
-    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
   }
 
   if (input.idempotencyKey) {

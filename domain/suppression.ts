@@ -23,14 +23,14 @@ export interface SuppressionSubject {
 
 export interface SuppressionAnswer {
   reason: SendSuppression | null;
-  /** the subscriber the notification goes to (its id, or the first live one owning the address) */
+  /** the subscriber the notification goes to (its subscriber_id, or the oldest live one owning the address) */
   subscriberId: string | null;
 }
 
 /**
  * The suppression rules, for many notifications in one query. Erasure wins: the hashes of the
- * recipient and the subscriber id against subscriber_erasures. Then the subscriber: the one named
- * by subscriber_id, else every live subscriber whose external_id, email (case-insensitive), phone
+ * recipient and the subscriber id against subscriber_erasures. Then the subscribers: the one named
+ * by subscriber_id and every live subscriber whose external_id, email (case-insensitive), phone
  * or id equals the recipient (an address shared by two subscribers is off if either turned it
  * off). Then a preference with enabled=false for this channel and category "all" or the
  * notification's: `unsubscribed` when the unsubscribe link wrote it, `preference_disabled` when the API did.
@@ -55,11 +55,15 @@ async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: Suppre
       select * from jsonb_to_recordset(${doc}::text::jsonb) as q(i int, tenant_id uuid, environment text, channel text, recipient text,
         recipient_uuid uuid, subscriber_id uuid, categories text[], hashes text[])
     ), who as (
-      select q.*, case when q.subscriber_id is not null then array[q.subscriber_id] else array(
+      -- the linked subscriber first (it gets the unsubscribe link), then every live owner of the
+      -- address, oldest first: the owners store/subscribers.ts findSubscriberOwning picks from
+      select q.*, array_remove(array[q.subscriber_id], null) || array(
         select s.id from subscribers s
         where q.recipient is not null and s.tenant_id = q.tenant_id and s.environment = q.environment and s.deleted_at is null
           and (s.external_id = q.recipient or lower(s.email) = lower(q.recipient) or s.phone = q.recipient or s.id = q.recipient_uuid)
-        limit 50) end as ids
+          and s.id is distinct from q.subscriber_id
+        order by s.created_at, s.id
+        limit 50) as ids
       from q
     )
     select w.i, w.ids,

@@ -1,5 +1,6 @@
 // What route options declare for the OpenAPI document besides their own schemas: the standard error
 // body under each error status a route can answer (with an example code), and who may call it.
+import { t } from "elysia";
 import { CloneType, type TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../schemas/errors";
 
@@ -32,6 +33,12 @@ export function errors(...statuses: (ErrorStatus | readonly ErrorStatus[])[]): R
   for (const s of statuses.flat()) out[s] = errorSchemas[s];
   return out;
 }
+
+/** 204 and the like: a status with no body. */
+export const NoContent = t.Void({ description: "No content" });
+
+/** A 302 whose Location header says where to go next. */
+export const Redirect = (description: string) => t.Void({ description });
 
 /** What every route taking a JSON body can answer: not JSON, too large, not JSON at all, refused. */
 export const BODY_ERRORS = [400, 413, 415, 422] as const;

@@ -28,3 +28,16 @@ export const TimeseriesBody = t.Object({
   points: t.Array(t.Object({ timestamp: t.String(), ...counters })),
 });
 export const TemplateRow = t.Object({ template: t.String(), ...counters });
+
+const COUNTS = { total: 120, sent: 110, delivered: 104, failed: 4, bounced: 2, suppressed: 6 };
+
+export const OverviewResponse = t.Object({ data: Overview }, { examples: [{ data: { period: "24h", ...COUNTS, delivery_rate: 0.9455 } }] });
+export const ChannelRowsResponse = t.Object(
+  { data: t.Array(ChannelRow) },
+  { examples: [{ data: [{ channel: "email", ...COUNTS }, { channel: "sms", total: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0 }] }] },
+);
+export const TimeseriesResponse = t.Object(
+  { data: TimeseriesBody },
+  { examples: [{ data: { period: "24h", granularity: "hour", points: [{ timestamp: "2025-08-01T12:00:00.000Z", ...COUNTS }] } }] },
+);
+export const TemplateRowsResponse = t.Object({ data: t.Array(TemplateRow) }, { examples: [{ data: [{ template: "welcome", ...COUNTS }] }] });

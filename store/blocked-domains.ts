@@ -17,7 +17,8 @@ const SEED_LOCK = 827364777;
 
 export interface BlockedDomainRow {
   domain: string;
-  source: "package" | "admin";
+  /** seed: from the disposable-email-domains package; manual: blocked by an admin */
+  source: "seed" | "manual";
   created_at: Date;
 }
 
@@ -52,7 +53,7 @@ async function seedOnce(): Promise<void> {
     if (again) return;
     await tx`
       insert into blocked_domains (domain, source)
-      select d, 'package' from unnest(${clean}::text[]) as d
+      select d, 'seed' from unnest(${clean}::text[]) as d
       where not exists (select 1 from unblocked_domains u where u.domain = d)
       on conflict do nothing`;
     await tx`insert into blocked_domain_seeds (version, count) values (${version}, ${clean.length})`;
@@ -69,11 +70,27 @@ let knownVersion: string | null = null;
 let lastPoll = 0;
 let subscribed = false;
 
+/**
+ * This process's own edits committed while a load runs: its SELECT may have read the table before
+ * them, and the set it builds must not undo an edit already answered (true: blocked).
+ */
+let editsDuringLoad: Map<string, boolean> | null = null;
+
+function applyEdit(domain: string, blocked: boolean): void {
+  if (blocked) cache?.add(domain);
+  else cache?.delete(domain);
+  editsDuringLoad?.set(domain, blocked);
+}
+
 async function load(): Promise<Set<string>> {
   await ensureBlocklistSeeded();
+  const edits = (editsDuringLoad = new Map());
   const version = await currentVersion();
   const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
-  cache = new Set(rows.map((r) => r.domain));
+  const fresh = new Set(rows.map((r) => r.domain));
+  for (const [domain, blocked] of edits) blocked ? fresh.add(domain) : fresh.delete(domain);
+  if (editsDuringLoad === edits) editsDuringLoad = null;
+  cache = fresh;
   knownVersion = version;
   lastPoll = Date.now();
   return cache;
@@ -178,16 +195,52 @@ export async function isBlockedEmail(email: string): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Admin edits.
 
-export async function listBlockedDomains(opts: { search?: string; limit: number; offset: number }) {
+/** Where a page of the admin list ends: the sort key of its last entry. */
+export interface BlockedDomainCursor {
+  seed: boolean;
+  /** created_at with microseconds, as PostgreSQL wrote it */
+  at: string;
+  domain: string;
+}
+
+export function encodeBlockedCursor(c: BlockedDomainCursor): string {
+  return Buffer.from(JSON.stringify([c.seed ? 1 : 0, c.at, c.domain])).toString("base64url");
+}
+
+export function decodeBlockedCursor(raw: string): BlockedDomainCursor | null {
+  try {
+    const [seed, at, domain] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if ((seed !== 0 && seed !== 1) || typeof at !== "string" || Number.isNaN(Date.parse(at)) || typeof domain !== "string") return null;
+    return { seed: seed === 1, at, domain };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The admin list: manual entries first (newest first), then the seeds (alphabetically: they share
+ * the seeding's created_at), `limit + 1` rows after the cursor. `search` matches a substring of
+ * the domain (a trigram index serves it). Rows carry `at`, created_at with its microseconds.
+ */
+export async function listBlockedDomains(opts: { search?: string; limit: number; after?: BlockedDomainCursor | null }) {
   await ensureBlocklistSeeded();
   const search = opts.search?.trim().toLowerCase() || null;
   const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const where = pattern ? sql`where domain like ${pattern}` : sql``;
-  const [{ total }] = (await sql`select count(*)::int as total from blocked_domains ${where}`) as any;
-  const rows = await sql<BlockedDomainRow[]>`
-    select domain, source, created_at from blocked_domains ${where}
-    order by domain limit ${opts.limit} offset ${opts.offset}`;
-  return { rows, total: total as number };
+  const a = opts.after;
+  return sql<(BlockedDomainRow & { at: string })[]>`
+    select domain, source, created_at, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+    from blocked_domains
+    where true
+      ${pattern ? sql`and domain like ${pattern}` : sql``}
+      ${
+        a
+          ? sql`and ((source = 'seed') > ${a.seed}
+              or ((source = 'seed') = ${a.seed} and (created_at < ${a.at}::timestamptz
+                or (created_at = ${a.at}::timestamptz and domain > ${a.domain}))))`
+          : sql``
+      }
+    order by (source = 'seed'), created_at desc, domain
+    limit ${opts.limit + 1}`;
 }
 
 export async function findBlockedDomain(domain: string, tx: Tx = sql): Promise<BlockedDomainRow | undefined> {
@@ -201,13 +254,13 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
   const result = await sql.begin(async (tx) => {
     await tx`delete from unblocked_domains where domain = ${domain}`;
     const [row] = await tx<BlockedDomainRow[]>`
-      insert into blocked_domains (domain, source) values (${domain}, 'admin')
+      insert into blocked_domains (domain, source) values (${domain}, 'manual')
       on conflict do nothing returning domain, source, created_at`;
     if (row) return { row, created: true };
     return { row: (await findBlockedDomain(domain, tx))!, created: false };
   });
   if (result.created) {
-    cache?.add(domain);
+    applyEdit(domain, true);
     await announceChange();
   }
   return result;
@@ -224,7 +277,7 @@ export async function unblockDomain(domain: string): Promise<boolean> {
     return true;
   });
   if (removed) {
-    cache?.delete(domain);
+    applyEdit(domain, false);
     await announceChange();
   }
   return removed;

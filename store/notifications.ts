@@ -163,6 +163,30 @@ export function toAttempt(a: AttemptRow) {
   };
 }
 
+/**
+ * The rendered message as the last attempt sent it (content is rendered once, when the
+ * notification is accepted, and every attempt sends the same), under the API's names: subject,
+ * title, body, html_body, provider_template_id where the channel has them. Null while no attempt
+ * reached a provider (pending, suppressed) and once erasure emptied it.
+ */
+export function sentContent(r: Pick<NotificationRow, "content">, attempts: readonly unknown[]) {
+  if (attempts.length === 0 || !r.content) return null;
+  const c = r.content as Record<string, unknown>;
+  const text = (k: string) => (typeof c[k] === "string" ? (c[k] as string) : undefined);
+  const out: { subject?: string; title?: string; body?: string; html_body?: string; provider_template_id?: string } = {};
+  const subject = text("subject");
+  const title = text("title");
+  const body = text("text") ?? text("content") ?? text("body");
+  const html = text("html");
+  const providerTemplateId = text("providerTemplateId");
+  if (subject !== undefined) out.subject = subject;
+  if (title !== undefined) out.title = title;
+  if (body !== undefined) out.body = body;
+  if (html !== undefined) out.html_body = html;
+  if (providerTemplateId !== undefined) out.provider_template_id = providerTemplateId;
+  return Object.keys(out).length ? out : null;
+}
+
 export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
   return {
     id: r.id,
@@ -184,6 +208,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     failed_at: iso(r.failed_at),
     bounced_at: iso(r.bounced_at),
     opened_at: iso(r.opened_at),
+    content: sentContent(r, attempts),
     attempts: attempts.map(toAttempt),
   };
 }

@@ -205,7 +205,7 @@ const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
  * (/webhooks/*, /unsubscribe/*) take what a third party sends: a provider's form callback, a
  * mailbox's RFC 8058 one-click POST.
  */
-const JSON_ONLY_PATH = /^\/(?:v1|api|api-keys|auth)(?:\/|$)/;
+export const JSON_ONLY_PATH = /^\/(?:v1|api|api-keys|auth)(?:\/|$)/;
 
 const tooLarge = () => new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
 

@@ -67,6 +67,26 @@ function asDocumented(route: Route): Route {
   return { ...route, hooks: { ...route.hooks, parse: own.length ? own : [{ fn: "application/json" }] } };
 }
 
+/**
+ * The generator's answers fixed where it writes invalid OpenAPI: a bodiless status (t.Void) comes
+ * out as `content: {type: "void"}`, and a string schema is always text/plain. A response without a
+ * body has no content; a string schema with `contentMediaType` (text/html, text/event-stream)
+ * is listed under that media type.
+ */
+function fixResponses<P extends object>(paths: P): P {
+  for (const item of Object.values<Record<string, any>>(paths as Record<string, any>)) {
+    for (const op of Object.values(item ?? {})) {
+      for (const response of Object.values<any>(op?.responses ?? {})) {
+        const content = response?.content;
+        if (typeof content?.type === "string") delete response.content;
+        const plain = content?.["text/plain"]?.schema;
+        if (plain?.contentMediaType) response.content = { [plain.contentMediaType]: { schema: plain } };
+      }
+    }
+  }
+  return paths;
+}
+
 export function apiReferenceRoutes(documentation: Record<string, any>) {
   let cached: { routes: number; doc: Record<string, any> } | null = null;
   const plugin = new Elysia({ name: "routes.api-reference" });
@@ -82,7 +102,7 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
         const doc = {
           openapi: "3.1.0",
           ...documentation,
-          paths,
+          paths: fixResponses(paths),
           components: { ...documentation.components, schemas: { ...components.schemas, ...documentation.components?.schemas } },
         };
         cached = { routes: routes.length, doc };

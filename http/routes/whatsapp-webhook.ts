@@ -6,6 +6,41 @@ import { verifyWhatsappSignature } from "../../providers/whatsapp/whatsapp-cloud
 import { loadChannelConfig } from "../../store/channels";
 import { sql } from "../../store/db";
 import { AppError } from "../../basics/errors";
+import { errors } from "../route-docs";
+
+const VerifyQuery = t.Object({
+  "hub.mode": t.Optional(t.String({ description: "subscribe" })),
+  "hub.verify_token": t.Optional(t.String({ description: "the channel's settings.verify_token" })),
+  "hub.challenge": t.Optional(t.String({ description: "echoed back when the token matches" })),
+});
+
+/** Meta's notification envelope; only entry[].changes[].value.{metadata, statuses} is read. */
+const StatusCallback = t.Object(
+  { object: t.Optional(t.String()), entry: t.Optional(t.Array(t.Unknown())) },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: "102290129340398",
+            changes: [
+              {
+                field: "messages",
+                value: {
+                  messaging_product: "whatsapp",
+                  metadata: { display_phone_number: "15550783881", phone_number_id: "106540352242922" },
+                  statuses: [{ id: "wamid.HBgLMTU1NTA3ODM4ODEVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA", status: "delivered", timestamp: "1754049601", recipient_id: "5511912345678" }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+);
 
 interface WhatsappStatus {
   id?: string;
@@ -54,7 +89,11 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       throw new AppError("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
     },
     {
-      query: t.Record(t.String(), t.String()),
+      query: VerifyQuery,
+      response: {
+        200: t.String({ description: "hub.challenge, as text/plain", examples: ["1158201444"] }),
+        ...errors(403, 422),
+      },
       detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"], security: [] },
     },
   )
@@ -100,6 +139,14 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       return { received: true, updated: moved };
     },
     {
+      body: StatusCallback,
+      response: {
+        200: t.Object(
+          { received: t.Boolean(), updated: t.Integer({ description: "notifications whose status moved" }) },
+          { examples: [{ received: true, updated: 1 }] },
+        ),
+        ...errors(400, 401, 413, 422),
+      },
       detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"], security: [] },
     },
   );
