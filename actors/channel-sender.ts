@@ -2,6 +2,7 @@
 // at most one provider call per attempt number, and moves its status, attempts, events and rollups.
 import { defineActor, type ActorContext } from "../runtime/actor";
 import { config } from "../config";
+import { timeoutSetting } from "../providers/config-checks";
 import { createProvider, getProviderDefinition } from "../providers/registry";
 import type { OutboundMessage, Provider, SendResult } from "../providers/types";
 import type { Channel } from "../schemas/channels";
@@ -80,7 +81,7 @@ function providerFor(key: string, target: DeliveryTarget): Provider {
   if (hit && hit.target.version === target.version) return hit.provider;
   const provider = createProvider(target.provider, { credentials: target.credentials, settings: target.settings }, {
     inbox: inboxDeps,
-    timeoutMs: Number(target.settings.timeout_ms ?? 10_000),
+    timeoutMs: timeoutSetting(target.settings),
     allowHttpEndpoints: !config.isProduction,
   });
   providers.set(key, { target, provider });

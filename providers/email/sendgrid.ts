@@ -111,7 +111,7 @@ export const sendgridDefinition: ProviderDefinition = {
     if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
     checks.optionalUrl("settings", "base_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

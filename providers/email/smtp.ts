@@ -199,7 +199,7 @@ export const smtpDefinition: ProviderDefinition = {
     const from = checks.requireString("settings", "from_email");
     if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

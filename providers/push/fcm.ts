@@ -249,7 +249,7 @@ export const fcmDefinition: ProviderDefinition = {
     checks.requireString("settings", "project_id");
     checks.optionalUrl("settings", "base_url");
     checks.optionalUrl("settings", "token_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

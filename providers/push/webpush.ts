@@ -141,7 +141,7 @@ export const webpushDefinition: ProviderDefinition = {
         checks.add("settings", "ttl_seconds", "must be a non-negative integer");
       }
     }
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

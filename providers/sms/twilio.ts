@@ -114,7 +114,7 @@ export const twilioDefinition: ProviderDefinition = {
       }
     }
     checks.optionalUrl("settings", "base_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

@@ -131,7 +131,7 @@ export const whatsappCloudDefinition: ProviderDefinition = {
     checks.requireString("settings", "verify_token");
     checks.optionalString("settings", "template_language");
     checks.optionalUrl("settings", "base_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {
