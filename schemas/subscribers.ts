@@ -7,8 +7,7 @@ import { t } from "elysia";
 const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
 
 /** A subscriber as the API shows it, for the examples of the document. */
-export const SUBSCRIBER_EXAMPLE = {
-  id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
+const FIELDS_EXAMPLE = {
   external_id: "user_123",
   email: "ana@example.com",
   phone: "+5511912345678",
@@ -16,6 +15,10 @@ export const SUBSCRIBER_EXAMPLE = {
   locale: "pt-BR",
   timezone: "America/Sao_Paulo",
   custom_properties: { plan: "pro" },
+};
+export const SUBSCRIBER_EXAMPLE = {
+  id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
+  ...FIELDS_EXAMPLE,
   consent: { given_at: "2025-08-01T12:00:00.000Z", ip: "203.0.113.7", method: "api" },
   created_at: "2025-08-01T12:00:00.000Z",
   updated_at: "2025-08-01T12:00:00.000Z",
@@ -36,17 +39,7 @@ export const SubscriberBody = t.Object(
   // one, and the unknown ones must reach domain/subscriber-validation.ts to be refused by name.
   {
     additionalProperties: t.Unknown(),
-    examples: [
-      {
-        external_id: "user_123",
-        email: "ana@example.com",
-        phone: "+5511912345678",
-        name: "Ana Souza",
-        locale: "pt-BR",
-        timezone: "America/Sao_Paulo",
-        custom_properties: { plan: "pro" },
-      },
-    ],
+    examples: [FIELDS_EXAMPLE],
   },
 );
 
