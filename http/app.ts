@@ -7,7 +7,7 @@ import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
 import { routePlugins } from "./routes";
 import { apiReferenceRoutes } from "./routes/api-reference";
-import { SECURITY, SECURITY_SCHEMES } from "./route-docs";
+import { OUTBOUND_WEBHOOKS, SECURITY, SECURITY_SCHEMES } from "./route-docs";
 
 export function buildApp() {
   // normalize "typebox" (TypeBox Clean), not Elysia's default exact mirror: the mirror runs before
@@ -27,6 +27,7 @@ export function buildApp() {
         },
         components: { securitySchemes: SECURITY_SCHEMES },
         security: SECURITY.key,
+        webhooks: OUTBOUND_WEBHOOKS,
       }),
     );
   for (const plugin of routePlugins) app = app.use(plugin as any);

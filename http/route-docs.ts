@@ -3,6 +3,7 @@
 import { t } from "elysia";
 import { CloneType, type TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../schemas/errors";
+import { WebhookEvent } from "../schemas/webhook-events";
 
 /** One line per status: what it means here and an example body with a typical code. */
 const ERROR_DOCS = {
@@ -64,4 +65,42 @@ export const SECURITY_SCHEMES = {
   },
   adminToken: { type: "http", scheme: "bearer", description: "The service's ADMIN_TOKEN (admin routes only)" },
   session: { type: "apiKey", in: "cookie", name: "nms_session", description: "The dashboard session cookie set by /auth/*" },
+};
+
+/**
+ * The document's `webhooks`: what the service POSTs to a subscribed URL (OpenAPI 3.1 describes
+ * outgoing calls there, not under `paths`).
+ */
+export const OUTBOUND_WEBHOOKS = {
+  event: {
+    post: {
+      summary: "An event, POSTed to each webhook subscribed to its type",
+      description:
+        "The same event may arrive twice (dedupe on id) and in any order (order by created_at). Verify X-Service-Signature before trusting the body.",
+      parameters: [
+        {
+          name: "X-Service-Signature",
+          in: "header",
+          required: true,
+          description: "sha256= and the lowercase hex HMAC-SHA256 of the raw body, keyed by the webhook's signing secret; compare in constant time",
+          schema: { type: "string", examples: ["sha256=5d0b3c1f0e9a7a6c4b2d8e1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c"] },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: WebhookEvent,
+            example: {
+              id: "0198c3d5-1111-7222-8333-444455556666",
+              type: "notification.delivered",
+              created_at: "2025-08-01T12:00:02.000Z",
+              data: { notification: { id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f", status: "delivered", channel: "email", to: "ana@example.com" } },
+            },
+          },
+        },
+      },
+      responses: { "2XX": { description: "Received; any other answer is retried" } },
+    },
+  },
 };

@@ -11,6 +11,7 @@ import { apiReferenceRoutes } from "../../http/routes/api-reference";
 import { errors, BODY_ERRORS, KEY_ERRORS, SECURITY } from "../../http/route-docs";
 import { app, call } from "../support/fixtures";
 import { auditOpenApi } from "../support/openapi-audit";
+import { WebhookEvent } from "../../schemas/webhook-events";
 
 /** "METHOD /path/{param}" of every route that declares a body schema. */
 function declaredBodies(routes: any[]): Set<string> {
@@ -84,6 +85,16 @@ describe("GET /openapi.json", () => {
     const responses = doc.paths["/v1/notifications"].post.responses;
     expect(responses["202"].content["application/json"].schema.properties.data).toBeDefined();
     expect(responses["422"].content["application/json"].schema.properties.error.properties.code).toBeDefined();
+  });
+
+  test("outbound webhooks: the event body (schemas/webhook-events.ts) and its signature header", async () => {
+    const doc = await documentOf((r) => app().handle(r));
+    const post = doc.webhooks.event.post;
+    expect(post.parameters[0].name).toBe("X-Service-Signature");
+    const media = post.requestBody.content["application/json"];
+    expect(Object.keys(media.schema.properties).sort()).toEqual(["created_at", "data", "id", "type"]);
+    expect(media.schema.properties.type.anyOf.map((o: any) => o.const)).toContain("notification.delivered");
+    expect(Value.Check(WebhookEvent, media.example)).toBe(true);
   });
 
   test("session-only, admin and public operations say so; key operations take a key or a session", async () => {
