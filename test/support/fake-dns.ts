@@ -27,6 +27,19 @@ export function chunked(value: string): string[] {
   return out.length ? out : [""];
 }
 
+/** Listens on 127.0.0.1:port (0: any); rejects instead of hanging when the port is taken. */
+function bound(server: any, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (err: Error) => reject(err);
+    server.once("error", failed);
+    server.once("listening", () => {
+      server.off("error", failed);
+      resolve();
+    });
+    server.listen(port, "127.0.0.1");
+  });
+}
+
 export async function startFakeDns(): Promise<FakeDns> {
   const txt = new Map<string, string[][]>();
   const failing = new Set<string>();
@@ -43,27 +56,33 @@ export async function startFakeDns(): Promise<FakeDns> {
       return send(response);
     }
     const records = txt.get(name);
+    // TTL 0: the resolver (c-ares caches answers for their TTL) must see each change at once
     if (!records) response.header.rcode = Packet.RCODE?.NXDOMAIN ?? 3;
     else if (q.type === Packet.TYPE.TXT) {
-      for (const data of records) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data });
+      for (const data of records) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data });
     }
     send(response);
   };
-  const server = (dns2 as any).createServer({ udp: true, tcp: true, handle });
-  server.on("requestError", () => {});
   // one port for both: a DKIM answer is past 512 bytes, so a resolver may retry it over TCP
-  let port = 0;
+  let tcp: any;
+  let udp: any;
   for (let attempt = 0; ; attempt++) {
-    const probe = (dns2 as any).createServer({ udp: true, handle });
-    await probe.listen({ udp: { port: 0, address: "127.0.0.1" } });
-    port = probe.addresses().udp.port;
-    await probe.close();
+    tcp = serving(new (dns2 as any).TCPServer());
+    await bound(tcp, 0);
+    udp = serving(new (dns2 as any).UDPServer());
     try {
-      await server.listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } });
+      await bound(udp, tcp.address().port);
       break;
     } catch (err) {
-      if (attempt >= 5) throw err;
+      await new Promise((r) => tcp.close(r));
+      if (attempt >= 5) throw err; // the UDP port was taken: try another
     }
+  }
+  const port: number = tcp.address().port;
+  function serving(server: any) {
+    server.on("request", handle);
+    server.on("requestError", () => {});
+    return server;
   }
   return {
     server: `127.0.0.1:${port}`,
@@ -93,7 +112,7 @@ export async function startFakeDns(): Promise<FakeDns> {
       }
     },
     async stop() {
-      await server.close();
+      await Promise.all([new Promise((r) => tcp.close(r)), new Promise((r) => udp.close(r))]);
     },
   };
 }
