@@ -14,6 +14,7 @@ import { prepareEvents } from "../domain/events";
 import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
+import { withSendingDomain } from "../domain/domain-mail";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
 import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
@@ -494,7 +495,9 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
   }
 
   const unsubscribe = n.channel === "email" ? unsubscribeLinkFor(n, subscriberId) : null;
-  const { result, durationMs } = await callProvider(provider, outboundOf(n, n.channel as Channel, unsubscribe));
+  // the From domain's DKIM key, a warning, or a hold while the domain fails its checks (domain/domain-mail.ts)
+  const prepared = await withSendingDomain(outboundOf(n, n.channel as Channel, unsubscribe), target.settings);
+  const { result, durationMs } = prepared.ok ? await callProvider(provider, prepared.message) : { result: prepared.failure, durationMs: 0 };
 
   if (result.ok) {
     await recordOutcome({
