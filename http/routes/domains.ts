@@ -113,7 +113,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
     {
       params: DomainIdParams,
-      response: { 204: t.Void({ description: "Removed; its email is no longer signed" }), ...AUTH_ERRORS, 404: ErrorBody },
+      response: { 204: t.Any({ description: "Removed; no body" }), ...AUTH_ERRORS, 404: ErrorBody },
       detail: { summary: "Remove a sending domain (with its health history and alerts)", tags },
     },
   )
