@@ -2,13 +2,15 @@
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under the runtime's named lease.
 import { logger } from "../basics/log";
+import { recordOutcome } from "../domain/delivery-outcomes";
+import { MAX_ATTEMPTS, senderTimers } from "../domain/delivery-policy";
+import { recordLostAttempt } from "../domain/lost-attempts";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
 import { sql } from "../store/db";
 import type { NotificationRow } from "../store/notifications";
-import { senderMessage, type SendMessage } from "../schemas/messages";
+import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
-import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome } from "./channel-sender";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
 export const STALE_AFTER_MS = 60_000;
@@ -36,11 +38,11 @@ type Candidate = { id: string; tenant_id: string; environment: string; channel: 
 async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; inBacklog: number }> {
   if (!rows.length) return { lost: [], inBacklog: 0 };
   const runtime = getRuntime();
-  const since = await runtime.unfinishedSince(channelSender);
+  const since = await runtime.unfinishedSince(channelSenderAddress);
   const lost: Candidate[] = [];
   let inBacklog = 0;
   for (const r of rows) {
-    const p = runtime.partitionFor(channelSender, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
+    const p = runtime.partitionFor(channelSenderAddress, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
     const unfinished = since[p];
     // Its message (sent at about enqueued_ms) is older than everything unfinished: it was handled and lost.
     if (unfinished === null || unfinished === undefined || r.enqueued_ms + CLOCK_SLACK_MS < unfinished) lost.push(r);
@@ -121,12 +123,12 @@ export async function reconcileOnce(
 }
 
 async function scheduleRetry(msg: SendMessage, delayMs: number) {
-  await getRuntime().schedule(channelSender, `retry:${msg.notificationId}`, delayMs, msg, { unscaled: true });
+  await getRuntime().schedule(channelSenderAddress, senderTimers.retry(msg.notificationId), delayMs, msg, { unscaled: true });
 }
 
 async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]) {
   await getRuntime().sendMany(
-    channelSender,
+    channelSenderAddress,
     rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1)),
   );
 }
