@@ -1,11 +1,5 @@
 // The channel-sender actor: delivers one notification attempt through its channel's provider,
 // at most one provider call per attempt number, and records what came of it.
-//
-// The handler's story, in order: find the channel's provider; take its rate limit together with the
-// claim of the attempt (store/attempts.ts); check suppression; call the provider under a deadline;
-// record the outcome (domain/delivery-outcomes.ts: attempt row, status, events, rollups in one
-// transaction); schedule the next attempt after a retryable failure (domain/delivery-policy.ts).
-// A message whose claim is taken goes to lost-attempt recovery (domain/lost-attempts.ts).
 import { config } from "../config";
 import { recordOutcome } from "../domain/delivery-outcomes";
 import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, PROVIDER_DEADLINE_MS, senderTimers } from "../domain/delivery-policy";
@@ -40,6 +34,13 @@ export const SENDER_TENANT_CONCURRENCY = config.senderTenantConcurrency;
 // few enough that a lone tenant's burst keeps most of the host
 export const SENDER_BUSY_THRESHOLD = config.senderBusyThreshold;
 
+/**
+ * One attempt, in order: find the channel's provider; take its rate limit together with the claim of
+ * the attempt (store/attempts.ts); check suppression; call the provider under a deadline; record the
+ * outcome (domain/delivery-outcomes.ts: attempt row, status, events, rollups in one transaction);
+ * after a retryable failure schedule the next attempt (domain/delivery-policy.ts). A message whose
+ * claim is taken goes to lost-attempt recovery (domain/lost-attempts.ts).
+ */
 export async function handleSend(msg: SendMessage, ctx: SendContext): Promise<void> {
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   await sendAttempt(msg, ctx);
