@@ -7,7 +7,7 @@
 // load it waits until every notification is terminal or --grace seconds pass (stuck = not terminal).
 //
 // Usage: bun scripts/bench-overload.ts [--runs 3] [--phases 1000:20,2000:20,3000:20] [--grace 60]
-//        [--sustained 3000:20] [--sustained-runs 1] [--keep 1 (keep the databases, to look at them)]
+//        [--sustained 3000:20] [--sustained-runs 1] [--keep 1 (keep the databases, to look at them)] [--profile <dir>]
 // Prints one line per run and, last, `overload: <N> accepted, <N> delivered, <N> stuck, drain p99 <N> ms,
 // backlog drained in <N> s` (totals over the phased runs; drain p99 and drain time are the worst run's).
 // Loopback only; bounded in time and count; drops its databases and deletes its Redis keys.
@@ -81,7 +81,9 @@ async function oneRun(label: string, load: { rate: number; seconds: number }[]):
     }
   };
   try {
-    child = spawn({ cmd: [bun, "scripts/start.ts"], cwd: root, env, stdout: "pipe", stderr: "pipe" });
+    // --profile <dir>: the service writes a CPU profile (markdown) there when it exits
+    const profile = args.get("profile") ? ["--cpu-prof-md", `--cpu-prof-dir=${args.get("profile")}`] : [];
+    child = spawn({ cmd: [bun, ...profile, "scripts/start.ts"], cwd: root, env, stdout: "pipe", stderr: "pipe" });
     void collect(child.stdout);
     void collect(child.stderr);
     await waitReady(`http://127.0.0.1:${port}/health`);
