@@ -1,5 +1,5 @@
 // The channel sender's SQL: the batched claim of attempt n, a batch of outcomes' attempt rows and
-// guarded status moves, and the reads and writes of lost-attempt recovery (domain/lost-attempts.ts).
+// guarded status moves, lost-attempt recovery's reads and writes, and the reconciler's scan.
 //
 // Every statement here finds notifications by primary key only and locks them in id order: every
 // multi-row writer of notifications locks in that order, so batches cannot deadlock. Status and
@@ -206,4 +206,55 @@ export async function insertUnknownAttempt(tx: Tx, n: NotificationRow, attempt: 
     on conflict (notification_id, attempt_number) do nothing
     returning id`;
   return inserted.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reconciler's scan (actors/reconciler.ts): pending rows nobody has touched for a while.
+
+export interface StaleCandidate {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  channel: string;
+  attempt_count: number;
+  /** when its last message was due: the later of updated_at and next_attempt_at, epoch ms */
+  enqueued_ms: number;
+  /** its claimed attempt has no attempt row (the sender died mid-attempt) */
+  lost: boolean;
+}
+
+/** Pending rows untouched for staleMs whose next attempt (if any) is overdue by as much, oldest first. */
+export async function stalePending(opts: { staleMs: number; limit: number; tenantId?: string }): Promise<StaleCandidate[]> {
+  const staleMs = opts.staleMs;
+  return await sql<StaleCandidate[]>`
+    select id, tenant_id, environment, channel, attempt_count,
+      (extract(epoch from greatest(updated_at, coalesce(next_attempt_at, updated_at))) * 1000)::float8 as enqueued_ms,
+      attempt_count > 0 and not exists (
+        select 1 from notification_attempts a where a.notification_id = notifications.id and a.attempt_number = notifications.attempt_count) as lost
+    from notifications
+    where status = 'pending' ${opts.tenantId ? sql`and tenant_id = ${opts.tenantId}` : sql``}
+      and updated_at < now() - ${staleMs + " milliseconds"}::interval
+      and (next_attempt_at is null or next_attempt_at < now() - ${staleMs + " milliseconds"}::interval)
+    order by updated_at
+    limit ${opts.limit}`;
+}
+
+/** The rows of `ids` still pending (by primary key, not the partial pending index). */
+export async function pendingByIds(ids: string[]): Promise<NotificationRow[]> {
+  return await sql<NotificationRow[]>`select * from notifications where id = any(${ids}::uuid[]) and (status = 'pending') is true`;
+}
+
+/**
+ * Sets updated_at on the rows of `ids` still pending, so the next scan does not pick them again
+ * before the sender gets to them; resolves to the ids touched. Rows a sender holds are skipped (it
+ * is working on them); locks are taken in id order like everyone's.
+ */
+export async function touchPending(ids: string[]): Promise<Set<string>> {
+  const touched = await sql<{ id: string }[]>`
+    update notifications set updated_at = now()
+    where id in (
+      select id from notifications where id = any(${ids}::uuid[]) and (status = 'pending') is true
+      order by id for no key update skip locked)
+    returning id`;
+  return new Set(touched.map((t) => t.id));
 }
