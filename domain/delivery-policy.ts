@@ -1,7 +1,6 @@
-// The numbers of delivery attempts: how many a notification gets, the back-off between them, the
-// provider deadline and when a claimed attempt without an outcome counts as lost. The sender,
-// lost-attempt recovery and the reconciler read them here.
-import { type RetryPolicy } from "../runtime";
+// The numbers of delivery attempts, read by the sender, lost-attempt recovery and the reconciler: how
+// many, the back-off between them, the provider deadline, when a claim counts as lost; timer names.
+import type { RetryPolicy } from "../runtime";
 
 export const MAX_ATTEMPTS = 5;
 

@@ -1,6 +1,5 @@
-// Lost-attempt recovery, in one place: a claimed attempt (attempt_count = n, status pending) with no
-// attempt row n whose claim is stale lost its handler, perhaps after the provider accepted it. The
-// sender (a message whose claim is taken) and the reconciler (a message that is gone) both come here.
+// Lost-attempt recovery, the one place for it (the sender and the reconciler call it): a stale claim
+// of attempt n with no attempt row n lost its handler, perhaps after the provider accepted the message.
 import { config } from "../config";
 import { retryDelayFor, type ActorContext } from "../runtime";
 import { senderMessage, type SendMessage } from "../schemas/messages";

@@ -1,5 +1,5 @@
-// The providers a sender process delivers through, built once per channel configuration (SMTP
-// pools and FCM token caches live in them) and rebuilt when the configuration's version changes.
+// The providers a sender process delivers through, built once per channel configuration version
+// (SMTP pools and FCM token caches live in them), and the send rate each channel configuration allows.
 import { config } from "../config";
 import { createProvider, getProviderDefinition } from "../providers/registry";
 import type { OutboundMessage, Provider } from "../providers/types";
