@@ -228,6 +228,7 @@ describe("DELETE /v1/admin/blocked-domains/:domain", () => {
       expect(await isBlockedDomain(d)).toBe(false);
       await Bun.sleep(250); // the reload has finished (it reads ~100k rows)
       expect(await isBlockedDomain(d)).toBe(false);
+      await sql`delete from unblocked_domains where domain = ${d}`; // what the DELETE remembered
     }
   });
 
