@@ -183,6 +183,13 @@ export const config = {
     return this.nodeEnv !== "development" && this.nodeEnv !== "test";
   },
   /**
+   * Providers may call plain-http endpoints (Web Push endpoints come from tenants) outside
+   * production, where local push services and test fakes listen on http; production takes https only.
+   */
+  get allowHttpProviderEndpoints(): boolean {
+    return this.nodeEnv !== "production";
+  },
+  /**
    * Requests through app.handle() have no socket: under NODE_ENV=test the X-Test-Client-Ip header
    * stands in for the peer address (never elsewhere, where it would let a client pick its IP).
    */

@@ -1,14 +1,19 @@
-// The standard error body of every failure (DESIGN.md 4) as a TypeBox schema, so routes can
-// declare it per status in their `response` and the OpenAPI document shows it.
+// TypeBox schema of the standard error body every failure answers with (DESIGN.md 4):
+// {"error": {"code", "message", "details"?}}; the client library types its NmsError from it.
 import { t } from "elysia";
 
-export const ErrorBody = t.Object(
-  {
-    error: t.Object({
-      code: t.String({ description: "Stable machine-readable code, e.g. validation_failed, domain_not_found, rate_limited" }),
+export const ErrorDetails = t.Record(t.String(), t.Array(t.String()), {
+  description: "Field path (e.g. subscribers[3].email) -> messages; on validation failures",
+});
+
+export const ErrorBody = t.Object({
+  error: t.Object(
+    {
+      code: t.String({ description: "Stable machine-readable code, e.g. validation_failed" }),
       message: t.String(),
-      details: t.Optional(t.Record(t.String(), t.Array(t.String()), { description: "Field path -> messages (validation)" })),
-    }),
-  },
-  { examples: [{ error: { code: "validation_failed", message: "Validation failed", details: { domain: ["must not be an IP address"] } } }] },
-);
+      details: t.Optional(ErrorDetails),
+      index: t.Optional(t.Integer({ description: "Bulk import: index of the failing entry" })),
+    },
+    { additionalProperties: true },
+  ),
+});

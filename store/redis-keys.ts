@@ -17,6 +17,7 @@
 // | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
 // | nms:rl:domain-health-check:<domain id>      | string  | domain/domain-health.ts        | until the GCRA bucket is full again (60 s) |
+// | <bench prefix>:floor:stream                 | stream  | scripts/bench-accept.ts        | the bench run (it deletes its prefix)      |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -61,6 +62,13 @@ export const redisKeys = {
    * `redis-cli GET nms:oauth-state:<state>` · `redis-cli TTL nms:oauth-state:<state>`
    */
   oauthState: (state: string) => redisKey("oauth-state", state),
+
+  /**
+   * The accept benchmark's floor server XADDs here (one entry per request, never read): the cost of
+   * one XADD beside ours. Only under the bench's own REDIS_PREFIX, deleted with it at the end.
+   * `redis-cli XLEN <bench prefix>:floor:stream`
+   */
+  benchFloorStream: () => redisKey("floor", "stream"),
 };
 
 /**
