@@ -87,7 +87,47 @@ export const DomainAlertListQuery = t.Object({
   domain_id: t.Optional(t.String({ description: "Only this domain's alerts" })),
 });
 
-export const DomainResponse = t.Object({ data: Domain });
-export const DomainListResponse = t.Object({ data: t.Array(Domain), meta: PageMeta });
-export const DomainHealthResponse = t.Object({ data: DomainHealth });
-export const DomainAlertListResponse = t.Object({ data: t.Array(DomainAlert), meta: PageMeta });
+const HEALTH_EXAMPLE = {
+  checked_at: "2025-08-02T06:00:00.000Z",
+  spf: { status: "pass", record: "v=spf1 include:_spf.example.net ~all", message: "SPF record found" },
+  dkim: { status: "pass", record: "v=DKIM1; k=rsa; p=MIIBIjANBgkqh...", message: "The published key matches" },
+  dmarc: { status: "missing", record: null, message: "No DMARC record at _dmarc.mail.example.com" },
+};
+const DOMAIN_EXAMPLE = {
+  id: "0198c3e5-1111-7222-8333-444455556666",
+  domain: "mail.example.com",
+  status: "verified",
+  dns_records: {
+    txt: { name: "_nms-verify.mail.example.com", type: "TXT", value: "nms-verification=4f9c2a7e1b3d5f60" },
+    spf: { name: "mail.example.com", type: "TXT", value: "v=spf1 include:_spf.example.net ~all" },
+    dkim: { name: "nms-3fa91c07._domainkey.mail.example.com", type: "TXT", value: "v=DKIM1; k=rsa; p=MIIBIjANBgkqh..." },
+    dmarc: { name: "_dmarc.mail.example.com", type: "TXT", value: "v=DMARC1; p=none" },
+  },
+  verification_error: null,
+  verified_at: "2025-08-01T12:10:00.000Z",
+  block_on_failure: false,
+  health: HEALTH_EXAMPLE,
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:10:00.000Z",
+};
+const ALERT_EXAMPLE = {
+  id: "0198c3e6-1111-7222-8333-444455556666",
+  domain_id: DOMAIN_EXAMPLE.id,
+  domain: "mail.example.com",
+  check: "dkim",
+  status: "fail",
+  message: "The published key does not match",
+  created_at: "2025-08-02T06:00:00.000Z",
+  resolved_at: null,
+};
+
+export const DomainResponse = t.Object({ data: Domain }, { examples: [{ data: DOMAIN_EXAMPLE }] });
+export const DomainListResponse = t.Object(
+  { data: t.Array(Domain), meta: PageMeta },
+  { examples: [{ data: [DOMAIN_EXAMPLE], meta: { cursor: null, has_more: false } }] },
+);
+export const DomainHealthResponse = t.Object({ data: DomainHealth }, { examples: [{ data: HEALTH_EXAMPLE }] });
+export const DomainAlertListResponse = t.Object(
+  { data: t.Array(DomainAlert), meta: PageMeta },
+  { examples: [{ data: [ALERT_EXAMPLE], meta: { cursor: null, has_more: false } }] },
+);

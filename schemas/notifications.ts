@@ -169,6 +169,7 @@ export const NotificationDetailResponse = t.Object(
           failed_at: null,
           bounced_at: null,
           opened_at: null,
+          warnings: [],
           content: { subject: "Welcome, Ana", body: "Hi Ana, welcome to Acme!", html_body: "<p>Hi Ana, welcome to Acme!</p>" },
           attempts: [ATTEMPT_EXAMPLE],
         },

@@ -1,6 +1,6 @@
 // /v1/domains: sending domains (SPEC Endpoints "Domains", DESIGN.md 6): add, list, get, change,
 // verify, remove, health, forced check, and the alerts the health checks raise. Secret keys and sessions.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { validationFailed } from "../../basics/errors";
 import { forceHealthCheck, healthOf } from "../../domain/domain-health";
 import { addDomain, alertView, domainView, getDomain, healthView, removeDomain, updateDomain, verifyDomain, type AuditActor } from "../../domain/sending-domains";
@@ -15,12 +15,12 @@ import {
   DomainResponse,
   UpdateDomainBody,
 } from "../../schemas/domains";
-import { ErrorBody } from "../../schemas/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { decodeAlertCursor, encodeAlertCursor, listAlerts, listDomains } from "../../store/sending-domains";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const actorOf = (auth: AuthContext): AuditActor => ({
   tenantId: auth.tenantId,
@@ -29,9 +29,6 @@ const actorOf = (auth: AuthContext): AuditActor => ({
   ip: auth.ip,
   userAgent: auth.userAgent,
 });
-
-/** The failures every route here can answer: no or a bad key (401), a read-only or publishable key (403). */
-const AUTH_ERRORS = { 401: ErrorBody, 403: ErrorBody } as const;
 
 const tags = ["domains"];
 
@@ -55,7 +52,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
     {
       query: DomainAlertListQuery,
-      response: { 200: DomainAlertListResponse, ...AUTH_ERRORS, 422: ErrorBody },
+      response: { 200: DomainAlertListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "Alerts raised when a domain's SPF, DKIM or DMARC check stopped passing: open first, newest first", tags },
     },
   )
@@ -68,7 +65,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
     {
       body: CreateDomainBody,
-      response: { 201: DomainResponse, ...AUTH_ERRORS, 409: ErrorBody, 422: ErrorBody },
+      response: { 201: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
         summary: "Add a sending domain: status pending, with the TXT records to publish (verification, SPF, DKIM, DMARC). Accepts Idempotency-Key",
         tags,
@@ -86,13 +83,13 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
     {
       query: DomainListQuery,
-      response: { 200: DomainListResponse, ...AUTH_ERRORS, 422: ErrorBody },
+      response: { 200: DomainListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List sending domains, newest first", tags },
     },
   )
   .get("/v1/domains/:id", async ({ auth, params }) => ({ data: domainView(await getDomain(scopeOf(auth), params.id)) }), {
     params: DomainIdParams,
-    response: { 200: DomainResponse, ...AUTH_ERRORS, 404: ErrorBody },
+    response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "A sending domain with its DNS records and latest health", tags },
   })
   .patch(
@@ -101,7 +98,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     {
       params: DomainIdParams,
       body: UpdateDomainBody,
-      response: { 200: DomainResponse, ...AUTH_ERRORS, 404: ErrorBody, 422: ErrorBody },
+      response: { 200: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Change a domain's settings: block_on_failure holds its email while DKIM or SPF fails", tags },
     },
   )
@@ -113,7 +110,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
     {
       params: DomainIdParams,
-      response: { 204: t.Any({ description: "Removed; no body" }), ...AUTH_ERRORS, 404: ErrorBody },
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Remove a sending domain (with its health history and alerts)", tags },
     },
   )
@@ -122,7 +119,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     async ({ auth, params }) => ({ data: domainView(await verifyDomain(scopeOf(auth), params.id, actorOf(auth))) }),
     {
       params: DomainIdParams,
-      response: { 200: DomainResponse, ...AUTH_ERRORS, 404: ErrorBody },
+      response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
       detail: {
         summary: "Look up the verification TXT record: verified when it matches, else still pending with verification_error saying what was found",
         tags,
@@ -131,7 +128,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
   )
   .get("/v1/domains/:id/health", async ({ auth, params }) => ({ data: healthView(await healthOf(scopeOf(auth), params.id)) }), {
     params: DomainIdParams,
-    response: { 200: DomainHealthResponse, ...AUTH_ERRORS, 404: ErrorBody, 503: ErrorBody },
+    response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
     detail: { summary: "The latest SPF, DKIM and DMARC check (a domain never checked is checked now)", tags },
   })
   .post(
@@ -139,7 +136,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     async ({ auth, params }) => ({ data: healthView(await forceHealthCheck(scopeOf(auth), params.id)) }),
     {
       params: DomainIdParams,
-      response: { 200: DomainHealthResponse, ...AUTH_ERRORS, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
       detail: { summary: "Check SPF, DKIM and DMARC now; once per minute per domain (429 rate_limited with Retry-After)", tags },
     },
   );
