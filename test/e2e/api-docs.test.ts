@@ -30,7 +30,8 @@ test("the API reference renders offline: all operations, a request body schema, 
   await page.goto(`${origin}/docs`);
   await page.waitForSelector(".opblock", { timeout: 20_000 });
   const doc: any = await (await fetch(`${api.url}/openapi.json`)).json();
-  const operations = Object.values<any>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+  // the paths' operations and the outbound webhooks the document describes
+  const operations = [...Object.values<any>(doc.paths), ...Object.values<any>(doc.webhooks ?? {})].reduce((n, item) => n + Object.keys(item).length, 0);
   expect(await page.locator(".opblock").count()).toBe(operations);
 
   // open POST /v1/notifications: its request body schema is shown
