@@ -13,7 +13,8 @@ import { eventNotification, type NotificationRow } from "../store/notifications"
 import { prepareEvents } from "../domain/events";
 import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
-import { checkSuppression } from "../domain/suppression";
+import { checkSuppression, suppressUnregistered } from "../domain/suppression";
+import { prepareOutbound } from "../domain/outbound";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
 import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
@@ -494,7 +495,7 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
   }
 
   const unsubscribe = n.channel === "email" ? unsubscribeLinkFor(n, subscriberId) : null;
-  const { result, durationMs } = await callProvider(provider, outboundOf(n, n.channel as Channel, unsubscribe));
+  const { result, durationMs } = await callProvider(provider, prepareOutbound(outboundOf(n, n.channel as Channel, unsubscribe), target));
 
   if (result.ok) {
     await recordOutcome({
@@ -522,6 +523,7 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
     nextAttemptAt: willRetry ? new Date(Date.now() + (waitMs ?? scaled)) : null,
     attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
   });
+  if (result.recipientUnregistered) await suppressUnregistered(n);
   if (willRetry && moved) {
     const next = { ...msg, attempt: msg.attempt + 1 };
     // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.

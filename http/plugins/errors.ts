@@ -23,6 +23,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   email_not_verified: 400,
+  callback_expired: 400,
   // 401: who is calling is unknown
   invalid_api_key: 401,
   invalid_admin_token: 401,

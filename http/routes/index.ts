@@ -17,6 +17,9 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
 
 export const routePlugins = [
   healthRoutes,
@@ -36,4 +39,7 @@ export const routePlugins = [
   unsubscribeRoutes,
   whatsappWebhookRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
 ] as const;
