@@ -25,6 +25,8 @@ const CODES_BEFORE: Record<number, string[]> = {
     "provider_not_found",
     "provider_not_configured",
     "workflow_not_found",
+    "suppression_not_found",
+    "link_not_found",
   ],
   409: [
     "conflict",
