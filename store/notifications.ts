@@ -237,7 +237,7 @@ export interface ReceiptUpdate {
 export async function applyReceiptUpdate(tx: Tx, id: string, u: ReceiptUpdate): Promise<void> {
   await tx`update notifications set
       status = coalesce(${u.status}::text, status),
-      error = coalesce(${u.error ? JSON.stringify(u.error) : null}::jsonb, error),
+      error = coalesce(${u.error ? JSON.stringify(u.error) : null}::text::jsonb, error),
       sent_at = coalesce(sent_at, ${u.sentAt}::timestamptz),
       delivered_at = coalesce(delivered_at, ${u.deliveredAt}::timestamptz),
       failed_at = coalesce(failed_at, ${u.failedAt}::timestamptz),
