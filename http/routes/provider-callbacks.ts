@@ -68,6 +68,9 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       return { data: outcome };
     },
     {
+      // the global JSON parser (plugins/errors.ts) reads it and keeps the raw body; this names the
+      // type for the OpenAPI document, which lists no content type for a function parser alone
+      parse: ["application/json"],
       params: CallbackChannelParams,
       body: SendgridEventBatch,
       response: { 200: CallbackOutcomeBody, ...errors },

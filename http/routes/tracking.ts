@@ -35,7 +35,8 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" })
     {
       params: TrackingTokenParams,
       response: {
-        302: t.Null({ description: "redirect (Location) to the link's original URL, as it was in the message" }),
+        // (t.Null here makes the OpenAPI plugin write an invalid response object; the body is empty)
+        302: t.Any({ description: "no body: redirect (Location) to the link's original URL, as it was in the message" }),
         400: ErrorBody,
         404: ErrorBody,
       },

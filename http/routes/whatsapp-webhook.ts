@@ -40,6 +40,7 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       return { received: true, updated };
     },
     {
+      parse: ["application/json"], // for the OpenAPI document; the global JSON parser keeps the raw body
       body: WhatsappWebhookBody,
       response: { 200: WhatsappWebhookResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 422: ErrorBody },
       detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"], security: [] },
