@@ -163,7 +163,7 @@ describe("Twilio status callbacks (POST /webhooks/twilio/:channel_id)", () => {
 
 describe("SendGrid Event Webhook (POST /webhooks/sendgrid/:channel_id)", () => {
   const url = () => `${base}/webhooks/sendgrid/${emailA}`;
-  const messageIdOf = (n: { provider_message_id: string }) => n.provider_message_id;
+  const messageIdOf = (n: Record<string, any>) => n.provider_message_id as string;
 
   test("delivered, open and click in one signed batch: status, timestamps, events and engagement", async () => {
     const n = await email("ana@example.com");
@@ -195,7 +195,7 @@ describe("SendGrid Event Webhook (POST /webhooks/sendgrid/:channel_id)", () => {
     const [clicked] = await sql`select data from events where type = 'notification.clicked' and data -> 'notification' ->> 'id' = ${n.id}`;
     expect(clicked!.data).toMatchObject({ url: "https://acme.test/offer", clicked_at: after.clicked_at.toISOString() });
     const eng = await sql`select kind, source, url, ip from notification_engagements where notification_id = ${n.id} order by created_at`;
-    expect(eng).toEqual([
+    expect([...eng]).toEqual([
       { kind: "open", source: "sendgrid", url: null, ip: "198.51.100.7" },
       { kind: "click", source: "sendgrid", url: "https://acme.test/offer", ip: "198.51.100.7" },
     ]);
