@@ -4,7 +4,7 @@ import type { ProviderReceipt } from "../providers/types";
 import { logger } from "../basics/log";
 import { applyCounters, type Counter, type CounterDelta } from "../store/analytics";
 import { sql } from "../store/db";
-import { engagementRecorded, insertEngagement, type NewEngagement } from "../store/engagements";
+import { insertEngagement, type NewEngagement } from "../store/engagements";
 import {
   applyReceiptUpdate,
   eventNotification,
@@ -227,14 +227,14 @@ export async function applyReceipt(target: ReceiptTarget, r: ReceiptInput): Prom
         ? await lockByProviderMessageId(tx, target)
         : await lockNotification(tx, target.notificationId);
     if (!n) return null;
-    // a provider's redelivered event (same sg_event_id) is recorded once
-    if (r.eventId && (r.kind === "clicked" || r.kind === "opened") && (await engagementRecorded(tx, n.id, r.eventId))) {
-      return { n, plan: null, changed: false };
-    }
     const plan = planReceipt(n, r);
     let changed = plan.update !== null;
     const scope = { tenantId: n.tenant_id, environment: n.environment };
-    if (plan.engagement) await insertEngagement(tx, { ...scope, notificationId: n.id, ...plan.engagement });
+    // First, so a provider's redelivered event (same sg_event_id) stops here having changed nothing:
+    // a concurrent duplicate waits on the unique key and finds it taken once this commits.
+    if (plan.engagement && !(await insertEngagement(tx, { ...scope, notificationId: n.id, ...plan.engagement }))) {
+      return { n, plan: null, changed: false };
+    }
     if (plan.update) await applyReceiptUpdate(tx, n.id, plan.update);
     if (plan.suppress) {
       const address = suppressionAddress(n.channel, n.recipient)!;

@@ -30,12 +30,6 @@ export async function insertEngagement(tx: Tx, e: NewEngagement): Promise<boolea
   return rows.length > 0;
 }
 
-/** Whether a provider's event id was already recorded for this notification. */
-export async function engagementRecorded(tx: Tx, notificationId: string, eventKey: string): Promise<boolean> {
-  const rows = await tx`select 1 from notification_engagements where notification_id = ${notificationId} and event_key = ${eventKey}`;
-  return rows.length > 0;
-}
-
 /** Erasure: every engagement of these notifications, with their addresses and user agents. */
 export async function deleteEngagements(tx: Tx, notificationIds: string[]): Promise<number> {
   if (notificationIds.length === 0) return 0;
