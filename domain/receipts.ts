@@ -149,42 +149,57 @@ export function planReceipt(n: PlanRow, r: ReceiptInput): ReceiptPlan {
       }
       break;
     case "opened":
-      if (!engagementAllowed) break;
-      if (open) deliver();
-      if (!n.opened_at) {
-        u.openedAt = at;
-        touched = true;
-        plan.counters.push("opened");
-        emit("notification.opened", { opened_at: atIso, ip: r.ip ?? null, user_agent: r.userAgent ?? null });
-        plan.engagement = engagementOf("open", r);
-      }
-      break;
     case "clicked":
+    case "complained": {
       if (!engagementAllowed) break;
       if (open) deliver();
-      if (!n.clicked_at) {
-        u.clickedAt = at;
-        plan.counters.push("clicked");
+      const e = ENGAGEMENT[r.kind];
+      const first = n[e.column] === null;
+      if (first) {
+        u[e.field] = at;
+        plan.counters.push(e.counter);
       }
-      touched = true;
-      emit("notification.clicked", { clicked_at: atIso, url: r.url ?? null });
-      plan.engagement = engagementOf("click", r);
-      break;
-    case "complained":
-      if (!engagementAllowed) break;
-      if (open) deliver();
-      if (!n.complained_at) {
-        u.complainedAt = at;
+      // opens and complaints are reported once; every click is a new one
+      if (first || r.kind === "clicked") {
         touched = true;
-        plan.counters.push("complained");
-        emit("notification.complained", { complaint_type: r.complaintType ?? "abuse" });
+        emit(e.event, e.data(r, atIso));
+        if (r.kind !== "complained") plan.engagement = engagementOf(r.kind === "opened" ? "open" : "click", r);
       }
       break;
+    }
   }
   if (touched) plan.update = u;
   if (r.suppress && suppressionAddress(n.channel, n.recipient)) plan.suppress = r.suppress;
   return plan;
 }
+
+/** Engagement receipts: the notification's first-time column, its counter and its SPEC event data. */
+const ENGAGEMENT = {
+  opened: {
+    column: "opened_at",
+    field: "openedAt",
+    counter: "opened",
+    event: "notification.opened",
+    data: (r: ReceiptInput, at: string) => ({ opened_at: at, ip: r.ip ?? null, user_agent: r.userAgent ?? null }),
+  },
+  clicked: {
+    column: "clicked_at",
+    field: "clickedAt",
+    counter: "clicked",
+    event: "notification.clicked",
+    data: (r: ReceiptInput, at: string) => ({ clicked_at: at, url: r.url ?? null }),
+  },
+  complained: {
+    column: "complained_at",
+    field: "complainedAt",
+    counter: "complained",
+    event: "notification.complained",
+    data: (r: ReceiptInput) => ({ complaint_type: r.complaintType ?? "abuse" }),
+  },
+} as const satisfies Record<
+  "opened" | "clicked" | "complained",
+  { column: keyof PlanRow; field: keyof ReceiptUpdate; counter: Counter; event: string; data: (r: ReceiptInput, at: string) => Record<string, unknown> }
+>;
 
 function engagementOf(kind: "open" | "click", r: ReceiptInput): ReceiptPlan["engagement"] {
   return {
