@@ -90,6 +90,8 @@ export const NotificationDetail = t.Object({
   failed_at: Nullable(t.String()),
   bounced_at: Nullable(t.String()),
   opened_at: Nullable(t.String()),
+  clicked_at: Nullable(t.String({ description: "first tracked click (docs/delivery-receipts.md)" })),
+  complained_at: Nullable(t.String({ description: "when the recipient reported it as spam" })),
   attempts: t.Array(Attempt),
 });
 

@@ -184,6 +184,8 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     failed_at: iso(r.failed_at),
     bounced_at: iso(r.bounced_at),
     opened_at: iso(r.opened_at),
+    clicked_at: iso(r.clicked_at),
+    complained_at: iso(r.complained_at),
     attempts: attempts.map(toAttempt),
   };
 }

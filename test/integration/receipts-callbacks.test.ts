@@ -181,6 +181,8 @@ describe("SendGrid Event Webhook (POST /webhooks/sendgrid/:channel_id)", () => {
     const after = await row(n.id);
     expect(after.status).toBe("delivered");
     expect(after.delivered_at.getTime()).toBe((now - 2) * 1000);
+    const detail = await call("GET", `/v1/notifications/${n.id}`, { key: A.secretKey });
+    expect(detail.body.data).toMatchObject({ opened_at: new Date((now - 1) * 1000).toISOString(), clicked_at: new Date(now * 1000).toISOString(), complained_at: null });
     expect(after.opened_at.getTime()).toBe((now - 1) * 1000);
     expect(after.clicked_at.getTime()).toBe(now * 1000);
     expect(await eventTypes(n.id)).toEqual([

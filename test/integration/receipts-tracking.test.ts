@@ -125,7 +125,7 @@ describe("open and click tracking through the public routes", () => {
       ["click", 1, "https://acme.test/help"],
     ]);
     expect(eng[1]!.ip).toBe("203.0.113.44");
-    const clicked = await sql`select data from events where type = 'notification.clicked' and data -> 'notification' ->> 'id' = ${id}`;
+    const clicked = await sql`select data from events where type = 'notification.clicked' and data -> 'notification' ->> 'id' = ${id} order by created_at, id`;
     expect(clicked.map((c) => c.data.url)).toEqual(["https://acme.test/offer?a=1&b=2", "https://acme.test/help", "https://acme.test/help"]);
     const o = await call("GET", "/v1/analytics/overview?period=1h", { key: T.sandboxKey });
     expect(o.body.data).toMatchObject({ delivered: 1, opened: 1, clicked: 1 });
