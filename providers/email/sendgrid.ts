@@ -72,9 +72,10 @@ export class SendgridProvider implements Provider {
       body.content = content;
     }
     if (msg.headers && Object.keys(msg.headers).length > 0) body.headers = { ...msg.headers };
-    // What NMS tracks itself (pixel, rewritten links) SendGrid must not track again: its click
-    // tracking would wrap our tracked links a second time and count every open twice.
-    if (this.ownTracking.opens || this.ownTracking.clicks) {
+    // What NMS tracks itself (pixel, rewritten links: only in an HTML part NMS rendered) SendGrid
+    // must not track again: its click tracking would wrap our tracked links a second time and count
+    // every open twice. Dynamic templates keep SendGrid's own tracking, whose events are read too.
+    if (msg.html && !msg.providerTemplateId && (this.ownTracking.opens || this.ownTracking.clicks)) {
       const tracking: Record<string, unknown> = {};
       if (this.ownTracking.clicks) tracking.click_tracking = { enable: false, enable_text: false };
       if (this.ownTracking.opens) tracking.open_tracking = { enable: false };

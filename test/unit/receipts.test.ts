@@ -5,8 +5,9 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { planReceipt, workflowRunIdOf, type ReceiptInput } from "../../domain/receipts";
 import { suppressionAddress } from "../../domain/suppression";
 import { createTrackingToken, trackedLinks, verifyTrackingToken, withTracking } from "../../domain/tracking";
-import { sendgridDefinition, sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
-import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
+import { prepareOutbound } from "../../domain/outbound";
+import { SendgridProvider, sendgridDefinition, sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
+import { TwilioProvider, twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import { whatsappReceipt } from "../../providers/whatsapp/whatsapp-cloud";
 
 describe("Twilio X-Twilio-Signature", () => {
@@ -251,5 +252,28 @@ describe("tracking tokens and the HTML rewrite", () => {
     const clicks = withTracking(frag, id, { opens: false, clicks: true });
     expect(clicks).not.toContain("/track/open/");
     expect(clicks).toContain("/track/click/");
+  });
+});
+
+describe("what the sender adds before the provider call", () => {
+  const msg = { notificationId: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70", tenantId: "t", environment: "production", to: "ana@example.com" };
+
+  test("Twilio messages carry StatusCallback for their channel configuration; built-in providers none", () => {
+    const out = prepareOutbound({ ...msg, channel: "sms", to: "+5511912345678", content: "hi" }, { provider: "twilio", channelId: "0193-ch", settings: {} });
+    expect(out.statusCallbackUrl).toMatch(/\/webhooks\/twilio\/0193-ch$/);
+    const form = new TwilioProvider({ credentials: { account_sid: "AC1", auth_token: "x" }, settings: { from: "+14155550100" } }, {}).buildForm(out);
+    expect(form.get("StatusCallback")).toBe(out.statusCallbackUrl!);
+    expect(prepareOutbound({ ...msg, channel: "sms", content: "hi" }, { provider: "sandbox", channelId: null, settings: {} }).statusCallbackUrl).toBeUndefined();
+  });
+
+  test("email tracking only when the channel turns it on; SendGrid's own tracking off for what NMS rewrote", () => {
+    const html = '<p><a href="https://acme.test">x</a></p>';
+    const email = { ...msg, channel: "email" as const, subject: "s", html };
+    expect(prepareOutbound(email, { provider: "smtp", channelId: "c", settings: {} }).html).toBe(html);
+    const tracked = prepareOutbound(email, { provider: "sendgrid", channelId: "c", settings: { track_clicks: true } });
+    expect(tracked.html).toContain("/track/click/");
+    const sg = new SendgridProvider({ credentials: { api_key: "k" }, settings: { from_email: "a@acme.test", track_clicks: true } }, {});
+    expect(sg.buildBody(tracked).tracking_settings).toEqual({ click_tracking: { enable: false, enable_text: false } });
+    expect(sg.buildBody({ ...tracked, html: undefined, providerTemplateId: "d-1" }).tracking_settings).toBeUndefined();
   });
 });
