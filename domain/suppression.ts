@@ -7,6 +7,7 @@ import { sql } from "../store/db";
 import { isUuid } from "../store/ids";
 import { MicroBatcher } from "../store/micro-batcher";
 import { writeAudit, type ActorType } from "../store/audit";
+import type { NotificationRow } from "../store/notifications";
 import { addSuppression, deleteSuppression, type SuppressionListReason } from "../store/suppressions";
 import { AppError } from "../basics/errors";
 import { identifierHash } from "./erasure";
@@ -50,14 +51,8 @@ export async function suppressUnregistered(n: { id: string; tenant_id: string; e
   await addSuppression(sql, { tenantId: n.tenant_id, environment: n.environment, address, channel: n.channel, reason: "unregistered", notificationId: n.id });
 }
 
-export interface SuppressionSubject {
-  tenant_id: string;
-  environment: string;
-  channel: string;
-  recipient: string | null;
-  subscriber_id: string | null;
-  category: string | null;
-}
+/** The columns of a notification the rules read. */
+export type SuppressionSubject = Pick<NotificationRow, "tenant_id" | "environment" | "channel" | "recipient" | "subscriber_id" | "category">;
 
 export interface SuppressionAnswer {
   reason: SendSuppression | null;

@@ -20,6 +20,7 @@ import { webAssetRoutes } from "./web-assets";
 import { providerCallbackRoutes } from "./provider-callbacks";
 import { trackingRoutes } from "./tracking";
 import { suppressionRoutes } from "./suppressions";
+import { domainRoutes } from "./domains";
 
 export const routePlugins = [
   healthRoutes,
@@ -42,4 +43,5 @@ export const routePlugins = [
   providerCallbackRoutes,
   trackingRoutes,
   suppressionRoutes,
+  domainRoutes,
 ] as const;

@@ -2,7 +2,7 @@
 // callbacks) and POST /webhooks/sendgrid/:channel_id (Event Webhook). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
 import { sendgridEventWebhook, twilioStatusCallback } from "../../domain/provider-callbacks";
-import { signedUrlOf } from "../../domain/outbound";
+import { signedUrlOf } from "../../domain/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
   CallbackChannelParams,

@@ -27,6 +27,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "workflow_not_found",
     "suppression_not_found",
     "link_not_found",
+    "domain_not_found",
   ],
   409: [
     "conflict",
@@ -38,12 +39,13 @@ const CODES_BEFORE: Record<number, string[]> = {
     "domain_already_blocked",
     "channel_already_configured",
     "origin_already_allowed",
+    "domain_already_added",
   ],
   413: ["payload_too_large"],
   422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured"],
   429: ["rate_limited"],
   500: ["internal_error"],
-  503: ["service_unavailable"],
+  503: ["service_unavailable", "dns_unavailable"],
 };
 const STATUS_BEFORE = new Map(Object.entries(CODES_BEFORE).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)));
 

@@ -5,7 +5,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { planReceipt, workflowRunIdOf, type ReceiptInput } from "../../domain/receipts";
 import { suppressionAddress } from "../../domain/suppression";
 import { createTrackingToken, trackedLinks, verifyTrackingToken, withTracking } from "../../domain/tracking";
-import { prepareOutbound } from "../../domain/outbound";
+import { prepareOutbound } from "../../domain/receipt-links";
 import { SendgridProvider, sendgridDefinition, sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { TwilioProvider, twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import { whatsappReceipt } from "../../providers/whatsapp/whatsapp-cloud";

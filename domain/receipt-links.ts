@@ -1,5 +1,5 @@
-// What delivery adds to a rendered message just before the provider call: the status callback URL of
-// the channel configuration that sends it (Twilio) and, for email, open and click tracking.
+// The links a sent message carries back to NMS, added just before the provider call: the status
+// callback URL of the channel configuration that sends it (Twilio) and, for email, open and click tracking.
 import { config } from "../config";
 import type { OutboundMessage } from "../providers/types";
 import { withTracking } from "./tracking";
