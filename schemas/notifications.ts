@@ -110,6 +110,8 @@ export const NotificationDetail = t.Object({
   failed_at: Nullable(t.String()),
   bounced_at: Nullable(t.String()),
   opened_at: Nullable(t.String()),
+  clicked_at: Nullable(t.String({ description: "first tracked click (docs/delivery-receipts.md)" })),
+  complained_at: Nullable(t.String({ description: "when the recipient reported it as spam" })),
   content: Nullable(SentContent),
   attempts: t.Array(Attempt),
 });
@@ -169,6 +171,8 @@ export const NotificationDetailResponse = t.Object(
           failed_at: null,
           bounced_at: null,
           opened_at: null,
+          clicked_at: null,
+          complained_at: null,
           warnings: [],
           content: { subject: "Welcome, Ana", body: "Hi Ana, welcome to Acme!", html_body: "<p>Hi Ana, welcome to Acme!</p>" },
           attempts: [ATTEMPT_EXAMPLE],

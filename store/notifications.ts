@@ -222,6 +222,8 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     failed_at: iso(r.failed_at),
     bounced_at: iso(r.bounced_at),
     opened_at: iso(r.opened_at),
+    clicked_at: iso(r.clicked_at),
+    complained_at: iso(r.complained_at),
     content: sentContent(r, attempts),
     attempts: attempts.map(toAttempt),
   };
@@ -235,4 +237,61 @@ export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "ch
   if (r.template_slug) out.template = r.template_slug;
   if (externalId) out.external_id = externalId;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider receipts and engagement (domain/receipts.ts): one notification at a time, locked with
+// FOR NO KEY UPDATE (a single row needs no ordering against the sender's id-ordered batches).
+
+/** The notification a provider callback names: by its provider message id within one configuration's scope. */
+export async function lockByProviderMessageId(
+  tx: Tx,
+  where: { tenantId: string; environment: string; channel: string; messageId: string },
+): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications
+    where provider_message_id = ${where.messageId} and tenant_id = ${where.tenantId}
+      and environment = ${where.environment} and channel = ${where.channel}
+    limit 1 for no key update`;
+  return rows[0] ?? null;
+}
+
+/** The notification a signed tracking token names (the token carries no tenant: the row does). */
+export async function lockNotification(tx: Tx, id: string): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications where id = ${id} for no key update`;
+  return rows[0] ?? null;
+}
+
+export interface ReceiptUpdate {
+  /** the new status, or null to keep it */
+  status: string | null;
+  error: { code: string; message: string } | null;
+  sentAt: Date | null;
+  deliveredAt: Date | null;
+  failedAt: Date | null;
+  bouncedAt: Date | null;
+  openedAt: Date | null;
+  clickedAt: Date | null;
+  complainedAt: Date | null;
+}
+
+/** Writes what a receipt changed; a null field keeps its column (first timestamps are never overwritten). */
+export async function applyReceiptUpdate(tx: Tx, id: string, u: ReceiptUpdate): Promise<void> {
+  await tx`update notifications set
+      status = coalesce(${u.status}::text, status),
+      error = coalesce(${u.error ? JSON.stringify(u.error) : null}::text::jsonb, error),
+      sent_at = coalesce(sent_at, ${u.sentAt}::timestamptz),
+      delivered_at = coalesce(delivered_at, ${u.deliveredAt}::timestamptz),
+      failed_at = coalesce(failed_at, ${u.failedAt}::timestamptz),
+      bounced_at = coalesce(bounced_at, ${u.bouncedAt}::timestamptz),
+      opened_at = coalesce(opened_at, ${u.openedAt}::timestamptz),
+      clicked_at = coalesce(clicked_at, ${u.clickedAt}::timestamptz),
+      complained_at = coalesce(complained_at, ${u.complainedAt}::timestamptz),
+      updated_at = now()
+    where id = ${id}`;
+}
+
+/** The stored (rendered) content of a notification named by a signed tracking token. */
+export async function findNotificationContent(id: string): Promise<Pick<NotificationRow, "id" | "channel" | "content"> | null> {
+  const rows = await sql<Pick<NotificationRow, "id" | "channel" | "content">[]>`select id, channel, content from notifications where id = ${id}`;
+  return rows[0] ?? null;
 }

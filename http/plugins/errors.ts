@@ -24,6 +24,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   email_not_verified: 400,
+  callback_expired: 400,
   // 401: who is calling is unknown
   invalid_api_key: 401,
   invalid_admin_token: 401,
@@ -264,10 +265,17 @@ function parseJson(bytes: Uint8Array, request: Request): unknown {
   return parsed;
 }
 
-/** A body a third party defines (see JSON_ONLY_PATH), parsed the way Elysia's own parsers would. */
-async function parseForeign(bytes: Uint8Array, type: string): Promise<unknown> {
+/**
+ * A body a third party defines (see JSON_ONLY_PATH), parsed the way Elysia's own parsers would. A
+ * form's text stays on the request (`__rawBody`, as for JSON) for a route whose signature covers it.
+ */
+async function parseForeign(bytes: Uint8Array, type: string, request: Request): Promise<unknown> {
   const mime = type.split(";")[0]!.trim().toLowerCase();
-  if (mime === "application/x-www-form-urlencoded") return parseQuery(new TextDecoder().decode(bytes));
+  if (mime === "application/x-www-form-urlencoded") {
+    const text = new TextDecoder().decode(bytes);
+    (request as any).__rawBody = text;
+    return parseQuery(text);
+  }
   if (mime === "multipart/form-data") {
     const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": type } }).formData();
     return Object.fromEntries(form.entries());
@@ -296,7 +304,7 @@ export async function parseBody({ request }: { request: Request }): Promise<unkn
       `Request bodies are JSON: send Content-Type: application/json (got ${got ? JSON.stringify(got) : "no Content-Type"})`,
     );
   }
-  return parseForeign(bytes, type);
+  return parseForeign(bytes, type, request);
 }
 
 /** Turns any error into the standard body; see errorsPlugin. */

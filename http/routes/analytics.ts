@@ -1,5 +1,5 @@
 // /v1/analytics/* (SPEC "Analytics", DESIGN.md 6): overview, channels, timeseries and top templates,
-// read from the hourly rollups (store/analytics.ts), so their cost does not grow with notifications.
+// read from the rollups (store/analytics.ts, engagement counters included), so their cost does not grow with notifications.
 import { Elysia } from "elysia";
 import {
   ChannelRowsResponse,

@@ -17,6 +17,9 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
 import { domainRoutes } from "./domains";
 
 export const routePlugins = [
@@ -37,5 +40,8 @@ export const routePlugins = [
   unsubscribeRoutes,
   whatsappWebhookRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
   domainRoutes,
 ] as const;
