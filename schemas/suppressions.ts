@@ -22,10 +22,22 @@ export const SuppressionListQuery = t.Object({
   channel: t.Optional(t.String({ description: "email or push" })),
 });
 
-export const SuppressionList = t.Object({
-  data: t.Array(Suppression),
-  meta: t.Object({ cursor: t.Union([t.String(), t.Null()]), has_more: t.Boolean() }),
-});
+export const SuppressionList = t.Object(
+  {
+    data: t.Array(Suppression),
+    meta: t.Object({ cursor: t.Union([t.String(), t.Null()]), has_more: t.Boolean() }),
+  },
+  {
+    examples: [
+      {
+        data: [
+          { address: "gone@example.com", channel: "email", reason: "bounced", notification_id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f", created_at: "2025-08-01T12:00:05.000Z" },
+        ],
+        meta: { cursor: null, has_more: false },
+      },
+    ],
+  },
+);
 
 export const SuppressionAddressParams = t.Object({
   address: t.String({ description: "the listed address, URL-encoded (ana%40example.com; a push endpoint with its slashes encoded)" }),

@@ -1,15 +1,13 @@
 // /v1/suppressions: the tenant environment's suppression list (hard bounces, complaints, unregistered
 // push recipients) read page by page, and lifting one address (audited). Secret keys only.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { liftSuppression, normalizeSuppressionAddress } from "../../domain/suppression";
-import { ErrorBody } from "../../schemas/errors";
 import { SuppressionAddressParams, SuppressionList, SuppressionListQuery } from "../../schemas/suppressions";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { listSuppressions, toSuppression } from "../../store/suppressions";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf } from "../plugins/auth";
-
-const errors = { 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+import { errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
   .use(authPlugin)
@@ -31,7 +29,7 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
     },
     {
       query: SuppressionListQuery,
-      response: { 200: SuppressionList, ...errors },
+      response: { 200: SuppressionList, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "The suppression list, newest first (cursor paged; filters address, reason, channel)", tags: ["suppressions"] },
     },
   )
@@ -45,8 +43,7 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
     },
     {
       params: SuppressionAddressParams,
-      // (t.Null here makes the OpenAPI plugin write an invalid response object; the body is empty)
-      response: { 204: t.Any({ description: "no body: lifted, sends to the address go out again" }), 404: ErrorBody, ...errors },
-      detail: { summary: "Lift one address from the suppression list (audited: suppression.removed)", tags: ["suppressions"] },
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
+      detail: { summary: "Lift one address from the suppression list (audited: suppression.removed); sends to it go out again", tags: ["suppressions"] },
     },
   );

@@ -2,9 +2,9 @@
 // and the redirect of a rewritten link, each named by a signed token (domain/tracking.ts). No API key.
 import { Elysia, t } from "elysia";
 import { recordClick, recordOpen } from "../../domain/tracking";
-import { ErrorBody } from "../../schemas/errors";
 import { TrackingTokenParams } from "../../schemas/tracking";
 import { requestFacts } from "../request-context";
+import { errors, Redirect } from "../route-docs";
 
 // The smallest transparent GIF: 1x1, one transparent colour (GIF89a, 43 bytes).
 const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
@@ -22,7 +22,10 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" })
     },
     {
       params: TrackingTokenParams,
-      response: { 200: t.String({ description: "a 1x1 transparent GIF (image/gif), never cached", format: "binary" }), 400: ErrorBody },
+      response: {
+        200: t.String({ contentMediaType: "image/gif", description: "a 1x1 transparent GIF, never cached", examples: ["GIF89a..."] }),
+        ...errors(400),
+      },
       detail: { summary: "Open-tracking pixel: records the first open of an email", tags: ["public"], security: [] },
     },
   )
@@ -35,10 +38,8 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" })
     {
       params: TrackingTokenParams,
       response: {
-        // (t.Null here makes the OpenAPI plugin write an invalid response object; the body is empty)
-        302: t.Any({ description: "no body: redirect (Location) to the link's original URL, as it was in the message" }),
-        400: ErrorBody,
-        404: ErrorBody,
+        302: Redirect("To the link's original URL (Location), as it was in the message"),
+        ...errors(400, 404),
       },
       detail: { summary: "Click tracking: records the click and redirects to the link's original URL", tags: ["public"], security: [] },
     },
