@@ -17,6 +17,7 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { webhookRoutes } from "./webhooks";
 
 export const routePlugins = [
   healthRoutes,
@@ -36,4 +37,5 @@ export const routePlugins = [
   unsubscribeRoutes,
   whatsappWebhookRoutes,
   webAssetRoutes(),
+  webhookRoutes,
 ] as const;
