@@ -57,7 +57,7 @@ async function headOf(res: Response): Promise<string | null> {
 }
 
 function fetchError(err: unknown, timedOut: boolean, callerAborted: boolean, timeoutMs: number): { code: string; message: string } {
-  if (timedOut) return { code: "timeout", message: `no answer within ${Math.round(timeoutMs / 1000)} s` };
+  if (timedOut) return { code: "timeout", message: `no answer within ${timeoutMs} ms` };
   if (callerAborted) return { code: "aborted", message: "the attempt was abandoned (handler deadline)" };
   const e = err as { code?: string; message?: string; name?: string };
   const code = String(e.code ?? e.name ?? "error");
