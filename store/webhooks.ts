@@ -56,8 +56,8 @@ export function serializeWebhook(r: WebhookRow) {
  */
 export async function insertWebhook(tx: Tx, scope: Scope, f: WebhookFields, secret: string, max: number): Promise<WebhookRow | null> {
   await tx`select id from tenants where id = ${scope.tenantId} for update`;
-  const [{ n }] = (await tx`select count(*)::int as n from webhooks where tenant_id = ${scope.tenantId}`) as unknown as [{ n: number }];
-  if (n >= max) return null;
+  const [count] = await tx<{ n: number }[]>`select count(*)::int as n from webhooks where tenant_id = ${scope.tenantId}`;
+  if (count!.n >= max) return null;
   const id = newId();
   const [row] = await tx<WebhookRow[]>`
     insert into webhooks (id, tenant_id, environment, url, events, active, description, secret_enc)

@@ -6,7 +6,7 @@ import { emitEvents } from "../../domain/events";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
-import { connect, deletePrefix, sleep } from "../support/runtime-redis";
+import { connect, deletePrefix, waitFor } from "../support/runtime-redis";
 
 export const TEST_TIME_SCALE = 0.0001;
 
@@ -61,15 +61,8 @@ export async function deliveriesOf(webhookId: string, eventId?: string) {
   return await sql`select * from webhook_deliveries where webhook_id = ${webhookId} ${eventId ? sql`and event_id = ${eventId}` : sql``} order by attempt, created_at`;
 }
 
-export async function until<T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let v = await check();
-  while (!v && Date.now() < deadline) {
-    await sleep(everyMs);
-    v = await check();
-  }
-  return v;
-}
+/** waitFor with this file's defaults: 10 s, every 20 ms. */
+export const until = <T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20) => waitFor(check, timeoutMs, everyMs);
 
 export async function cleanupTenant(tenantId: string) {
   await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = ${tenantId})`;
