@@ -2,7 +2,7 @@
 // schedule on runtime timers, and the relay loop that feeds it from the outbox (docs/webhooks.md).
 import { logger } from "../basics/log";
 import { config } from "../config";
-import { defineActor, Loop, type ActorContext, type HostOptions, type Runtime } from "../runtime";
+import { defineActor, Loop, retryDelayFor, type ActorContext, type HostOptions, type RetryPolicy, type Runtime } from "../runtime";
 import { retryTimerId, webhookDispatcherAddress, type WebhookMessage } from "../schemas/webhook-messages";
 import { loadAttemptContext, type AttemptContext } from "../store/webhook-deliveries";
 import { newId } from "../store/ids";
@@ -26,6 +26,14 @@ export const WEBHOOK_DEADLINE_MS = RECEIVER_TIMEOUT_MS + 15_000;
  * defers the waiting ones (fair slots, docs/runtime.md) instead of blocking every reader.
  */
 export const WEBHOOK_HOST_OPTIONS: Omit<HostOptions, "actors"> = { concurrency: 256, maxInFlight: 10_000 };
+
+/**
+ * When a handler fails (the database is down, not a receiver: receivers' failures are records), it
+ * runs again after 1 s doubling up to a minute, 8 runs in all: about two minutes of outage before the
+ * message is dead-lettered (replay resends what that lost).
+ */
+const HANDLER_RETRY: RetryPolicy = { baseMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.2 };
+const HANDLER_RUNS = 8;
 
 type Ctx = Pick<ActorContext, "schedule" | "signal">;
 
@@ -113,6 +121,8 @@ export const webhookDispatcher = defineActor<WebhookMessage>({
   // WEBHOOK_CONCURRENCY slots and every other webhook's messages go past it.
   fairness: { groupOf: (m) => m.webhookId, share: config.webhookConcurrency, busyThreshold: 1 },
   deadlineMs: WEBHOOK_DEADLINE_MS,
+  maxDeliveries: HANDLER_RUNS,
+  retryDelayMs: (deliveries) => retryDelayFor(deliveries, HANDLER_RETRY),
 });
 
 // ---------------------------------------------------------------------------------------------
