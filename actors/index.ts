@@ -4,6 +4,7 @@ import type { Actor } from "../runtime/actor";
 import type { HostOptions } from "../runtime";
 import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
+import { domainHealth, startDomainHealthCron } from "./domain-health";
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
 import { getRuntime } from "../store/runtime";
 
@@ -14,6 +15,7 @@ export interface RunningActors {
 /** Stream actors run in one runtime host per process; periodic jobs (cron-like) start themselves. */
 const streamActors: Record<string, Actor<any>> = {
   "channel-sender": channelSender,
+  "domain-health": domainHealth,
   "webhook-dispatcher": webhookDispatcher,
 };
 /** Stream actors that run in a host of their own (their own slots and back-pressure), with these options. */
@@ -22,6 +24,8 @@ const ownHost: Record<string, Omit<HostOptions, "actors">> = {
 };
 const periodic: Record<string, () => RunningActors> = {
   reconciler: () => startReconciler(),
+  // the same kind as the stream actor above: one Procfile line runs the schedule and the checks
+  "domain-health": () => startDomainHealthCron(),
   // the relay from the outbox runs beside the dispatcher it feeds
   "webhook-dispatcher": () => startWebhookRelay(),
 };

@@ -4,6 +4,7 @@ import { isBlockedEmail } from "../store/blocked-domains";
 import { sql } from "../store/db";
 import { isUuid } from "../store/ids";
 import { MicroBatcher } from "../store/micro-batcher";
+import type { NotificationRow } from "../store/notifications";
 import { identifierHash } from "./erasure";
 
 export const ERASED_RECIPIENT = "[erased]";
@@ -12,14 +13,8 @@ export const ERASED_RECIPIENT = "[erased]";
 export type SuppressionReason = "erased" | "preference_disabled" | "unsubscribed";
 export type SendSuppression = SuppressionReason | "blocked_domain";
 
-export interface SuppressionSubject {
-  tenant_id: string;
-  environment: string;
-  channel: string;
-  recipient: string | null;
-  subscriber_id: string | null;
-  category: string | null;
-}
+/** The columns of a notification the rules read. */
+export type SuppressionSubject = Pick<NotificationRow, "tenant_id" | "environment" | "channel" | "recipient" | "subscriber_id" | "category">;
 
 export interface SuppressionAnswer {
   reason: SendSuppression | null;

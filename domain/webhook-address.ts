@@ -1,9 +1,10 @@
 // Where a webhook may be sent (SSRF protection): URL rules, the address ranges refused (ipaddr.js),
 // and DNS resolution through the configured resolver, whose checked answer is what delivery connects to.
-import { lookup, Resolver } from "node:dns/promises";
+import { lookup } from "node:dns/promises";
 import * as ipaddr from "ipaddr.js";
 import { config } from "../config";
 import { MAX_URL_LENGTH } from "../schemas/webhooks";
+import { resolverFor } from "./dns";
 
 /**
  * Ranges (ipaddr.js `range()`) never connected to, even with WEBHOOK_ALLOW_PRIVATE: no receiver
@@ -59,8 +60,9 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Resolution: DNS_SERVERS when set (tests run a local DNS server), else the system resolver.
-// Answers are cached for their TTL (at most a minute); every use checks them again.
+// Resolution: the resolver of DNS_SERVERS when set (domain/dns.ts; tests run a local DNS server),
+// else the system's (getaddrinfo, so /etc/hosts and `localhost` work in development). Answers are
+// cached for their TTL (at most a minute) per server list; every use checks them again.
 
 interface Resolved {
   addresses: string[];
@@ -70,21 +72,6 @@ interface Resolved {
 const MAX_CACHED = 10_000;
 const DEFAULT_TTL_MS = 30_000;
 const cache = new Map<string, Resolved>();
-let resolver: { servers: string; r: Resolver } | null = null;
-
-function configuredResolver(): Resolver | null {
-  if (config.dnsServers.length === 0) return null;
-  const servers = config.dnsServers.join(",");
-  if (resolver?.servers !== servers) {
-    const r = new Resolver({ timeout: 2000, tries: 2 });
-    r.setServers(config.dnsServers);
-    resolver = { servers, r };
-    cache.clear(); // answers of other servers
-  }
-  return resolver.r;
-}
-
-const NO_ANSWER = new Set(["ENOTFOUND", "ENODATA", "NXDOMAIN", "ENONAME"]);
 
 export class DnsError extends Error {
   constructor(
@@ -94,15 +81,10 @@ export class DnsError extends Error {
     super(`${hostname} did not resolve (${code})`);
     this.name = "DnsError";
   }
-  /** the name has no address (as opposed to a resolver that failed to answer) */
-  get notFound(): boolean {
-    return NO_ANSWER.has(this.code);
-  }
 }
 
-async function resolveFresh(hostname: string): Promise<Resolved> {
-  const r = configuredResolver();
-  if (!r) {
+async function resolveFresh(hostname: string, servers: string[]): Promise<Resolved> {
+  if (servers.length === 0) {
     try {
       const all = await lookup(hostname, { all: true, verbatim: true });
       return { addresses: all.map((a) => a.address), expiresAt: Date.now() + DEFAULT_TTL_MS };
@@ -110,6 +92,7 @@ async function resolveFresh(hostname: string): Promise<Resolved> {
       throw new DnsError(hostname, String((err as { code?: string }).code ?? "ERESOLVE"));
     }
   }
+  const r = resolverFor(servers);
   const [v4, v6] = await Promise.allSettled([r.resolve4(hostname, { ttl: true }), r.resolve6(hostname, { ttl: true })]);
   const answers = [...(v4.status === "fulfilled" ? v4.value : []), ...(v6.status === "fulfilled" ? v6.value : [])];
   if (answers.length === 0) {
@@ -124,10 +107,12 @@ async function resolveFresh(hostname: string): Promise<Resolved> {
 export async function resolveHost(hostname: string): Promise<string[]> {
   const literal = ipLiteralOf(hostname);
   if (literal) return [literal];
-  const key = hostname.toLowerCase();
+  const servers = config.dnsServers;
+  const name = hostname.toLowerCase();
+  const key = `${servers.join(",")}|${name}`;
   const hit = cache.get(key);
   if (hit && hit.expiresAt > Date.now()) return hit.addresses;
-  const fresh = await resolveFresh(key);
+  const fresh = await resolveFresh(name, servers);
   if (cache.size >= MAX_CACHED) cache.clear();
   if (fresh.expiresAt > Date.now()) cache.set(key, fresh);
   return fresh.addresses;

@@ -1,5 +1,5 @@
 // Signing and verifying outbound webhooks (SPEC Authentication 8 and the Standard Webhooks headers):
-// pure functions shared by the dispatcher, the tests and the typed client, which mirrors the verifiers.
+// pure functions of the dispatcher; the verifiers take client/webhooks.ts's argument order (body, header, secret).
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** Standard Webhooks secrets: `whsec_` + base64 of 24 to 64 random bytes. */
@@ -40,8 +40,8 @@ function sameText(a: string, b: string): boolean {
  * The receiver's check of `X-Service-Signature` (SPEC Authentication 8): recompute over the raw body
  * (the bytes received, before any JSON parsing) and compare in constant time.
  */
-export function verifyWebhookSignature(secret: string, rawBody: string, signatureHeader: string | null | undefined): boolean {
-  if (!signatureHeader) return false;
+export function verifyWebhookSignature(rawBody: string, signatureHeader: string | null | undefined, secret: string): boolean {
+  if (!signatureHeader || !secret) return false;
   return sameText(serviceSignature(secret, rawBody), signatureHeader.trim());
 }
 
@@ -57,9 +57,9 @@ export interface StandardWebhookHeaders {
  * rejects replays of an old request.
  */
 export function verifyStandardWebhook(
-  secret: string,
   rawBody: string,
   headers: StandardWebhookHeaders,
+  secret: string,
   opts: { toleranceSeconds?: number; nowSeconds?: number } = {},
 ): boolean {
   const id = headers["webhook-id"];

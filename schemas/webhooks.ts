@@ -1,57 +1,19 @@
 // The event types a webhook may subscribe to (SPEC "Events", once for every layer) and the TypeBox
-// schemas of the webhook routes (SPEC "Webhooks", DESIGN.md 6): requests, records, deliveries, errors.
+// schemas of the webhook routes (SPEC "Webhooks", DESIGN.md 6): requests, records, deliveries.
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
+import { WebhookEventType as EventTypeUnion } from "./webhook-events";
 
-/** SPEC's event table, in its order. */
-export const WebhookEventTypeLiteral = t.Union(
-  [
-    t.Literal("notification.created"),
-    t.Literal("notification.sent"),
-    t.Literal("notification.delivered"),
-    t.Literal("notification.failed"),
-    t.Literal("notification.bounced"),
-    t.Literal("notification.opened"),
-    t.Literal("notification.clicked"),
-    t.Literal("notification.complained"),
-    t.Literal("notification.test"),
-    t.Literal("workflow.triggered"),
-    t.Literal("workflow.step.completed"),
-    t.Literal("workflow.step.failed"),
-    t.Literal("workflow.completed"),
-    t.Literal("inbox.notification.received"),
-    t.Literal("inbox.notification.read"),
-  ],
-  { description: "An event type of SPEC's table (notification.*, workflow.*, inbox.*)" },
-);
+/** SPEC's event table (schemas/webhook-events.ts, shared with the client), described for the OpenAPI document. */
+export const WebhookEventTypeLiteral = t.Union(EventTypeUnion.anyOf, { description: "An event type of SPEC's table (notification.*, workflow.*, inbox.*)" });
 export type WebhookEventType = Static<typeof WebhookEventTypeLiteral>;
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = WebhookEventTypeLiteral.anyOf.map((l) => l.const);
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = EventTypeUnion.anyOf.map((l) => l.const);
 
 /** SPEC Limits. */
 export const MAX_WEBHOOKS_PER_TENANT = 10;
 export const MAX_URL_LENGTH = 2048;
 
 const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
-
-// ---------------------------------------------------------------------------------------------
-// Errors: the one body every failure has (http/plugins/errors.ts), declared per status so the
-// OpenAPI document shows it.
-
-export const ErrorResponse = t.Object(
-  {
-    error: t.Object({
-      code: t.String({ examples: ["validation_failed"] }),
-      message: t.String(),
-      details: t.Optional(t.Record(t.String(), t.Array(t.String()), { description: "field path -> messages (validation)" })),
-    }),
-  },
-  { description: "The standard error body" },
-);
-
-/** `{ 401: ErrorResponse, 404: ErrorResponse, ... }` for a route's response map. */
-export function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorResponse> {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorResponse])) as Record<S, typeof ErrorResponse>;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Requests

@@ -32,6 +32,13 @@ export interface NotificationRow {
   opened_at: Date | null;
   clicked_at: Date | null;
   complained_at: Date | null;
+  /** sent with these warnings, e.g. domain_unhealthy (migration 0501); null when none */
+  warnings?: NotificationWarning[] | null;
+}
+
+export interface NotificationWarning {
+  code: string;
+  message: string;
 }
 
 export interface AttemptRow {
@@ -134,6 +141,12 @@ export async function listNotifications(
     limit ${q.limit + 1}`;
 }
 
+/** Records a warning on a notification being sent, once per code (a retried attempt adds nothing). */
+export async function addNotificationWarning(id: string, w: NotificationWarning): Promise<void> {
+  await sql`update notifications set warnings = coalesce(warnings, '[]'::jsonb) || ${sql.json([w] as any)}
+    where id = ${id} and not coalesce(warnings, '[]'::jsonb) @> ${sql.json([{ code: w.code }] as any)}`;
+}
+
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
   return await sql<AttemptRow[]>`select * from notification_attempts
     where notification_id = ${notificationId} order by attempt_number`;
@@ -177,6 +190,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     error: r.error ? { code: r.error.code, message: r.error.message } : null,
     provider: r.provider,
     suppressed_reason: r.suppressed_reason,
+    warnings: r.warnings ?? [],
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     sent_at: iso(r.sent_at),

@@ -57,6 +57,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   // 5xx
   internal_error: 500,
   service_unavailable: 503,
+  dns_unavailable: 503,
 };
 
 /** Families of codes: `template_not_found` 404, `idempotency_key_in_use` 409, `domain_already_blocked` 409. */

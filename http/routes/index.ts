@@ -18,6 +18,7 @@ import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
 import { webhookRoutes } from "./webhooks";
+import { domainRoutes } from "./domains";
 
 export const routePlugins = [
   healthRoutes,
@@ -38,4 +39,5 @@ export const routePlugins = [
   whatsappWebhookRoutes,
   webAssetRoutes(),
   webhookRoutes,
+  domainRoutes,
 ] as const;

@@ -7,7 +7,6 @@ import {
   DeliveryListResponse,
   DeliveryParams,
   DeliveryResponse,
-  errorResponses,
   ListDeliveriesQuery,
   ReplayResultResponse,
   ReplayWebhookBody,
@@ -19,6 +18,7 @@ import {
   WebhookParams,
   WebhookResponse,
 } from "../../schemas/webhooks";
+import { ErrorBody } from "../../schemas/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { listDeliveries, serializeDelivery } from "../../store/webhook-deliveries";
@@ -37,6 +37,11 @@ import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
 
 const TAGS = ["webhooks"];
+
+/** `{ 401: ErrorBody, 404: ErrorBody, ... }`: the standard error body under each status a route answers. */
+function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>;
+}
 
 function callerOf(auth: AuthContext, write: boolean): Caller {
   requireSecret(auth);

@@ -8,38 +8,41 @@ import { sql } from "../../store/db";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
+import { deleteTenants } from "../support/tenant-cleanup";
 
 type T = Awaited<ReturnType<typeof createTenant>>;
 let T1: T;
 let T2: T;
 let dns: FakeDns;
-const savedDns = config.dnsServers;
 const savedPrivate = config.webhookAllowPrivate;
 const receivers: Receiver[] = [];
+const created: string[] = [];
+async function tenant(): Promise<T> {
+  const t = await createTenant();
+  created.push(t.tenant.id);
+  return t;
+}
 
 const create = (key: string, body: Record<string, unknown>, headers?: Record<string, string>) => call("POST", "/v1/webhooks", { key, body, headers });
 
 beforeAll(async () => {
-  T1 = await createTenant();
-  T2 = await createTenant();
+  T1 = await tenant();
+  T2 = await tenant();
   dns = await startFakeDns();
-  dns.set("rebind.test", { A: ["127.0.0.1"] });
-  dns.set("public.test", { A: ["93.184.216.34"] });
-  dns.set("mixed.test", { A: ["93.184.216.34", "10.0.0.7"] });
-  dns.set("v6loop.test", { AAAA: ["::1"] });
-  (config as any).dnsServers = [dns.server];
+  dns.setAddresses("rebind.test", { A: ["127.0.0.1"] });
+  dns.setAddresses("public.test", { A: ["93.184.216.34"] });
+  dns.setAddresses("mixed.test", { A: ["93.184.216.34", "10.0.0.7"] });
+  dns.setAddresses("v6loop.test", { AAAA: ["::1"] });
+  process.env.DNS_SERVERS = dns.server;
 });
 
 afterAll(async () => {
-  (config as any).dnsServers = savedDns;
+  delete process.env.DNS_SERVERS;
   (config as any).webhookAllowPrivate = savedPrivate;
   for (const r of receivers) await r.stop();
-  await dns.close();
-  for (const t of [T1, T2]) {
-    await sql`delete from webhook_deliveries where tenant_id = ${t.tenant.id}`;
-    await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = ${t.tenant.id})`;
-    await sql`delete from webhooks where tenant_id = ${t.tenant.id}`;
-  }
+  await dns.stop();
+  await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = any(${created}::uuid[]))`;
+  await deleteTenants(created);
 });
 
 /** Runs fn with WEBHOOK_ALLOW_PRIVATE=true (local receivers live on 127.0.0.1). */
@@ -134,7 +137,7 @@ describe("create, read, update, delete", () => {
   });
 
   test("the 11th webhook of a tenant is refused (both environments count)", async () => {
-    const t = await createTenant();
+    const t = await tenant();
     for (let i = 0; i < 10; i++) {
       const key = i < 6 ? t.secretKey : t.sandboxKey;
       expect((await create(key, { url: `https://public.test/${i}`, events: ["notification.sent"] })).status).toBe(201);
@@ -148,7 +151,7 @@ describe("create, read, update, delete", () => {
   });
 
   test("Idempotency-Key on POST /v1/webhooks replays the first answer without a second webhook", async () => {
-    const t = await createTenant();
+    const t = await tenant();
     const headers = { "idempotency-key": `wh-${crypto.randomUUID()}` };
     const a = await create(t.secretKey, { url: "https://public.test/idem", events: ["notification.sent"] }, headers);
     const b = await create(t.secretKey, { url: "https://public.test/idem", events: ["notification.sent"] }, headers);

@@ -6,6 +6,7 @@ import { emitEvents } from "../../domain/events";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
+import { deleteTenants } from "../support/tenant-cleanup";
 import { connect, deletePrefix, waitFor } from "../support/runtime-redis";
 
 export const TEST_TIME_SCALE = 0.0001;
@@ -64,9 +65,9 @@ export async function deliveriesOf(webhookId: string, eventId?: string) {
 /** waitFor with this file's defaults: 10 s, every 20 ms. */
 export const until = <T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20) => waitFor(check, timeoutMs, everyMs);
 
-export async function cleanupTenant(tenantId: string) {
-  await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = ${tenantId})`;
-  await sql`delete from webhook_deliveries where tenant_id = ${tenantId}`;
-  await sql`delete from webhooks where tenant_id = ${tenantId}`;
-  await sql`delete from events where tenant_id = ${tenantId}`;
+/** Deletes test tenants and everything of theirs (webhooks, deliveries, events, audit), queued outbox rows first. */
+export async function cleanupTenants(tenantIds: string[]) {
+  if (!tenantIds.length) return;
+  await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = any(${tenantIds}::uuid[]))`;
+  await deleteTenants(tenantIds);
 }

@@ -8,7 +8,7 @@ import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
-import { cleanupTenant, createWebhook, emit, until } from "./webhook-support";
+import { cleanupTenants, createWebhook, emit, until } from "./webhook-support";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
@@ -21,7 +21,7 @@ const tenants: string[] = [];
 afterAll(async () => {
   for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
   await Promise.all(procs.map((p) => p.exited));
-  for (const t of tenants) await cleanupTenant(t);
+  await cleanupTenants(tenants);
   for (const r of receivers) await r.stop();
   const redis = connect();
   await deletePrefix(redis, config.redisPrefix);

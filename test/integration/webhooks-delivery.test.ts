@@ -16,14 +16,13 @@ import { call, createTenant } from "../support/fixtures";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { sleep } from "../support/runtime-redis";
 import { hang, startReceiver, type Receiver } from "../support/webhook-receiver";
-import { cleanupTenant, createWebhook, deliveriesOf, emit, startWebhookHost, TEST_TIME_SCALE, until } from "./webhook-support";
+import { cleanupTenants, createWebhook, deliveriesOf, emit, startWebhookHost, TEST_TIME_SCALE, until } from "./webhook-support";
 
 type T = Awaited<ReturnType<typeof createTenant>>;
 let T1: T;
 let T2: T;
 let host: Awaited<ReturnType<typeof startWebhookHost>>;
 let dns: FakeDns;
-const savedDns = config.dnsServers;
 const receivers: Receiver[] = [];
 
 function receiver(respond?: Parameters<typeof startReceiver>[0]) {
@@ -36,17 +35,17 @@ beforeAll(async () => {
   T1 = await createTenant();
   T2 = await createTenant();
   dns = await startFakeDns();
-  (config as any).dnsServers = [dns.server];
+  process.env.DNS_SERVERS = dns.server;
   host = await startWebhookHost();
 });
 
 afterAll(async () => {
   // deleted webhooks make whatever is still scheduled a no-op before the host stops
-  for (const t of [T1, T2]) await cleanupTenant(t.tenant.id);
+  await cleanupTenants([T1.tenant.id, T2.tenant.id]);
   for (const r of receivers) await r.stop();
   await host.stop();
-  (config as any).dnsServers = savedDns;
-  await dns.close();
+  delete process.env.DNS_SERVERS;
+  await dns.stop();
 });
 
 describe("from the outbox to receivers", () => {
@@ -208,12 +207,12 @@ describe("SSRF at delivery time", () => {
 
   test("a name that resolved to a public address at creation and to loopback at delivery is refused, after resolution", async () => {
     const r = receiver();
-    dns.set("flip.test", { A: ["93.184.216.34"] });
+    dns.setAddresses("flip.test", { A: ["93.184.216.34"] });
     (config as any).webhookAllowPrivate = false;
     let W: { id: string };
     try {
       W = await createWebhook(T2.secretKey, `http://flip.test:${r.port}/hook`, ["inbox.notification.received"]);
-      dns.set("flip.test", { A: ["127.0.0.1"] });
+      dns.setAddresses("flip.test", { A: ["127.0.0.1"] });
       await emit(T2.tenant.id, "production", "inbox.notification.received", 1);
       const recs = await until(async () => {
         const x = await deliveriesOf(W.id);
@@ -241,8 +240,8 @@ describe("SSRF at delivery time", () => {
     const seen: string[] = [];
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { cert, key }, fetch: (req) => (seen.push(req.headers.get("host")!), new Response("tls ok")) });
     try {
-      dns.set("receiver.test", { A: ["127.0.0.1"] });
-      dns.set("impostor.test", { A: ["127.0.0.1"] });
+      dns.setAddresses("receiver.test", { A: ["127.0.0.1"] });
+      dns.setAddresses("impostor.test", { A: ["127.0.0.1"] });
       const ok = await postToReceiver(`https://receiver.test:${server.port}/x`, "{}", { "content-type": "application/json" }, { allowPrivate: true, tls: { ca: cert } });
       expect(ok).toMatchObject({ ok: true, status: 200, body: "tls ok" });
       expect(seen).toEqual([`receiver.test:${server.port}`]);

@@ -1,11 +1,12 @@
-// Redis helpers for the runtime's tests: a random key prefix per test and SCAN+DEL cleanup
-// of exactly that prefix (never FLUSHALL: other engineers' tests share this Redis).
+// Redis helpers for the runtime's tests: a random key prefix per test under the run's own prefix,
+// and SCAN+DEL cleanup of exactly that prefix (never FLUSHALL: other engineers share this Redis).
 import Redis from "ioredis";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
+/** Under the run's REDIS_PREFIX (test/support/preload.ts), so the end-of-run sweep finds a leak. */
 export function randomPrefix(label = "rt"): string {
-  return `test-${label}-${Math.random().toString(36).slice(2, 10)}`;
+  return `${process.env.REDIS_PREFIX ?? "nmstest"}-${label}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 export function connect(): Redis {

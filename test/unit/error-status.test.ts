@@ -28,6 +28,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "webhook_not_found",
     "delivery_not_found",
     "event_not_found",
+    "domain_not_found",
   ],
   409: [
     "conflict",
@@ -41,12 +42,13 @@ const CODES_BEFORE: Record<number, string[]> = {
     "origin_already_allowed",
     "webhook_inactive",
     "delivery_not_retryable",
+    "domain_already_added",
   ],
   413: ["payload_too_large"],
   422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured", "webhook_limit_reached"],
   429: ["rate_limited"],
   500: ["internal_error"],
-  503: ["service_unavailable"],
+  503: ["service_unavailable", "dns_unavailable"],
 };
 const STATUS_BEFORE = new Map(Object.entries(CODES_BEFORE).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)));
 

@@ -25,10 +25,10 @@ describe("X-Service-Signature", () => {
     expect(await octokitVerify(secret, body, h["x-service-signature"]!)).toBe(true);
     expect(await octokitVerify(secret, body + " ", h["x-service-signature"]!)).toBe(false);
     expect(await octokitVerify(`${secret}x`, body, h["x-service-signature"]!)).toBe(false);
-    expect(verifyWebhookSignature(secret, body, h["x-service-signature"])).toBe(true);
-    expect(verifyWebhookSignature(secret, body.replace("delivered", "failed"), h["x-service-signature"])).toBe(false);
-    expect(verifyWebhookSignature(secret, body, null)).toBe(false);
-    expect(verifyWebhookSignature(secret, body, "sha256=00")).toBe(false);
+    expect(verifyWebhookSignature(body, h["x-service-signature"], secret)).toBe(true);
+    expect(verifyWebhookSignature(body.replace("delivered", "failed"), h["x-service-signature"], secret)).toBe(false);
+    expect(verifyWebhookSignature(body, null, secret)).toBe(false);
+    expect(verifyWebhookSignature(body, "sha256=00", secret)).toBe(false);
   });
 });
 
@@ -41,7 +41,7 @@ describe("Standard Webhooks headers", () => {
     expect(h["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const payload = new Webhook(secret).verify(body, h) as any;
     expect(payload.type).toBe("notification.delivered");
-    expect(verifyStandardWebhook(secret, body, h as any)).toBe(true);
+    expect(verifyStandardWebhook(body, h as any, secret)).toBe(true);
     // the SPEC header is keyed by the whole string, this one by the bytes: they differ
     expect(standardKeyOf(secret).equals(Buffer.from(secret))).toBe(false);
   });
@@ -51,12 +51,12 @@ describe("Standard Webhooks headers", () => {
     const old = Math.floor(Date.now() / 1000) - 3600;
     const h = signedHeaders(secret, "e1", body, old);
     expect(() => new Webhook(secret).verify(body, h)).toThrow(); // too old for the library
-    expect(verifyStandardWebhook(secret, body, h as any)).toBe(false);
-    expect(verifyStandardWebhook(secret, body, h as any, { nowSeconds: old + 10 })).toBe(true);
+    expect(verifyStandardWebhook(body, h as any, secret)).toBe(false);
+    expect(verifyStandardWebhook(body, h as any, secret, { nowSeconds: old + 10 })).toBe(true);
     const fresh = signedHeaders(secret, "e1", body);
     expect(() => new Webhook(generateSigningSecret()).verify(body, fresh)).toThrow();
     expect(() => new Webhook(secret).verify(body.replace("n1", "n2"), fresh)).toThrow();
-    expect(verifyStandardWebhook(secret, body.replace("n1", "n2"), fresh as any)).toBe(false);
+    expect(verifyStandardWebhook(body.replace("n1", "n2"), fresh as any, secret)).toBe(false);
   });
 
   test("a secret given at creation that is not in whsec_ form keys both signatures with its own bytes", async () => {
