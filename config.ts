@@ -148,6 +148,10 @@ export const config = {
   partitions: numberEnv("PARTITIONS", 16),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
+  /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */
+  webhookConcurrency: Math.max(1, numberEnv("WEBHOOK_CONCURRENCY", 16) || 16),
+  /** A webhook whose every delivery failed for this long is deactivated (docs/webhooks.md); not scaled by TIME_SCALE. */
+  webhookDisableAfterHours: numberEnv("WEBHOOK_DISABLE_AFTER_HOURS", 120),
   /**
    * Read at each use (checked once at start-up below), like the OAuth endpoints: the domain tests
    * point it at a local DNS server on a random port from inside a running process.

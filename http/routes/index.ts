@@ -20,6 +20,7 @@ import { webAssetRoutes } from "./web-assets";
 import { providerCallbackRoutes } from "./provider-callbacks";
 import { trackingRoutes } from "./tracking";
 import { suppressionRoutes } from "./suppressions";
+import { webhookRoutes } from "./webhooks";
 import { domainRoutes } from "./domains";
 
 export const routePlugins = [
@@ -43,5 +44,6 @@ export const routePlugins = [
   providerCallbackRoutes,
   trackingRoutes,
   suppressionRoutes,
+  webhookRoutes,
   domainRoutes,
 ] as const;
