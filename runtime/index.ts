@@ -4,7 +4,7 @@ export { defineActor } from "./actor";
 export type { Actor, ActorAddress, ActorContext, ActorDefinition, FairnessPolicy, RuntimeLogger, TimerOptions } from "./actor";
 export { createRuntime } from "./runtime";
 export type { RuntimeOptions } from "./runtime";
-export type { Host, HostOptions, HostStats, Runtime } from "./types";
+export type { Host, HostOptions, HostStats, Runtime, RuntimeObserver } from "./types";
 export { createRateLimiter } from "./rateLimiter";
 export type { RateLimiter, RateLimitResult, RateLimitRule } from "./rateLimiter";
 export { DEFAULT_RETRY_POLICY, retryDelayFor } from "./retry";

@@ -7,7 +7,7 @@ import { UNLIMITED, type GroupPolicy } from "./fair-semaphore";
 import { GROUP } from "./keys";
 import { retryDelayFor } from "./retry";
 import type { AckBuffer } from "./acks";
-import { errorOf, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
+import { errorOf, observe, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
 
 interface Delivery {
   id: string;
@@ -242,6 +242,8 @@ export class Mailboxes {
     const deadlineMs = actor.deadlineMs ?? this.core.opts.handlerDeadlineMs;
     return new Promise<RunOutcome>((resolve) => {
       let settled = false;
+      const ran = (outcome: "ok" | "failed" | "deadline_missed") =>
+        observe(this.core, "handlerRun", { actor: actor.name, partition: w.p, outcome, durationMs: performance.now() - record.startedAt, deliveries });
       const record: Running = {
         startedAt: performance.now(),
         deadlineMs,
@@ -250,6 +252,7 @@ export class Mailboxes {
           settled = true;
           this.running.delete(record);
           this.core.counters.deadlineMisses++;
+          ran("deadline_missed");
           const err = new HandlerDeadlineError(deadlineMs);
           ctx.abort(err);
           this.core.log.error(
@@ -271,12 +274,14 @@ export class Mailboxes {
           if (settled) return this.core.log.warn({ actor: actor.name, key, messageId: d.id }, "a handler that missed its deadline finished later");
           settled = true;
           this.running.delete(record);
+          ran("ok");
           resolve("ok");
         },
         (err) => {
           if (settled) return this.core.log.warn({ actor: actor.name, key, messageId: d.id, err }, "a handler that missed its deadline failed later");
           settled = true;
           this.running.delete(record);
+          ran("failed");
           resolve({ err });
         },
       );
@@ -313,6 +318,7 @@ export class Mailboxes {
       return;
     }
     this.core.counters.deferred++;
+    observe(this.core, "deferred", { actor: w.runner.actor.name, partition: w.p });
   }
 
   /** Sleeps for ms unless the partition stops first; resolves false when it stopped. */
@@ -382,5 +388,6 @@ export class Mailboxes {
       for (const [e] of results) if (e) throw e;
     });
     if (!ok) w.abandoned.add(key);
+    else observe(this.core, "deadLettered", { actor: actor.name, partition: w.p, deliveries });
   }
 }

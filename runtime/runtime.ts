@@ -9,7 +9,7 @@ import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
 import { createRateLimiter } from "./rateLimiter";
 import { withScripts, type ScriptedRedis } from "./scripts";
-import type { Runtime } from "./types";
+import type { Runtime, RuntimeObserver } from "./types";
 
 export type { Runtime } from "./types";
 
@@ -27,6 +27,8 @@ export interface RuntimeOptions {
   /** Multiplies timer delays and retry back-off (tests set it small); never leases or rate limits. */
   timeScale?: number;
   logger?: RuntimeLogger;
+  /** Observation hooks (handler runs, dead letters, deferrals, timer lateness); none by default. */
+  observer?: RuntimeObserver;
 }
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
@@ -55,6 +57,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     redis,
     logger,
     rateLimiter: createRateLimiter({ redis, prefix }),
+    observer: opts.observer ?? {},
     partitionsOf,
     partitionFor,
 

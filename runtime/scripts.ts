@@ -28,7 +28,8 @@ const defined = new WeakSet<object>();
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
-  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number>;
+  /** Resolves to [moved, lateness ms of each timer moved into the stream ...]. */
+  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
