@@ -157,6 +157,10 @@ export const config = {
   get trustTestClientIpHeader(): boolean {
     return this.nodeEnv === "test";
   },
+  /** A listener of its own for GET /metrics (actor processes have no other HTTP port; 0 = any free port); unset: none. The API always serves /metrics on PORT. */
+  metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
+  /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
+  metricsToken: env("METRICS_TOKEN"),
   version: "0.1.0",
 };
 

@@ -4,6 +4,7 @@ import type { Actor } from "../runtime/actor";
 import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
 import { getRuntime } from "../store/runtime";
+import { watchHost } from "../store/metrics";
 
 export interface RunningActors {
   stop(): Promise<void>;
@@ -29,7 +30,8 @@ export async function startActors(names: string[]): Promise<RunningActors> {
   if (actors.length) {
     const host = getRuntime().startHost({ actors });
     await host.ready;
-    running.push(host);
+    const unwatch = watchHost(host);
+    running.push({ stop: () => host.stop().finally(unwatch) });
   }
   for (const n of names) if (periodic[n]) running.push(periodic[n]!());
   return {
