@@ -18,6 +18,7 @@ import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
 import { metricsRoutes } from "./metrics";
+import { deadLetterRoutes } from "./dead-letters";
 
 export const routePlugins = [
   healthRoutes,
@@ -37,5 +38,6 @@ export const routePlugins = [
   unsubscribeRoutes,
   whatsappWebhookRoutes,
   metricsRoutes,
+  deadLetterRoutes,
   webAssetRoutes(),
 ] as const;
