@@ -84,6 +84,8 @@ export interface PartitionWorker {
   clearAttempts: string[];
   /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
   abandoned: Set<string>;
+  /** Entries left pending without running here (id, delivery count when read): their count is given back at release. */
+  unstarted: Array<[string, number]>;
   wakers: Set<() => void>;
 }
 

@@ -30,7 +30,8 @@ interface Running {
   expire(): void;
 }
 
-type RunOutcome = "ok" | "shed" | { err: unknown };
+/** stopped: the partition stopped before the handler started; it is left pending for the next owner. */
+type RunOutcome = "ok" | "shed" | "stopped" | { err: unknown };
 
 export class HandlerDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
@@ -172,7 +173,10 @@ export class Mailboxes {
   }
 
   private async process(w: PartitionWorker, key: string, d: Delivery) {
-    if (w.abandoned.has(key)) return;
+    if (w.abandoned.has(key)) {
+      w.unstarted.push([d.id, d.deliveries]);
+      return;
+    }
     const actor = w.runner.actor;
     let deliveries = d.deliveries;
     if (deliveries > actor.maxDeliveries) {
@@ -188,6 +192,13 @@ export class Mailboxes {
       }
       if (outcome === "shed") {
         await this.defer(w, key, d);
+        return;
+      }
+      if (outcome === "stopped") {
+        // Stopping drains what runs, never what waits: the drain stays bounded by the handler
+        // deadline however much was read (start.ts exits after 30 s, cutting what still runs).
+        w.abandoned.add(key);
+        if (deliveries === d.deliveries) w.unstarted.push([d.id, deliveries]);
         return;
       }
       if (deliveries >= actor.maxDeliveries) {
@@ -222,12 +233,14 @@ export class Mailboxes {
     } catch (err) {
       return { err };
     }
+    if (w.stopping) return "stopped";
     const actorSemaphore = runner.semaphore;
     if (actorSemaphore && !actorSemaphore.tryAcquire()) await actorSemaphore.wait();
     let held = false;
     try {
       held = this.core.slots.tryAcquire(slot.group, slot.policy) || (await this.core.slots.acquire(slot.group, slot.policy));
       if (!held) return "shed";
+      if (w.stopping) return "stopped";
       return await this.runWithDeadline(w, key, d, deliveries);
     } finally {
       if (held) this.core.slots.release(slot.group);
@@ -336,6 +349,25 @@ export class Mailboxes {
       }, ms);
       w.wakers.add(wake);
     });
+  }
+
+  /**
+   * Gives back the delivery count of entries left pending without running here (XCLAIM ... RETRYCOUNT
+   * to the count before this host read them, JUSTID so the claim itself counts nothing): the next
+   * owner's claim adds the one this host took, so a message bounced by graceful stops never nears
+   * maxDeliveries. Only while the partition's lease is held (a new owner may have claimed them).
+   */
+  async giveBackUnstarted(w: PartitionWorker): Promise<void> {
+    const entries = w.unstarted;
+    w.unstarted = [];
+    const byCount = new Map<number, string[]>();
+    for (const [id, deliveries] of entries) byCount.set(deliveries - 1, [...(byCount.get(deliveries - 1) ?? []), id]);
+    if (!byCount.size) return;
+    const pipeline = this.core.redis.pipeline();
+    for (const [count, ids] of byCount) pipeline.xclaim(w.stream, GROUP, this.core.id, 0, ...ids, "RETRYCOUNT", count, "JUSTID");
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([e]) => e);
+    if (failed) this.core.log.warn({ err: failed[0], partition: w.p, entries: entries.length }, "could not give back delivery counts; the next owner sees one more");
   }
 
   /** Retries a Redis write through outages until it succeeds; false when the partition stopped first. */
