@@ -20,13 +20,14 @@ import { getRuntime } from "../store/runtime";
 
 export const MAX_ATTEMPTS = 5;
 const BASE_BACKOFF_MS = 30_000;
-const PROVIDER_DEADLINE_MS = 15_000;
+const PROVIDER_DEADLINE_MS = config.senderProviderDeadlineMs;
 /**
  * A claimed attempt without an outcome whose claim is older than this lost its handler (the process
  * died or the outcome write failed): the provider deadline plus a margin for the claim-to-call and
- * call-to-outcome work. Younger claims belong to a handler that may still be calling the provider.
+ * call-to-outcome work (15 s by default; never below the handler's 5 s beyond the provider deadline).
+ * Younger claims belong to a handler that may still be calling the provider.
  */
-export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + 15_000;
+export const STALE_CLAIM_MS = PROVIDER_DEADLINE_MS + Math.min(15_000, Math.max(5_000, PROVIDER_DEADLINE_MS));
 export const OUTCOME_UNKNOWN = { code: "outcome_unknown", message: "the sender stopped during this attempt; the provider may have accepted it" };
 
 /**
