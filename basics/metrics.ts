@@ -13,45 +13,40 @@ const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** Timer lateness: promotion runs every 200 ms, so anything past a few seconds means nobody promotes. */
 const LATENESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** A counter of events and a latency histogram over the same labels (its _count counts what was timed). */
+function countedAndTimed<L extends string>(labelNames: readonly L[], counter: { name: string; help: string }, histogram: { name: string; help: string }) {
+  return {
+    count: new Counter({ ...counter, labelNames, registers }),
+    seconds: new Histogram({ ...histogram, labelNames, buckets: LATENCY_BUCKETS, registers }),
+  };
+}
+
 // ---- HTTP ---------------------------------------------------------------------------------------
 
-const httpRequests = new Counter({
-  name: "nms_http_requests_total",
-  help: "HTTP requests answered, by method, route pattern (never the raw path; 'unmatched' for 404s without a route) and status",
-  labelNames: ["method", "route", "status"] as const,
-  registers,
-});
-const httpDuration = new Histogram({
-  name: "nms_http_request_duration_seconds",
-  help: "Time from the request's arrival to its response, by method, route pattern and status",
-  labelNames: ["method", "route", "status"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers,
-});
+const http = countedAndTimed(
+  ["method", "route", "status"],
+  { name: "nms_http_requests_total", help: "HTTP requests answered, by method, route pattern (never the raw path; 'unmatched' for 404s without a route) and status" },
+  { name: "nms_http_request_duration_seconds", help: "Time from the request's arrival to its response, by method, route pattern and status" },
+);
 
 export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
   const labels = { method, route: route || "unmatched", status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, seconds);
+  http.count.inc(labels);
+  http.seconds.observe(labels, seconds);
 }
 
 // ---- actor runtime (through the runtime's observer hooks) -------------------------------------------
 
 export type HandlerRunOutcome = "ok" | "failed" | "deadline_missed";
 
-const handlerDuration = new Histogram({
-  name: "nms_actor_handler_duration_seconds",
-  help: "Handler run time, by actor and outcome (ok, failed: threw, deadline_missed: still running at its deadline)",
-  labelNames: ["actor", "outcome"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers,
-});
-const handlerOutcomes = new Counter({
-  name: "nms_actor_handler_outcomes_total",
-  help: "Handler runs by outcome (ok, failed, deadline_missed) and message fates (dead_lettered after the last failure, deferred without running)",
-  labelNames: ["actor", "outcome"] as const,
-  registers,
-});
+const handlers = countedAndTimed(
+  ["actor", "outcome"],
+  {
+    name: "nms_actor_handler_outcomes_total",
+    help: "Handler runs by outcome (ok, failed, deadline_missed) and message fates (dead_lettered after the last failure, deferred without running)",
+  },
+  { name: "nms_actor_handler_duration_seconds", help: "Handler run time, by actor and outcome (ok, failed: threw, deadline_missed: still running at its deadline)" },
+);
 const timerLateness = new Histogram({
   name: "nms_actor_timer_lateness_seconds",
   help: "How long after its due time a timer moved into its partition stream (Redis clock), by actor",
@@ -63,14 +58,14 @@ const timerLateness = new Histogram({
 /** The runtime's observer (runtime/types.ts RuntimeObserver); store/runtime.ts hands it to createRuntime. */
 export const runtimeObserver = {
   handlerRun(e: { actor: string; outcome: HandlerRunOutcome; durationMs: number }): void {
-    handlerOutcomes.inc({ actor: e.actor, outcome: e.outcome });
-    handlerDuration.observe({ actor: e.actor, outcome: e.outcome }, e.durationMs / 1000);
+    handlers.count.inc({ actor: e.actor, outcome: e.outcome });
+    handlers.seconds.observe({ actor: e.actor, outcome: e.outcome }, e.durationMs / 1000);
   },
   deadLettered(e: { actor: string }): void {
-    handlerOutcomes.inc({ actor: e.actor, outcome: "dead_lettered" });
+    handlers.count.inc({ actor: e.actor, outcome: "dead_lettered" });
   },
   deferred(e: { actor: string }): void {
-    handlerOutcomes.inc({ actor: e.actor, outcome: "deferred" });
+    handlers.count.inc({ actor: e.actor, outcome: "deferred" });
   },
   timersPromoted(e: { actor: string; latenessMs: number[] }): void {
     for (const ms of e.latenessMs) timerLateness.observe({ actor: e.actor }, Math.max(0, ms) / 1000);
@@ -82,23 +77,15 @@ export const runtimeObserver = {
 /** ok; failed and retryable (timeouts, 5xx, 429); failed for good (4xx, bad configuration). */
 export type ProviderCallOutcome = "ok" | "retryable_failure" | "permanent_failure";
 
-const providerCalls = new Counter({
-  name: "nms_provider_calls_total",
-  help: "Delivery provider calls, by provider and outcome (ok, retryable_failure, permanent_failure)",
-  labelNames: ["provider", "outcome"] as const,
-  registers,
-});
-const providerDuration = new Histogram({
-  name: "nms_provider_call_duration_seconds",
-  help: "Delivery provider call latency, by provider and outcome",
-  labelNames: ["provider", "outcome"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers,
-});
+const providerCalls = countedAndTimed(
+  ["provider", "outcome"],
+  { name: "nms_provider_calls_total", help: "Delivery provider calls, by provider and outcome (ok, retryable_failure, permanent_failure)" },
+  { name: "nms_provider_call_duration_seconds", help: "Delivery provider call latency, by provider and outcome" },
+);
 
 export function recordProviderCall(provider: string, outcome: ProviderCallOutcome, seconds: number): void {
-  providerCalls.inc({ provider, outcome });
-  providerDuration.observe({ provider, outcome }, seconds);
+  providerCalls.count.inc({ provider, outcome });
+  providerCalls.seconds.observe({ provider, outcome }, seconds);
 }
 
 // ---- webhooks -------------------------------------------------------------------------------------
@@ -109,24 +96,16 @@ export function recordProviderCall(provider: string, outcome: ProviderCallOutcom
  */
 export type WebhookDeliveryOutcome = "delivered" | "retrying" | "exhausted" | "dropped";
 
-const webhookDeliveries = new Counter({
-  name: "nms_webhook_deliveries_total",
-  help: "Webhook delivery attempts by outcome (delivered, retrying, exhausted, dropped)",
-  labelNames: ["outcome"] as const,
-  registers,
-});
-const webhookDuration = new Histogram({
-  name: "nms_webhook_delivery_duration_seconds",
-  help: "Webhook delivery attempt latency (the endpoint's answer or timeout), by outcome",
-  labelNames: ["outcome"] as const,
-  buckets: LATENCY_BUCKETS,
-  registers,
-});
+const webhooks = countedAndTimed(
+  ["outcome"],
+  { name: "nms_webhook_deliveries_total", help: "Webhook delivery attempts by outcome (delivered, retrying, exhausted, dropped)" },
+  { name: "nms_webhook_delivery_duration_seconds", help: "Webhook delivery attempt latency (the endpoint's answer or timeout), by outcome" },
+);
 
 /** For the webhook dispatcher: one call per delivery attempt (durationMs when a request was made). */
 export function recordWebhookDelivery(outcome: WebhookDeliveryOutcome, durationMs?: number): void {
-  webhookDeliveries.inc({ outcome });
-  if (durationMs !== undefined) webhookDuration.observe({ outcome }, durationMs / 1000);
+  webhooks.count.inc({ outcome });
+  if (durationMs !== undefined) webhooks.seconds.observe({ outcome }, durationMs / 1000);
 }
 
 // ---- gauges filled on scrape (store/metrics.ts) ---------------------------------------------------

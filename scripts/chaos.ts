@@ -19,7 +19,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import Redis from "ioredis";
 import { actorKinds } from "../actors";
-import { deletePrefix } from "./bench-load";
+import { deletePrefix, forEachLine } from "./bench-load";
 import { judge, type BodyRows } from "./chaos-count";
 
 const argv = process.argv.slice(2);
@@ -66,25 +66,16 @@ class Proc {
     const child = spawn({ cmd: this.cmd, cwd: root, env: this.env, stdout: "pipe", stderr: "pipe" });
     this.child = child;
     let found: RegExpExecArray | null = null;
-    const read = async (stream: ReadableStream<Uint8Array>) => {
-      const dec = new TextDecoder();
-      let buf = "";
-      for await (const chunk of stream) {
-        buf += dec.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          this.tail.push(line);
-          if (this.tail.length > 200) this.tail.shift();
-          found ??= this.ready.exec(line);
-          try {
-            const j = JSON.parse(line);
-            if (j.level >= 50) this.errors.set(j.msg, (this.errors.get(j.msg) ?? 0) + 1);
-          } catch {}
-        }
-      }
-    };
+    const read = (stream: ReadableStream<Uint8Array>) =>
+      forEachLine(stream, (line) => {
+        this.tail.push(line);
+        if (this.tail.length > 200) this.tail.shift();
+        found ??= this.ready.exec(line);
+        try {
+          const j = JSON.parse(line);
+          if (j.level >= 50) this.errors.set(j.msg, (this.errors.get(j.msg) ?? 0) + 1);
+        } catch {}
+      });
     void read(child.stdout);
     void read(child.stderr);
     for (let i = 0; i < 300 && !found; i++) {

@@ -1,21 +1,11 @@
 // The runtime's observation hooks (RuntimeObserver): every handler run, dead letter, deferral and
 // timer promotion is reported with its actor and partition, and a hook that throws breaks nothing.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import type Redis from "ioredis";
+import { expect, test } from "bun:test";
 import { createRuntime, defineActor, type Actor, type Host, type RuntimeObserver } from "../../runtime";
-import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { REDIS_URL, deletePrefix, randomPrefix, runtimeTestHooks, sleep, waitFor } from "../support/runtime-redis";
 
-let admin: Redis;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeAll(() => {
-  admin = connect();
-});
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-});
-afterAll(async () => {
-  await admin.quit();
-});
+const scope = runtimeTestHooks();
+const cleanups = scope.cleanups;
 
 interface Event {
   hook: keyof RuntimeObserver;
@@ -29,7 +19,7 @@ function setup(observer: RuntimeObserver) {
   cleanups.push(async () => {
     await Promise.all(hosts.map((h) => h.stop()));
     await runtime.close();
-    await deletePrefix(admin, prefix);
+    await deletePrefix(scope.admin, prefix);
   });
   const start = (actors: Actor<any>[]) => {
     const host = runtime.startHost({ actors, leaseMs: 1500, timerPollMs: 20 });

@@ -1,22 +1,12 @@
 // host.stop() drains what runs, never what waits: messages read but not started stay pending for
 // the next owner (so a stop's length does not grow with the backlog read into memory), with their
 // delivery count given back, and every message still runs exactly once, in key order.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import type Redis from "ioredis";
+import { expect, test } from "bun:test";
 import { createRuntime, defineActor, GROUP, type Host } from "../../runtime";
-import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { REDIS_URL, deletePrefix, randomPrefix, runtimeTestHooks, sleep, waitFor } from "../support/runtime-redis";
 
-let admin: Redis;
-const cleanups: Array<() => Promise<unknown>> = [];
-beforeAll(() => {
-  admin = connect();
-});
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-});
-afterAll(async () => {
-  await admin.quit();
-});
+const scope = runtimeTestHooks();
+const cleanups = scope.cleanups;
 
 interface Msg {
   key: string;
@@ -30,7 +20,7 @@ test("stop() finishes the running handler only; the next host runs the rest once
   cleanups.push(async () => {
     await Promise.all(hosts.map((h) => h.stop()));
     await runtime.close();
-    await deletePrefix(admin, prefix);
+    await deletePrefix(scope.admin, prefix);
   });
   const runs: { host: string; msg: Msg; deliveries: number }[] = [];
   let started = 0;
@@ -56,7 +46,7 @@ test("stop() finishes the running handler only; the next host runs the rest once
   // what ran finished; nothing else started while stopping
   expect(runs.length).toBe(started);
   expect(runs.length).toBeLessThanOrEqual(2);
-  const pending = (await admin.xpending(runtime.keys.stream("drained", 0), GROUP)) as [number];
+  const pending = (await scope.admin.xpending(runtime.keys.stream("drained", 0), GROUP)) as [number];
   expect(Number(pending[0])).toBe(30 - runs.length);
 
   const second = runtime.startHost({ actors: [actorFor("b")], concurrency: 4, leaseMs: 1500 });
