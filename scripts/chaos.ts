@@ -269,7 +269,12 @@ async function main(): Promise<number> {
     let terminal = await countTerminal();
     await pollRuns();
     const runsDone = () => runs.every((r) => ["completed", "failed", "cancelled"].includes(runStatus.get(r.id) ?? ""));
-    while ((terminal < ids.length || !runsDone()) && performance.now() - settleStart < SETTLE_S * 1000) {
+    // the notifications runs created are accepted work too: they must end terminal as well
+    const stepsNotTerminal = async () =>
+      workflow
+        ? ((await sql!`select count(*)::int as n from notifications where tenant_id = ${tenantId} and content->>'content' like 'wf-%' and status <> all(${TERMINAL})`)[0]!.n as number)
+        : 0;
+    while ((terminal < ids.length || !runsDone() || (await stepsNotTerminal()) > 0) && performance.now() - settleStart < SETTLE_S * 1000) {
       await Bun.sleep(500);
       terminal = await countTerminal();
       await pollRuns();
@@ -321,19 +326,20 @@ async function main(): Promise<number> {
     const unacknowledged = rows.filter((r) => !acceptedIds.has(r.id) && !String(r.body).startsWith("wf-"));
     const runsCompleted = runs.filter((r) => runStatus.get(r.id) === "completed").length;
     const runsLost = runs.filter((r) => !["completed", "failed", "cancelled"].includes(runStatus.get(r.id) ?? ""));
+    const stepsLost = rows.filter((r) => String(r.body).startsWith("wf-") && !TERMINAL.includes(r.status));
     const duplicateSteps = [...byBody].filter(([body, g]) => body?.startsWith("wf-") && g.ids.length > 1).reduce((n, [, g]) => n + g.ids.length - 1, 0);
 
     say(`${total} requests in ${loadSeconds.toFixed(1)} s at ${RATE}/s; refused while processes died: ${JSON.stringify(refused)}`);
     say(`kill -9: ${[apiProc, ...actors].map((p) => `${p.name} x${p.kills}`).join(", ")}; settled in ${settledIn.toFixed(1)} s`);
     say(`provider: ${calls.length} requests (${calls.filter(([, ok]) => ok).length} accepted) for ${byBody.size} notifications; ${strayCalls} requests matched no notification`);
     say(`committed without a 202 (the API died answering): ${unacknowledged.length}, of them terminal ${unacknowledged.filter((r) => TERMINAL.includes(r.status)).length}`);
-    if (workflow) say(`workflow runs: ${runs.length} triggered, ${runsCompleted} completed, ${runsLost.length} not terminal`);
+    if (workflow) say(`workflow runs: ${runs.length} triggered, ${runsCompleted} completed, ${runsLost.length} not terminal; step notifications not terminal: ${stepsLost.length}`);
     for (const p of [apiProc, ...actors]) for (const [msg, n] of p.errors) say(`  ${p.name} logged ${n}x error: ${msg}`);
     for (const l of lost.slice(0, 10)) say(`  lost ${l.id} (${l.tag}): ${rowById.get(l.id)?.status ?? "no row"}`);
     for (const d of duplicateExamples) say(`  true duplicate ${d}`);
-    const lostTotal = lost.length + runsLost.length;
+    const lostTotal = lost.length + runsLost.length + stepsLost.length;
     console.log(
-      `chaos: ${accepted.length + runs.length} accepted, ${accepted.length - lost.length + runs.length - runsLost.length} terminal, ${lostTotal} lost, ${trueDuplicates} true duplicates, ` +
+      `chaos: ${accepted.length + runs.length} accepted, ${accepted.length + runs.length - lost.length - runsLost.length} terminal, ${lostTotal} lost, ${trueDuplicates} true duplicates, ` +
         `${unknownRetries} unknown-outcome retries, ${runsCompleted} runs completed, ${duplicateSteps} duplicate steps`,
     );
     if (accepted.length === 0) {
