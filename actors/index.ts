@@ -3,6 +3,7 @@
 import type { Actor } from "../runtime/actor";
 import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
+import { domainHealth, startDomainHealthCron } from "./domain-health";
 import { getRuntime } from "../store/runtime";
 import { watchHost } from "../store/metrics";
 
@@ -13,12 +14,15 @@ export interface RunningActors {
 /** Stream actors run in one runtime host per process; periodic jobs (cron-like) start themselves. */
 const streamActors: Record<string, Actor<any>> = {
   "channel-sender": channelSender,
+  "domain-health": domainHealth,
 };
 const periodic: Record<string, () => RunningActors> = {
   reconciler: () => startReconciler(),
+  // the same kind as the stream actor above: one Procfile line runs the schedule and the checks
+  "domain-health": () => startDomainHealthCron(),
 };
 
-const kinds: string[] = [...Object.keys(streamActors), ...Object.keys(periodic)];
+const kinds: string[] = [...new Set([...Object.keys(streamActors), ...Object.keys(periodic)])];
 
 export function actorKinds(): string[] {
   return [...kinds];

@@ -23,6 +23,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   email_not_verified: 400,
+  callback_expired: 400,
   // 401: who is calling is unknown
   invalid_api_key: 401,
   invalid_admin_token: 401,
@@ -55,6 +56,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   // 5xx
   internal_error: 500,
   service_unavailable: 503,
+  dns_unavailable: 503,
 };
 
 /** Families of codes: `template_not_found` 404, `idempotency_key_in_use` 409, `domain_already_blocked` 409. */

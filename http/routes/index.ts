@@ -17,6 +17,10 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
+import { domainRoutes } from "./domains";
 import { metricsRoutes } from "./metrics";
 import { deadLetterRoutes } from "./dead-letters";
 
@@ -40,4 +44,8 @@ export const routePlugins = [
   metricsRoutes,
   deadLetterRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
+  domainRoutes,
 ] as const;
