@@ -7,6 +7,7 @@ import { startReconciler } from "./reconciler";
 import { domainHealth, startDomainHealthCron } from "./domain-health";
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
 import { getRuntime } from "../store/runtime";
+import { watchHost } from "../store/metrics";
 
 export interface RunningActors {
   stop(): Promise<void>;
@@ -42,7 +43,8 @@ export async function startActors(names: string[]): Promise<RunningActors> {
   if (actors.length) {
     const host = getRuntime().startHost({ actors });
     await host.ready;
-    running.push(host);
+    const unwatch = watchHost(host);
+    running.push({ stop: () => host.stop().finally(unwatch) });
   }
   for (const n of names.filter((n) => streamActors[n] && ownHost[n])) {
     const host = getRuntime().startHost({ ...ownHost[n], actors: [streamActors[n]!] });

@@ -29,6 +29,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   invalid_admin_token: 401,
   invalid_session: 401,
   invalid_signature: 401,
+  invalid_metrics_token: 401,
   // 403: known, but not allowed
   insufficient_permissions: 403,
   origin_not_allowed: 403,

@@ -22,6 +22,8 @@ import { trackingRoutes } from "./tracking";
 import { suppressionRoutes } from "./suppressions";
 import { webhookRoutes } from "./webhooks";
 import { domainRoutes } from "./domains";
+import { metricsRoutes } from "./metrics";
+import { deadLetterRoutes } from "./dead-letters";
 
 export const routePlugins = [
   healthRoutes,
@@ -40,6 +42,8 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  metricsRoutes,
+  deadLetterRoutes,
   webAssetRoutes(),
   providerCallbackRoutes,
   trackingRoutes,

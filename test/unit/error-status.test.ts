@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 /** The codes of each status, as `new ApiError(status, code, ...)` (or DESIGN.md 4) gave it before the table. */
 const CODES_BEFORE: Record<number, string[]> = {
   400: ["invalid_json", "invalid_parameters", "invalid_token", "token_expired", "invalid_state", "oauth_denied", "oauth_exchange_failed", "email_not_verified", "callback_expired"],
-  401: ["invalid_api_key", "invalid_admin_token", "invalid_session", "invalid_signature"],
+  401: ["invalid_api_key", "invalid_admin_token", "invalid_session", "invalid_signature", "invalid_metrics_token"],
   403: ["insufficient_permissions", "origin_not_allowed", "session_required", "invalid_verify_token"],
   404: [
     "not_found",
@@ -31,6 +31,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "delivery_not_found",
     "event_not_found",
     "domain_not_found",
+    "dead_letter_not_found",
   ],
   409: [
     "conflict",
