@@ -148,6 +148,10 @@ export const config = {
   partitions: numberEnv("PARTITIONS", 16),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
+  /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */
+  webhookConcurrency: Math.max(1, numberEnv("WEBHOOK_CONCURRENCY", 16) || 16),
+  /** A webhook whose every delivery failed for this long is deactivated (docs/webhooks.md); not scaled by TIME_SCALE. */
+  webhookDisableAfterHours: numberEnv("WEBHOOK_DISABLE_AFTER_HOURS", 120),
   /**
    * Read at each use (checked once at start-up below), like the OAuth endpoints: the domain tests
    * point it at a local DNS server on a random port from inside a running process.
@@ -196,6 +200,20 @@ export const config = {
   get trustTestClientIpHeader(): boolean {
     return this.nodeEnv === "test";
   },
+  /**
+   * The channel sender's bound on one provider call; a claimed attempt without an outcome is called
+   * lost (outcome_unknown) this long plus a margin (this value, 5-15 s) after its claim. Lower it only
+   * together with the providers' own timeouts (settings.timeout_ms); the chaos check uses 2 s.
+   */
+  senderProviderDeadlineMs: Math.max(100, numberEnv("SENDER_PROVIDER_DEADLINE_MS", 15_000)),
+  /** A pending notification untouched this long (and not waiting for a retry) is re-enqueued by the reconciler. */
+  reconcilerStaleAfterMs: Math.max(1000, numberEnv("RECONCILER_STALE_AFTER_MS", 60_000)),
+  /** How often the reconciler scans (one process at a time, under its lease). */
+  reconcilerEveryMs: Math.max(100, numberEnv("RECONCILER_EVERY_MS", 15_000)),
+  /** A listener of its own for GET /metrics (actor processes have no other HTTP port; 0 = any free port); unset: none. The API always serves /metrics on PORT. */
+  metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
+  /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
+  metricsToken: env("METRICS_TOKEN"),
   version: "0.1.0",
 };
 

@@ -1,6 +1,7 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under the runtime's named lease.
+import { config } from "../config";
 import { logger } from "../basics/log";
 import { recordOutcome } from "../domain/delivery-outcomes";
 import { MAX_ATTEMPTS, senderTimers } from "../domain/delivery-policy";
@@ -12,8 +13,8 @@ import { channelSenderAddress, senderMessage, type SendMessage } from "../schema
 import { getRuntime } from "../store/runtime";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
-export const STALE_AFTER_MS = 60_000;
-const SCAN_EVERY_MS = 15_000;
+export const STALE_AFTER_MS = config.reconcilerStaleAfterMs;
+const SCAN_EVERY_MS = config.reconcilerEveryMs;
 const LEASE_MS = 30_000;
 /** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
 const CLOCK_SLACK_MS = 5_000;

@@ -50,7 +50,8 @@ export function wholeRecords(answer: string[][], opts: { joinAll?: boolean } = {
 
 const resolvers = new Map<string, Resolver>();
 
-function resolverFor(servers: string[]): Resolver {
+/** The resolver of these servers (the system's when empty), one per list; webhook delivery resolves receivers with it too. */
+export function resolverFor(servers: string[]): Resolver {
   const key = servers.join(",");
   let r = resolvers.get(key);
   if (!r) {

@@ -5,6 +5,7 @@ import { config } from "../config";
 import { errorsPlugin } from "./plugins/errors";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
+import { httpMetricsPlugin } from "./plugins/metrics";
 import { routePlugins } from "./routes";
 import { apiReferenceRoutes } from "./routes/api-reference";
 import { OUTBOUND_WEBHOOKS, SECURITY, SECURITY_SCHEMES } from "./route-docs";
@@ -18,6 +19,7 @@ export function buildApp() {
     .use(idempotencyPlugin)
     .use(errorsPlugin)
     .use(corsPlugin)
+    .use(httpMetricsPlugin)
     .use(
       apiReferenceRoutes({
         info: {

@@ -30,6 +30,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   invalid_admin_token: 401,
   invalid_session: 401,
   invalid_signature: 401,
+  invalid_metrics_token: 401,
   // 403: known, but not allowed
   insufficient_permissions: 403,
   origin_not_allowed: 403,
@@ -44,6 +45,8 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   subscriber_erased: 409,
   email_taken: 409,
   last_owner: 409,
+  webhook_inactive: 409,
+  delivery_not_retryable: 409,
   // 413, 422, 429
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -53,6 +56,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   template_render_failed: 422,
   template_not_active: 422,
   channel_not_configured: 422,
+  webhook_limit_reached: 422,
   rate_limited: 429,
   // 5xx
   internal_error: 500,

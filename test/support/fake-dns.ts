@@ -1,5 +1,5 @@
-// A local DNS server (dns2) for the sending-domain tests: UDP and TCP on one random port of
-// 127.0.0.1, answering TXT queries from records the test sets; unknown names are NXDOMAIN.
+// A local DNS server (dns2) for the sending-domain and webhook tests: UDP and TCP on one random port
+// of 127.0.0.1, answering TXT, A and AAAA queries from records the test sets; unknown names are NXDOMAIN.
 import dns2 from "dns2";
 
 const { Packet } = dns2 as any;
@@ -9,6 +9,8 @@ export interface FakeDns {
   readonly server: string;
   /** TXT records of a name, each a string or the character-strings of one record (split at 255 when longer) */
   setTxt(name: string, ...records: (string | string[])[]): void;
+  /** A and AAAA records of a name (webhook receivers; replaces earlier ones, TTL 0 like every answer) */
+  setAddresses(name: string, answers: { A?: string[]; AAAA?: string[] }): void;
   /** answer SERVFAIL for this name (a broken zone) */
   servfail(name: string): void;
   /** never answer this name (our resolver times out) */
@@ -42,6 +44,7 @@ function bound(server: any, port: number): Promise<void> {
 
 export async function startFakeDns(): Promise<FakeDns> {
   const txt = new Map<string, string[][]>();
+  const addresses = new Map<string, { A?: string[]; AAAA?: string[] }>();
   const failing = new Set<string>();
   const silent = new Set<string>();
   const queries: string[] = [];
@@ -56,10 +59,14 @@ export async function startFakeDns(): Promise<FakeDns> {
       return send(response);
     }
     const records = txt.get(name);
+    const addr = addresses.get(name);
     // TTL 0: the resolver (c-ares caches answers for their TTL) must see each change at once
-    if (!records) response.header.rcode = Packet.RCODE?.NXDOMAIN ?? 3;
+    if (!records && !addr) response.header.rcode = Packet.RCODE?.NXDOMAIN ?? 3;
     else if (q.type === Packet.TYPE.TXT) {
-      for (const data of records) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data });
+      for (const data of records ?? []) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data });
+    } else if (q.type === Packet.TYPE.A || q.type === Packet.TYPE.AAAA) {
+      const list = (q.type === Packet.TYPE.A ? addr?.A : addr?.AAAA) ?? [];
+      for (const address of list) response.answers.push({ name: q.name, type: q.type, class: Packet.CLASS.IN, ttl: 0, address });
     }
     send(response);
   };
@@ -93,6 +100,12 @@ export async function startFakeDns(): Promise<FakeDns> {
       silent.delete(key);
       txt.set(key, records.map((r) => (Array.isArray(r) ? r : chunked(r))));
     },
+    setAddresses(name, answers) {
+      const key = name.toLowerCase();
+      failing.delete(key);
+      silent.delete(key);
+      addresses.set(key, answers);
+    },
     servfail(name) {
       failing.add(name.toLowerCase());
     },
@@ -102,11 +115,13 @@ export async function startFakeDns(): Promise<FakeDns> {
     clear(name) {
       if (name === undefined) {
         txt.clear();
+        addresses.clear();
         failing.clear();
         silent.clear();
       } else {
         const key = name.toLowerCase();
         txt.delete(key);
+        addresses.delete(key);
         failing.delete(key);
         silent.delete(key);
       }
