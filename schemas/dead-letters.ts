@@ -29,23 +29,44 @@ export const DeadLetterListQuery = t.Object({
   limit: t.Optional(t.String({ description: "1-500, default 50" })),
 });
 
-export const DeadLetterList = t.Object({
-  data: t.Array(DeadLetter, { description: "Newest first" }),
-  meta: t.Object({
-    limit: t.Integer(),
-    next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as cursor for the next page; null on the last" }),
-    /** per actor listed, dead letters in its stream */
-    totals: t.Record(t.String(), t.Integer(), { description: "Actor name -> dead letters it holds now" }),
-  }),
-});
+const DEAD_LETTER_EXAMPLE = {
+  id: "1767225600000-0",
+  actor: "channel-sender",
+  partition: 3,
+  message_id: "1767225590000-4",
+  key: "0198c3a0-1111-7222-8333-444455556666:production:email:17",
+  message: { type: "send", notificationId: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f", attempt: 2 },
+  error: "connect ECONNREFUSED 10.0.0.5:5432",
+  deliveries: 5,
+  failed_at: "2026-01-01T00:00:00.000Z",
+};
 
-export const DeadLetterResponse = t.Object({ data: DeadLetter });
+export const DeadLetterList = t.Object(
+  {
+    data: t.Array(DeadLetter, { description: "Newest first" }),
+    meta: t.Object({
+      limit: t.Integer(),
+      next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as cursor for the next page; null on the last" }),
+      /** per actor listed, dead letters in its stream */
+      totals: t.Record(t.String(), t.Integer(), { description: "Actor name -> dead letters it holds now" }),
+    }),
+  },
+  { examples: [{ data: [DEAD_LETTER_EXAMPLE], meta: { limit: 50, next_cursor: null, totals: { "channel-sender": 1 } } }] },
+);
 
-export const RedriveResponse = t.Object({
-  data: t.Object({
-    id: t.String({ description: "The dead letter's id (now deleted)" }),
-    actor: t.String(),
-    partition: t.Integer({ description: "The partition of its key, where it was appended" }),
-    entry_id: t.String({ description: "Its new entry id in that partition stream (delivery count starts again at 1)" }),
-  }),
-});
+export const DeadLetterResponse = t.Object(
+  { data: DeadLetter },
+  { examples: [{ data: { ...DEAD_LETTER_EXAMPLE, stack: "Error: connect ECONNREFUSED 10.0.0.5:5432\n    at ..." } }] },
+);
+
+export const RedriveResponse = t.Object(
+  {
+    data: t.Object({
+      id: t.String({ description: "The dead letter's id (now deleted)" }),
+      actor: t.String(),
+      partition: t.Integer({ description: "The partition of its key, where it was appended" }),
+      entry_id: t.String({ description: "Its new entry id in that partition stream (delivery count starts again at 1)" }),
+    }),
+  },
+  { examples: [{ data: { id: "1767225600000-0", actor: "channel-sender", partition: 3, entry_id: "1767229200000-0" } }] },
+);

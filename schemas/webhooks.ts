@@ -128,11 +128,46 @@ export const WebhookDelivery = t.Object({
 
 const PageMeta = t.Object({ cursor: Nullable(t.String()), has_more: t.Boolean() });
 
-export const WebhookResponse = t.Object({ data: Webhook });
-export const WebhookCreatedResponse = t.Object({ data: WebhookCreated });
-export const WebhookListResponse = t.Object({ data: t.Array(Webhook) });
-export const DeliveryResponse = t.Object({ data: WebhookDelivery });
-export const DeliveryListResponse = t.Object({ data: t.Array(WebhookDelivery), meta: PageMeta });
+const WEBHOOK_EXAMPLE = {
+  id: "0198c3f5-1111-7222-8333-444455556666",
+  url: "https://hooks.example.com/nms",
+  events: ["notification.delivered", "notification.failed"],
+  active: true,
+  description: "Order updates",
+  disabled_reason: null,
+  disabled_at: null,
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:00:00.000Z",
+};
+const DELIVERY_EXAMPLE = {
+  id: "0198c3f6-1111-7222-8333-444455556666",
+  webhook_id: WEBHOOK_EXAMPLE.id,
+  event_id: "0198c3d5-1111-7222-8333-444455556666",
+  event_type: "notification.delivered",
+  attempt: 1,
+  status: "success",
+  response_status: 200,
+  response_body: "ok",
+  duration_ms: 84,
+  error: null,
+  next_retry_at: null,
+  created_at: "2025-08-01T12:00:03.000Z",
+};
+
+export const WebhookResponse = t.Object({ data: Webhook }, { examples: [{ data: WEBHOOK_EXAMPLE }] });
+export const WebhookCreatedResponse = t.Object(
+  { data: WebhookCreated },
+  { examples: [{ data: { ...WEBHOOK_EXAMPLE, signing_secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD0UQWCGuA5kE=" } }] },
+);
+export const WebhookListResponse = t.Object({ data: t.Array(Webhook) }, { examples: [{ data: [WEBHOOK_EXAMPLE] }] });
+export const DeliveryResponse = t.Object(
+  { data: WebhookDelivery },
+  { examples: [{ data: { ...DELIVERY_EXAMPLE, id: "0198c3f7-1111-7222-8333-444455556666", attempt: 2, status: "pending", response_status: null, response_body: null, duration_ms: null } }] },
+);
+export const DeliveryListResponse = t.Object(
+  { data: t.Array(WebhookDelivery), meta: PageMeta },
+  { examples: [{ data: [DELIVERY_EXAMPLE], meta: { cursor: null, has_more: false } }] },
+);
 
 export const TestResult = t.Object({
   success: t.Boolean({ description: "The receiver answered 2xx" }),

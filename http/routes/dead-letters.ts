@@ -3,14 +3,14 @@
 import { Elysia } from "elysia";
 import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../../domain/dead-letters";
 import { DeadLetterList, DeadLetterListQuery, DeadLetterParams, DeadLetterResponse, RedriveResponse } from "../../schemas/dead-letters";
-import { ErrorBody } from "../../schemas/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
 import { requestFacts } from "../request-context";
+import { errors, NoContent, SECURITY } from "../route-docs";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
-const errors = { 401: ErrorBody, 404: ErrorBody, 422: ErrorBody };
+const TAG = { tags: ["admin"], security: SECURITY.admin };
 const by = (request: Request) => `admin api (request ${requestFacts(request).id})`;
 
 export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
@@ -24,8 +24,8 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
     },
     {
       query: DeadLetterListQuery,
-      response: { 200: DeadLetterList, 401: ErrorBody, 422: ErrorBody },
-      detail: { summary: "List dead letters, newest first (?actor, cursor, limit)", tags: ["admin"] },
+      response: { 200: DeadLetterList, ...errors(401, 422) },
+      detail: { ...TAG, summary: "List dead letters, newest first (?actor, cursor, limit)" },
     },
   )
   .get(
@@ -33,8 +33,8 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
     async ({ params, request }) => ({ data: deadLetterView(await showDeadLetter(params.actor, params.id, by(request)), true) }),
     {
       params: DeadLetterParams,
-      response: { 200: DeadLetterResponse, ...errors },
-      detail: { summary: "One dead letter with its error stack", tags: ["admin"] },
+      response: { 200: DeadLetterResponse, ...errors(401, 404, 422) },
+      detail: { ...TAG, summary: "One dead letter with its error stack" },
     },
   )
   .post(
@@ -45,11 +45,11 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
     },
     {
       params: DeadLetterParams,
-      response: { 200: RedriveResponse, ...errors },
+      response: { 200: RedriveResponse, ...errors(401, 404, 422) },
       detail: {
+        ...TAG,
         summary: "Redrive: append the message to the partition of its key (fresh delivery count) and delete the dead letter",
         description: "Safe to repeat after a failure: an interrupted redrive is completed without a second copy.",
-        tags: ["admin"],
       },
     },
   )
@@ -58,11 +58,10 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
     async ({ params, request, set }) => {
       await dropDeadLetter(params.actor, params.id, by(request));
       set.status = 204;
-      return null;
     },
     {
       params: DeadLetterParams,
-      response: errors,
-      detail: { summary: "Drop a dead letter (it is not delivered); 204", tags: ["admin"], responses: { 204: { description: "Dropped" } } },
+      response: { 204: NoContent, ...errors(401, 404, 422) },
+      detail: { ...TAG, summary: "Drop a dead letter (it is not delivered); 204" },
     },
   );

@@ -5,9 +5,9 @@ import { Elysia, t } from "elysia";
 import { config } from "../../config";
 import { AppError } from "../../basics/errors";
 import { collectMetrics } from "../../store/metrics";
-import { ErrorBody } from "../../schemas/errors";
 import { bearerToken } from "../auth-context";
 import { timingSafeEqualStr } from "../plugins/auth";
+import { errors } from "../route-docs";
 
 /** Throws invalid_metrics_token (401) when METRICS_TOKEN is set and the request does not carry it. */
 export function assertMetricsAccess(request: Request): void {
@@ -29,15 +29,17 @@ export const metricsRoutes = new Elysia({ name: "routes.metrics" }).get(
   },
   {
     response: {
-      200: t.String({ description: "Prometheus text exposition format 0.0.4" }),
-      401: ErrorBody,
+      200: t.String({
+        description: "Prometheus text exposition format 0.0.4",
+        examples: ['# HELP nms_http_requests_total HTTP requests answered\n# TYPE nms_http_requests_total counter\nnms_http_requests_total{method="POST",route="/v1/notifications",status="202"} 1042\n'],
+      }),
+      ...errors(401),
     },
     detail: {
       summary: "Prometheus metrics of this process (Bearer METRICS_TOKEN when set)",
       description: "Every metric and the alert to set on it: docs/operations.md.",
       tags: ["operations"],
       security: [],
-      responses: { 200: { description: "Prometheus text", content: { "text/plain": { schema: { type: "string" } } } } },
     },
   },
 );

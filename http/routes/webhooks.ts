@@ -18,7 +18,6 @@ import {
   WebhookParams,
   WebhookResponse,
 } from "../../schemas/webhooks";
-import { ErrorBody } from "../../schemas/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { listDeliveries, serializeDelivery } from "../../store/webhook-deliveries";
@@ -35,13 +34,9 @@ import {
 } from "../../domain/webhooks";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const TAGS = ["webhooks"];
-
-/** `{ 401: ErrorBody, 404: ErrorBody, ... }`: the standard error body under each status a route answers. */
-function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>;
-}
 
 function callerOf(auth: AuthContext, write: boolean): Caller {
   requireSecret(auth);
@@ -60,7 +55,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     },
     {
       body: CreateWebhookBody,
-      response: { 201: WebhookCreatedResponse, ...errorResponses(401, 403, 409, 422, 429) },
+      response: { 201: WebhookCreatedResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
         summary: "Create a webhook (the signing secret is shown in this answer only; an 11th webhook of a tenant is refused with 422 webhook_limit_reached)",
         tags: TAGS,
@@ -73,14 +68,14 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       const c = callerOf(auth, false);
       return { data: (await listWebhooks(c)).map(serializeWebhook) };
     },
-    { response: { 200: WebhookListResponse, ...errorResponses(401, 403, 429) }, detail: { summary: "List webhooks", tags: TAGS } },
+    { response: { 200: WebhookListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List webhooks", tags: TAGS } },
   )
   .get(
     "/v1/webhooks/:id",
     async ({ auth, params }) => ({ data: serializeWebhook(await findScopedWebhook(callerOf(auth, false), params.id)) }),
     {
       params: WebhookParams,
-      response: { 200: WebhookResponse, ...errorResponses(401, 403, 404, 429) },
+      response: { 200: WebhookResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a webhook (disabled_reason says why the service deactivated it)", tags: TAGS },
     },
   )
@@ -90,7 +85,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     {
       params: WebhookParams,
       body: UpdateWebhookBody,
-      response: { 200: WebhookResponse, ...errorResponses(401, 403, 404, 422, 429) },
+      response: { 200: WebhookResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Update any of url, events, active, description (active false stops deliveries, scheduled retries too)", tags: TAGS },
     },
   )
@@ -102,7 +97,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     },
     {
       params: WebhookParams,
-      response: errorResponses(401, 403, 404, 429),
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Delete a webhook, its delivery records and its queued deliveries (204)", tags: TAGS },
     },
   )
@@ -115,7 +110,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     {
       params: WebhookParams,
       body: t.Optional(TestWebhookBody),
-      response: { 200: TestResultResponse, ...errorResponses(401, 403, 404, 422, 429) },
+      response: { 200: TestResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
         summary: "Send one signed notification.test event now and answer with the outcome (a failing receiver is success: false, not an error)",
         tags: TAGS,
@@ -136,7 +131,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     {
       params: WebhookParams,
       query: ListDeliveriesQuery,
-      response: { 200: DeliveryListResponse, ...errorResponses(401, 403, 404, 422, 429) },
+      response: { 200: DeliveryListResponse, ...errors(KEY_ERRORS, 404, 422) },
       detail: { summary: "Delivery attempts, newest first (limit default 20, max 100; cursor paged)", tags: TAGS },
     },
   )
@@ -149,7 +144,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     },
     {
       params: DeliveryParams,
-      response: { 202: DeliveryResponse, ...errorResponses(401, 403, 404, 409, 429) },
+      response: { 202: DeliveryResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: {
         summary: "Send this delivery's event once more, now (answers the pending delivery; it replaces the event's remaining automatic retries)",
         tags: TAGS,
@@ -166,7 +161,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
     {
       params: WebhookParams,
       body: ReplayWebhookBody,
-      response: { 202: ReplayResultResponse, ...errorResponses(401, 403, 404, 409, 422, 429) },
+      response: { 202: ReplayResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Send once more every event of a window this webhook has not acknowledged (at most 10,000 per call)", tags: TAGS },
     },
   );
