@@ -85,6 +85,15 @@ export const OUTBOUND_WEBHOOKS = {
           description: "sha256= and the lowercase hex HMAC-SHA256 of the raw body, keyed by the webhook's signing secret; compare in constant time",
           schema: { type: "string", examples: ["sha256=5d0b3c1f0e9a7a6c4b2d8e1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c"] },
         },
+        { name: "webhook-id", in: "header", required: true, description: "The event id (Standard Webhooks): the same on a duplicate", schema: { type: "string" } },
+        { name: "webhook-timestamp", in: "header", required: true, description: "Send time in seconds (Standard Webhooks): refuse old ones", schema: { type: "string" } },
+        {
+          name: "webhook-signature",
+          in: "header",
+          required: true,
+          description: "v1,<base64 HMAC-SHA256 of id.timestamp.body> (Standard Webhooks), for libraries that verify that form",
+          schema: { type: "string" },
+        },
       ],
       requestBody: {
         required: true,
