@@ -4,7 +4,7 @@ import { GROUP } from "./keys";
 import type { Loop } from "./loop";
 import type { Mailboxes } from "./mailboxes";
 import type { PartitionReader } from "./partition-reader";
-import type { HostCore, PartitionWorker } from "./host-state";
+import { observe, type HostCore, type PartitionWorker } from "./host-state";
 import { firstError, SlotBatch } from "./slot-batch";
 
 function readingWorkers(core: HostCore): PartitionWorker[] {
@@ -17,10 +17,17 @@ export async function promoteTimers(core: HostCore): Promise<boolean> {
   if (!workers.length) return false;
   const batch = new SlotBatch(core.redis);
   for (const w of workers) batch.add(w.timers, (pipeline) => pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch));
-  const results = await batch.exec();
+  const results = await batch.exec(); // in the order of workers
   const failed = firstError(results);
   if (failed) throw failed;
-  return results.some(([, n]) => Number(n) >= core.opts.batch);
+  let more = false;
+  results.forEach(([, reply], i) => {
+    const [moved, ...latenessMs] = (reply as number[]).map(Number);
+    if (moved! >= core.opts.batch) more = true;
+    const w = workers[i]!;
+    if (latenessMs.length) observe(core, "timersPromoted", { actor: w.runner.actor.name, partition: w.p, latenessMs });
+  });
+  return more;
 }
 
 /** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */

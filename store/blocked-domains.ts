@@ -18,7 +18,8 @@ const SEED_LOCK = 827364777;
 
 export interface BlockedDomainRow {
   domain: string;
-  source: "package" | "admin";
+  /** seed: from the disposable-email-domains package; manual: blocked by an admin */
+  source: "seed" | "manual";
   created_at: Date;
 }
 
@@ -53,7 +54,7 @@ async function seedOnce(): Promise<void> {
     if (again) return;
     await tx`
       insert into blocked_domains (domain, source)
-      select d, 'package' from unnest(${clean}::text[]) as d
+      select d, 'seed' from unnest(${clean}::text[]) as d
       where not exists (select 1 from unblocked_domains u where u.domain = d)
       on conflict do nothing`;
     await tx`insert into blocked_domain_seeds (version, count) values (${version}, ${clean.length})`;
@@ -69,15 +70,36 @@ let loading: Promise<Set<string>> | null = null;
 let knownVersion: string | null = null;
 let lastPoll = 0;
 let subscribed = false;
+/**
+ * Edits this process committed and applied to the cache. A load whose read began before one may
+ * have read the table before it committed; installing those rows would undo the edit (a domain
+ * just unblocked would be blocked again until the next load).
+ */
+let localEdits = 0;
 
 async function load(): Promise<Set<string>> {
   await ensureBlocklistSeeded();
-  const version = await currentVersion();
-  const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
-  cache = new Set(rows.map((r) => r.domain));
-  knownVersion = version;
-  lastPoll = Date.now();
-  return cache;
+  for (let read = 1; ; read++) {
+    const editsBefore = localEdits;
+    const version = await currentVersion();
+    const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
+    const raced = localEdits !== editsBefore;
+    if (raced && read < 3) continue; // read again: the edit has committed by now
+    // still racing a stream of edits: keep the cache they were applied to; each edit's announcement
+    // (pub/sub, heard by this process too) brings another load
+    if (raced && cache) return cache;
+    cache = new Set(rows.map((r) => r.domain));
+    knownVersion = version;
+    lastPoll = Date.now();
+    return cache;
+  }
+}
+
+/** After an edit has committed: into the cache at once, and counted so no older read undoes it. */
+function applyLocalEdit(domain: string, blocked: boolean): void {
+  localEdits++;
+  if (blocked) cache?.add(domain);
+  else cache?.delete(domain);
 }
 
 let reloadAgain = false;
@@ -172,16 +194,52 @@ export async function isBlockedEmail(email: string): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Admin edits.
 
-export async function listBlockedDomains(opts: { search?: string; limit: number; offset: number }) {
+/** Where a page of the admin list ends: the sort key of its last entry. */
+export interface BlockedDomainCursor {
+  seed: boolean;
+  /** created_at with microseconds, as PostgreSQL wrote it */
+  at: string;
+  domain: string;
+}
+
+export function encodeBlockedCursor(c: BlockedDomainCursor): string {
+  return Buffer.from(JSON.stringify([c.seed ? 1 : 0, c.at, c.domain])).toString("base64url");
+}
+
+export function decodeBlockedCursor(raw: string): BlockedDomainCursor | null {
+  try {
+    const [seed, at, domain] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if ((seed !== 0 && seed !== 1) || typeof at !== "string" || Number.isNaN(Date.parse(at)) || typeof domain !== "string") return null;
+    return { seed: seed === 1, at, domain };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The admin list: manual entries first (newest first), then the seeds (alphabetically: they share
+ * the seeding's created_at), `limit + 1` rows after the cursor. `search` matches a substring of
+ * the domain (a trigram index serves it). Rows carry `at`, created_at with its microseconds.
+ */
+export async function listBlockedDomains(opts: { search?: string; limit: number; after?: BlockedDomainCursor | null }) {
   await ensureBlocklistSeeded();
   const search = opts.search?.trim().toLowerCase() || null;
   const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const where = pattern ? sql`where domain like ${pattern}` : sql``;
-  const [{ total }] = (await sql`select count(*)::int as total from blocked_domains ${where}`) as any;
-  const rows = await sql<BlockedDomainRow[]>`
-    select domain, source, created_at from blocked_domains ${where}
-    order by domain limit ${opts.limit} offset ${opts.offset}`;
-  return { rows, total: total as number };
+  const a = opts.after;
+  return sql<(BlockedDomainRow & { at: string })[]>`
+    select domain, source, created_at, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+    from blocked_domains
+    where true
+      ${pattern ? sql`and domain like ${pattern}` : sql``}
+      ${
+        a
+          ? sql`and ((source = 'seed') > ${a.seed}
+              or ((source = 'seed') = ${a.seed} and (created_at < ${a.at}::timestamptz
+                or (created_at = ${a.at}::timestamptz and domain > ${a.domain}))))`
+          : sql``
+      }
+    order by (source = 'seed'), created_at desc, domain
+    limit ${opts.limit + 1}`;
 }
 
 export async function findBlockedDomain(domain: string, tx: Tx = sql): Promise<BlockedDomainRow | undefined> {
@@ -195,13 +253,13 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
   const result = await sql.begin(async (tx) => {
     await tx`delete from unblocked_domains where domain = ${domain}`;
     const [row] = await tx<BlockedDomainRow[]>`
-      insert into blocked_domains (domain, source) values (${domain}, 'admin')
+      insert into blocked_domains (domain, source) values (${domain}, 'manual')
       on conflict do nothing returning domain, source, created_at`;
     if (row) return { row, created: true };
     return { row: (await findBlockedDomain(domain, tx))!, created: false };
   });
   if (result.created) {
-    cache?.add(domain);
+    applyLocalEdit(domain, true);
     await announceChange();
   }
   return result;
@@ -218,7 +276,7 @@ export async function unblockDomain(domain: string): Promise<boolean> {
     return true;
   });
   if (removed) {
-    cache?.delete(domain);
+    applyLocalEdit(domain, false);
     await announceChange();
   }
   return removed;

@@ -1,12 +1,13 @@
 // GET /api/internal/audit-logs and /api/internal/audit-logs/:id (admin token): every SPEC filter
 // plus resource_id, actor_id, start_date, end_date; entries with microsecond inserted_at.
 import { Elysia, t } from "elysia";
-import { AuditLogEntry, AuditLogList, AuditLogQuery } from "../../schemas/audit-logs";
+import { AuditLogList, AuditLogQuery, AuditLogResponse } from "../../schemas/audit-logs";
 import { findAuditLog, listAuditLogs } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
 import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
+import { errors, SECURITY } from "../route-docs";
 
 const ACTOR_TYPES = ["user", "api_key", "system"];
 // ISO 8601 date or date-time (offset or Z optional, fractions allowed)
@@ -55,8 +56,8 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     return { audit_logs: rows, count: rows.length };
   }, {
     query: AuditLogQuery,
-    response: { 200: AuditLogList },
-    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"] },
+    response: { 200: AuditLogList, ...errors(401, 422) },
+    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
   })
   .get("/api/internal/audit-logs/:id", async ({ params }) => {
     const row = isUuid(params.id) ? await findAuditLog(params.id) : undefined;
@@ -64,6 +65,6 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     return { data: row };
   }, {
     params: t.Object({ id: t.String() }),
-    response: { 200: t.Object({ data: AuditLogEntry }) },
-    detail: { summary: "One audit log entry (admin)", tags: ["admin"] },
+    response: { 200: AuditLogResponse, ...errors(401, 404) },
+    detail: { summary: "One audit log entry (admin)", tags: ["admin"], security: SECURITY.admin },
   });

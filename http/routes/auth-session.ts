@@ -1,6 +1,6 @@
 // Dashboard sign-in: magic link, Google/GitHub OAuth (state + PKCE), logout, and GET /v1/me.
 // Every successful sign-in ends the same way: a stored session, the nms_session cookie, a 302 to APP_URL.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
 import { sendSystemMail } from "../../domain/mailer";
@@ -23,7 +23,10 @@ import {
   sessionCookie,
   sessionPlugin,
 } from "../session";
-import { CallbackQuery, MagicLinkBody, MagicLinkSent, Me, ProviderParams, VerifyQuery } from "../../schemas/session";
+import { CallbackQuery, MagicLinkBody, MagicLinkSent, MeResponse, ProviderParams, VerifyQuery } from "../../schemas/session";
+import { BODY_ERRORS, errors, NoContent, Redirect, SECURITY } from "../route-docs";
+
+const SIGNED_IN = Redirect("Signed in: sets the nms_session cookie and redirects (Location) to the dashboard, APP_URL");
 
 const OAUTH_STATE_COOKIE = "nms_oauth_state";
 const OAUTH_STATE_TTL_SECONDS = 600;
@@ -142,8 +145,13 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     },
     {
       body: MagicLinkBody,
-      response: { 202: MagicLinkSent },
-      detail: { summary: "Send a sign-in (or sign-up) link", tags: ["session"] },
+      response: { 202: MagicLinkSent, ...errors(BODY_ERRORS) },
+      detail: {
+        summary: "Send a sign-in (or sign-up) link",
+        description: "202 whether or not an account exists; a blocked (disposable) domain is 422 email_domain_blocked.",
+        tags: ["session"],
+        security: SECURITY.none,
+      },
     },
   )
   .get(
@@ -169,7 +177,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     },
     {
       query: VerifyQuery,
-      detail: { summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL", tags: ["session"] },
+      response: { 302: SIGNED_IN, ...errors(400, 422) },
+      detail: { summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL", tags: ["session"], security: SECURITY.none },
     },
   )
   .get(
@@ -190,7 +199,11 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       headers.append("set-cookie", cookieHeader(OAUTH_STATE_COOKIE, state, { maxAgeSeconds: OAUTH_STATE_TTL_SECONDS, path: "/auth" }));
       return new Response(null, { status: 302, headers });
     },
-    { params: ProviderParams, detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"] } },
+    {
+      params: ProviderParams,
+      response: { 302: Redirect("To the provider's consent page (Location), with a state cookie"), ...errors(404) },
+      detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"], security: SECURITY.none },
+    },
   )
   .get(
     "/auth/:provider/callback",
@@ -229,7 +242,12 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
         [clearedCookie(OAUTH_STATE_COOKIE, "/auth")],
       );
     },
-    { params: ProviderParams, query: CallbackQuery, detail: { summary: "OAuth callback", tags: ["session"] } },
+    {
+      params: ProviderParams,
+      query: CallbackQuery,
+      response: { 302: SIGNED_IN, ...errors(400, 404, 422) },
+      detail: { summary: "OAuth callback", tags: ["session"], security: SECURITY.none },
+    },
   )
   .delete(
     "/auth/logout",
@@ -243,7 +261,15 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       const headers = new Headers({ "set-cookie": clearedCookie(SESSION_COOKIE), "x-request-id": requestFacts(request).id });
       return new Response(null, { status: 204, headers });
     },
-    { detail: { summary: "End the dashboard session", tags: ["session"] } },
+    {
+      response: { 204: NoContent, ...errors(403) },
+      detail: {
+        summary: "End the dashboard session",
+        description: "Clears the nms_session cookie; 204 with or without a session. With one, Origin must be APP_URL (403 origin_not_allowed).",
+        tags: ["session"],
+        security: SECURITY.none,
+      },
+    },
   )
   .use(sessionPlugin)
   .get(
@@ -253,5 +279,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
       return { data: { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role } };
     },
-    { response: { 200: t.Object({ data: Me }) }, detail: { summary: "The signed-in dashboard user", tags: ["session"] } },
+    {
+      response: { 200: MeResponse, ...errors(401, 403) },
+      detail: { summary: "The signed-in dashboard user", tags: ["session"], security: SECURITY.session },
+    },
   );

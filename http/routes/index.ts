@@ -17,6 +17,13 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
+import { webhookRoutes } from "./webhooks";
+import { domainRoutes } from "./domains";
+import { metricsRoutes } from "./metrics";
+import { deadLetterRoutes } from "./dead-letters";
 
 export const routePlugins = [
   healthRoutes,
@@ -35,5 +42,12 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  metricsRoutes,
+  deadLetterRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  domainRoutes,
 ] as const;

@@ -1,9 +1,10 @@
 // The browser code scripts/build-web.ts builds into .nms/web/: GET /embed/<file> (the inbox web
 // component, loadable by any page), and isApiPath for a later dashboard's SPA fallback at /.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { AppError, notFound } from "../../basics/errors";
+import { errors } from "../route-docs";
 
 /** The build output folder; scripts/build-web.ts writes the same one (WEB_BUILD_DIR there). */
 export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
@@ -14,7 +15,7 @@ export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
  * unknown API path keeps its JSON 404. test/http/web-assets.test.ts fails when a route outside
  * this list appears.
  */
-export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed"];
+export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed", "/track", "/metrics"];
 
 export function isApiPath(pathname: string): boolean {
   return API_PATH_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
@@ -70,6 +71,17 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
   return new Elysia({ name: "routes.web-assets", seed: root }).get(
     "/embed/*",
     ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
-    { detail: { tags: ["public"], summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)" } },
+    {
+      response: {
+        200: t.String({ contentMediaType: "text/javascript", description: "The file; ETag, 304 on If-None-Match", examples: ["/* <nms-inbox> */ ..."] }),
+        304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+        ...errors(404, 503),
+      },
+      detail: {
+        tags: ["public"],
+        security: [],
+        summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
+      },
+    },
   );
 }

@@ -1,12 +1,12 @@
 // The runtime cannot stall silently: a handler past its deadline gives its key and slot back, a
 // reader whose connection stops answering is restarted by the watchdog, and a group stuck at its
 // share is deferred so other groups' messages are still read. Real Redis (single and cluster), a freezing TCP proxy.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Cluster } from "ioredis";
 import { createRuntime, defineActor, type Actor, type Host, type RuntimeLogger } from "../../runtime";
 import { parseClusterUrl, type RedisClient } from "../../runtime/redis-client";
 import { startRedisProxy, type RedisProxy } from "../support/redis-proxy";
-import { connect, deletePrefix, describeEachRedis, randomPrefix, sleep, waitFor, type RedisTarget } from "../support/runtime-redis";
+import { connect, deletePrefix, describeEachRedis, randomPrefix, runtimeTestHooks, sleep, waitFor, type RedisTarget } from "../support/runtime-redis";
 
 interface Line {
   level: string;
@@ -65,18 +65,8 @@ async function proxiedRedis(target: RedisTarget): Promise<ProxiedRedis> {
 }
 
 describeEachRedis("runtime liveness", (target) => {
-  let admin: RedisClient;
-  const cleanups: Array<() => Promise<unknown>> = [];
-
-  beforeAll(() => {
-    admin = connect(target.url);
-  });
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  });
-  afterAll(async () => {
-    await admin.quit();
-  });
+  const scope = runtimeTestHooks(() => target.url);
+  const cleanups = scope.cleanups;
 
   function setup(opts: { redis?: RedisClient; partitions?: number } = {}) {
     const prefix = randomPrefix("live");
@@ -87,7 +77,7 @@ describeEachRedis("runtime liveness", (target) => {
       await Promise.all(hosts.map((h) => h.stop()));
       await runtime.close();
       if (opts.redis) await opts.redis.quit().catch(() => {});
-      await deletePrefix(admin, prefix);
+      await deletePrefix(scope.admin, prefix);
     });
     const start = (actors: Actor<any>[], extra: Record<string, unknown> = {}) => {
       const host = runtime.startHost({ actors, leaseMs: 1500, timerPollMs: 20, blockMs: 100, ...extra });

@@ -1,14 +1,15 @@
-// Redis helpers for the runtime's tests: a random key prefix per test, SCAN+DEL cleanup of exactly
-// that prefix (never FLUSHALL: other engineers' tests share this Redis), and the Redis deployments
-// (the single Redis, a local cluster) the runtime tests run against.
-import { describe, beforeAll } from "bun:test";
+// Redis helpers for the runtime's tests: a random key prefix per test under the run's own prefix,
+// SCAN+DEL cleanup of exactly that prefix (never FLUSHALL: other engineers share this Redis), and the
+// Redis deployments (the single Redis, a local cluster) the runtime tests run against.
+import { afterAll, afterEach, beforeAll, describe } from "bun:test";
 import { createRedisClient, type RedisClient } from "../../runtime/redis-client";
 import { clusterUnavailableReason, sharedRedisCluster, type LocalRedisCluster } from "./redis-cluster";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
+/** Under the run's REDIS_PREFIX (test/support/preload.ts), so the end-of-run sweep finds a leak. */
 export function randomPrefix(label = "rt"): string {
-  return `test-${label}-${Math.random().toString(36).slice(2, 10)}`;
+  return `${process.env.REDIS_PREFIX ?? "nmstest"}-${label}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 /** An admin client (a Redis or a Cluster, as the URL says) for setting up and inspecting keys. */
@@ -63,4 +64,19 @@ export function describeEachRedis(label: string, body: (target: RedisTarget) => 
     }, 30_000);
     body(target);
   });
+}
+
+/** Hooks of a runtime test file: one admin connection for the file, and cleanups that run after each test (last first). */
+export function runtimeTestHooks(url: () => string = () => REDIS_URL) {
+  const scope = { admin: undefined as unknown as RedisClient, cleanups: [] as Array<() => Promise<unknown>> };
+  beforeAll(() => {
+    scope.admin = connect(url());
+  });
+  afterEach(async () => {
+    while (scope.cleanups.length) await scope.cleanups.pop()!().catch(() => {});
+  });
+  afterAll(async () => {
+    await scope.admin.quit();
+  });
+  return scope;
 }
