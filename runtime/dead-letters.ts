@@ -1,6 +1,7 @@
 // Reading and handling an actor's dead letters (`<prefix>:dead:<actor>`): list newest first, one by
 // id, re-drive onto the partition of its key with a fresh delivery count, drop. Knows nothing of notifications.
 import { partitionOf } from "./partition";
+import { scanKeys } from "./redis-client";
 import type { Runtime } from "./types";
 
 export interface DeadLetter {
@@ -47,17 +48,8 @@ function toDeadLetter(actor: string, id: string, fields: string[]): DeadLetter {
 /** Actor names that have a dead-letter stream (SCAN; on a cluster, every master). */
 export async function deadLetterActors(runtime: Runtime): Promise<string[]> {
   const prefix = runtime.keys.dead("");
-  const cluster = runtime.redis as unknown as { nodes?: (role: string) => Runtime["redis"][] };
-  const nodes = typeof cluster.nodes === "function" ? cluster.nodes("master") : [runtime.redis];
   const names = new Set<string>();
-  for (const node of nodes) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await node.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      for (const k of keys) names.add(k.slice(prefix.length));
-    } while (cursor !== "0");
-  }
+  for await (const keys of scanKeys(runtime.redis, `${prefix}*`, 500)) for (const k of keys) names.add(k.slice(prefix.length));
   return [...names].filter((n) => /^[A-Za-z0-9_-]+$/.test(n)).sort();
 }
 

@@ -17,8 +17,8 @@ import { spawn, type Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import postgres from "postgres";
-import Redis from "ioredis";
 import { actorKinds } from "../actors";
+import { createRedisClient } from "../runtime/redis-client";
 import { deletePrefix, forEachLine } from "./bench-load";
 import { judge, type BodyRows } from "./chaos-count";
 
@@ -135,7 +135,7 @@ async function main(): Promise<number> {
   const port = 20000 + Math.floor(Math.random() * 12000);
   const url = dbUrl(dbName);
   const admin = postgres(dbUrl("postgres"), { max: 1, onnotice: () => {} });
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = createRedisClient(redisUrl, { maxRetriesPerRequest: 2 }); // REDIS_URL may name a cluster
   const procs: Proc[] = [];
   let sql: postgres.Sql | null = null;
   try {
