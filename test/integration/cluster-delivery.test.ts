@@ -114,7 +114,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!!skip)("the service on a Redis Cluster", () => {
-  test("accept -> delivered through the channel sender; idempotency replays and rate-limit headers come from the cluster", async () => {
+  test("accept -> delivered through the channel sender; idempotency replays, rate-limit headers and /health come from the cluster", async () => {
     const body = { channel: "sms", to: "+5511900000001", data: { content: "hello cluster" } };
     const first = await post("/v1/notifications", body, tenant.sandboxKey, { "idempotency-key": "cluster-1" });
     expect(first.status).toBe(202);
@@ -128,6 +128,10 @@ describe.skipIf(!!skip)("the service on a Redis Cluster", () => {
 
     const row = await waitForStatus(first.body.data.id, ["delivered", "failed"], 15_000);
     expect(row!.status).toBe("delivered");
+    // /health pings every master of the cluster
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as any).checks.redis.status).toBe("ok");
     // the message went through the cluster: its partition stream lives there
     const streams = await Promise.all(Array.from({ length: PARTITIONS }, (_, p) => admin.xlen(runtimeKeys(prefix).stream("channel-sender", p))));
     expect(streams.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
