@@ -14,6 +14,7 @@ import { prepareEvents } from "../domain/events";
 import { deliverToInbox, SubscriberNotFoundError } from "../domain/inbox";
 import { resolveDelivery, type DeliveryTarget, type StoredContent } from "../domain/notifications";
 import { checkSuppression } from "../domain/suppression";
+import { wakeWorkflowRuns } from "../domain/workflow-wakeups";
 import { createUnsubscribeToken, unsubscribeUrl } from "../domain/unsubscribe-token";
 import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
@@ -300,7 +301,15 @@ async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
   }
 }
 
-const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 });
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(
+  async (outs) => {
+    const moved = await flushOutcomes(outs);
+    // after commit: the workflow runs of notifications that moved look at their new status
+    void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
+    return moved;
+  },
+  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 },
+);
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */
 export async function recordOutcome(o: Outcome): Promise<boolean> {

@@ -3,6 +3,7 @@
 import type { Actor } from "../runtime/actor";
 import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
+import { workflowRun } from "./workflow-run";
 import { getRuntime } from "../store/runtime";
 
 export interface RunningActors {
@@ -12,6 +13,7 @@ export interface RunningActors {
 /** Stream actors run in one runtime host per process; periodic jobs (cron-like) start themselves. */
 const streamActors: Record<string, Actor<any>> = {
   "channel-sender": channelSender,
+  "workflow-run": workflowRun,
 };
 const periodic: Record<string, () => RunningActors> = {
   reconciler: () => startReconciler(),

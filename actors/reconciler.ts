@@ -4,6 +4,7 @@
 import { logger } from "../basics/log";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
+import { requeueOverdueRuns } from "../domain/workflow-recovery";
 import { sql } from "../store/db";
 import type { NotificationRow } from "../store/notifications";
 import { senderMessage, type SendMessage } from "../schemas/messages";
@@ -149,6 +150,9 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number;
     else if (r.inBacklog) log.debug(r, "reconciler left stale rows to the sender backlog");
     // the same lease also keeps the analytics rollups compact (store/analytics.ts)
     await compactCounters();
+    // and restarts workflow runs whose job or timer is gone (domain/workflow-recovery.ts)
+    const runs = await requeueOverdueRuns({ tenantId: opts.tenantId });
+    if (runs.requeued) log.info(runs, "reconciler re-enqueued overdue workflow runs");
   }).start(opts.everyMs ?? SCAN_EVERY_MS);
   return {
     get failures() {

@@ -26,6 +26,7 @@ import { iso } from "../store/time";
 import { emitEvent, emitEvents, prepareEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
+import { wakeWorkflowRuns, type NotificationMove } from "./workflow-wakeups";
 
 export interface AcceptInput {
   tenantId: string;
@@ -41,6 +42,12 @@ export interface AcceptInput {
   category?: string | null;
   /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
   idempotencyKey?: string | null;
+  /** workflow steps: the run it belongs to (its status moves wake the run) */
+  workflowRunId?: string | null;
+  /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
+  subscriber?: { id: string; external_id: string } | null;
+  /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
+  templateForAnyChannel?: boolean;
 }
 
 export interface AcceptedNotification {
@@ -190,7 +197,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   let content: StoredContent;
   if (template) {
     assertTemplateUsable(template, input.environment);
-    if (template.channel !== channel) {
+    if (template.channel !== channel && !input.templateForAnyChannel) {
       throw validationFailed({ [templateField]: [`is a ${template.channel} template, not ${channel}`] });
     }
     content = templateContent(channel, template, data, templateField);
@@ -205,13 +212,14 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
     if (existing) return accepted(existing, false);
   }
+  const linked = subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : (input.subscriber ?? null);
   const row: NewNotification = {
     id: newId(),
     tenantId: input.tenantId,
     environment: input.environment,
     channel,
     recipient,
-    subscriberId: subscriber?.id ?? null,
+    subscriberId: linked?.id ?? null,
     templateSlug: template?.slug ?? null,
     category: input.category ?? null,
     data,
@@ -219,8 +227,9 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
+    workflowRunId: input.workflowRunId ?? null,
   };
-  const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
+  const created = await acceptBatcher.submit({ row, subscriber: linked });
   if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
@@ -342,7 +351,8 @@ export async function markFromProvider(u: {
   at: Date;
   error?: { code: string; message: string } | null;
 }): Promise<boolean> {
-  return await sql.begin(async (tx) => {
+  let movedRun: NotificationMove | null = null;
+  const changedAny = await sql.begin(async (tx) => {
     const [n] = await tx<NotificationRow[]>`select * from notifications
       where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
       limit 1 for update`;
@@ -355,11 +365,13 @@ export async function markFromProvider(u: {
     const notSentYet = n.status === "pending";
     const open = n.status === "pending" || n.status === "sent";
     let changed = false;
+    let movedTo: string | null = null;
     if (u.status === "sent" && notSentYet) {
       await tx`update notifications set status = 'sent', sent_at = coalesce(sent_at, ${at}), updated_at = now() where id = ${n.id}`;
       deltas.push({ ...base, counter: "sent" });
       await emit("notification.sent", { notification: eventNotification({ ...n, status: "sent" }), provider: n.provider });
       changed = true;
+      movedTo = "sent";
     } else if ((u.status === "delivered" || u.status === "read") && open) {
       await tx`update notifications set status = 'delivered', sent_at = coalesce(sent_at, ${at}), delivered_at = ${at}, updated_at = now() where id = ${n.id}`;
       if (notSentYet) deltas.push({ ...base, counter: "sent" });
@@ -370,6 +382,7 @@ export async function markFromProvider(u: {
         delivery: { delivered_at: atIso, provider: n.provider, message_id: n.provider_message_id },
       });
       changed = true;
+      movedTo = "delivered";
     } else if (u.status === "failed" && open) {
       const error = u.error ?? { code: "provider_failed", message: "the provider reported a failure" };
       await tx`update notifications set status = 'failed', failed_at = ${at}, error = ${tx.json(error)}, updated_at = now() where id = ${n.id}`;
@@ -379,6 +392,7 @@ export async function markFromProvider(u: {
         error: { ...error, provider: n.provider, attempt: n.attempt_count, will_retry: false },
       });
       changed = true;
+      movedTo = "failed";
     }
     if (u.status === "read" && !n.opened_at) {
       await tx`update notifications set opened_at = ${at}, updated_at = now() where id = ${n.id}`;
@@ -391,6 +405,10 @@ export async function markFromProvider(u: {
       changed = true;
     }
     await applyCounters(tx, deltas);
+    if (movedTo && n.workflow_run_id) movedRun = { notificationId: n.id, workflowRunId: n.workflow_run_id, status: movedTo };
     return changed;
   });
+  // after commit: the run waiting on this notification looks at its new status
+  if (movedRun) await wakeWorkflowRuns([movedRun]);
+  return changedAny;
 }

@@ -17,6 +17,8 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { workflowRoutes } from "./workflows";
+import { workflowRunRoutes } from "./workflow-runs";
 
 export const routePlugins = [
   healthRoutes,
@@ -35,5 +37,7 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  workflowRoutes,
+  workflowRunRoutes,
   webAssetRoutes(),
 ] as const;

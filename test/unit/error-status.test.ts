@@ -25,6 +25,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "provider_not_found",
     "provider_not_configured",
     "workflow_not_found",
+    "workflow_run_not_found",
   ],
   409: [
     "conflict",

@@ -1,0 +1,11 @@
+// The workflow-run actor (DESIGN.md 3): keyed by run id, so one run's messages are handled one at a
+// time; each message moves the run on through domain/workflow-engine.ts, its timers on this runtime.
+import { defineActor } from "../runtime/actor";
+import { advanceRun } from "../domain/workflow-engine";
+import { workflowRunAddress, type WorkflowRunMessage } from "../schemas/workflow-messages";
+
+export const workflowRun = defineActor<WorkflowRunMessage>({
+  ...workflowRunAddress,
+  // ctx.schedule: the host's TIME_SCALE applies to delays and the fallback bound
+  handle: (msg, ctx) => advanceRun(msg, { schedule: (timerId, delayMs, m) => ctx.schedule(timerId, delayMs, m) }),
+});

@@ -1,0 +1,85 @@
+// Workflow runs as the API starts and stops them: trigger (a run pinned to the active version, its
+// event and the job for step 0) and cancel (terminal runs are 409 run_not_cancellable).
+import { AppError, notFound, validationFailed } from "../basics/errors";
+import { logger } from "../basics/log";
+import { workflowRunAddress, workflowRunTimerId } from "../schemas/workflow-messages";
+import { sql, type Scope } from "../store/db";
+import { newId } from "../store/ids";
+import { getRuntime } from "../store/runtime";
+import { cancelRunRow, getRun, insertRun, type RunRow } from "../store/workflow-runs";
+import { findActiveWorkflowBySlug } from "../store/workflows";
+import { emitEvent } from "./events";
+import { workflowEvent } from "./workflow-engine";
+import { workflowNotFound } from "./workflow-definitions";
+import { subscriberOfRecipient } from "./workflow-recipients";
+
+const RECIPIENT_MAX = 8192;
+
+/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`), checked with field-named errors. */
+function triggerInput(body: Record<string, unknown>): { recipient: string; data: Record<string, unknown> } {
+  const recipientField = body.recipient !== undefined ? "recipient" : "to";
+  const recipient = body.recipient ?? body.to;
+  const dataField = body.data !== undefined ? "data" : "payload";
+  const data = body.data ?? body.payload ?? {};
+  const details: Record<string, string[]> = {};
+  if (recipient === undefined || recipient === null) details.recipient = ["is required (or to)"];
+  else if (typeof recipient !== "string") details[recipientField] = ["must be a string"];
+  else if (recipient.trim() === "") details[recipientField] = ["must not be empty"];
+  else if (recipient.length > RECIPIENT_MAX) details[recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
+  if (data === null || typeof data !== "object" || Array.isArray(data)) details[dataField] = ["must be an object"];
+  if (Object.keys(details).length) throw validationFailed(details);
+  return { recipient: recipient as string, data: data as Record<string, unknown> };
+}
+
+/**
+ * POST /v1/workflows/:slug/trigger: the run (status running, current_step 0, no results) of the
+ * version active now, its workflow.triggered event in the same transaction, then the job for step
+ * 0. A job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ */
+export async function triggerWorkflow(scope: Scope, slug: string, body: Record<string, unknown>): Promise<RunRow> {
+  const input = triggerInput(body);
+  const wf = await findActiveWorkflowBySlug(scope, slug);
+  if (!wf) throw workflowNotFound();
+  const subscriberId = await subscriberOfRecipient(scope, input.recipient);
+  const run = await sql.begin(async (tx) => {
+    const row = await insertRun(tx, {
+      id: newId(),
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      workflowId: wf.id,
+      workflowVersion: wf.version,
+      workflowSlug: wf.slug,
+      recipient: input.recipient,
+      subscriberId,
+      data: input.data,
+    });
+    await emitEvent(tx, workflowEvent(row, "workflow.triggered"));
+    return row;
+  });
+  try {
+    await getRuntime().send(workflowRunAddress, { type: "run", runId: run.id });
+  } catch (err) {
+    logger.error({ err, run_id: run.id }, "workflow run enqueued in PostgreSQL only; the reconciler will start it");
+  }
+  return run;
+}
+
+/**
+ * POST /v1/workflow-runs/:id/cancel: only future steps are prevented; notifications already created
+ * are not reverted. A timer or wake-up that still arrives finds the run cancelled and does nothing.
+ */
+export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
+  const row = await sql.begin(async (tx) => {
+    const r = await cancelRunRow(tx, scope, id);
+    if (r) await emitEvent(tx, workflowEvent(r, "workflow.completed"));
+    return r;
+  });
+  if (!row) {
+    const existing = await getRun(scope, id);
+    if (!existing) throw notFound("workflow_run_not_found", "Workflow run not found");
+    throw new AppError("run_not_cancellable", `The run is already ${existing.status}`);
+  }
+  // tidy only: the timer would find the run cancelled anyway
+  await getRuntime().cancel(workflowRunAddress, workflowRunTimerId(id)).catch(() => {});
+  return row;
+}

@@ -1,0 +1,201 @@
+// Workflow runs repository: insert at trigger, the guarded state write every step makes (rev), cancel,
+// scoped reads and the paged list, the reconciler's overdue scan, and the outcome a run waits on.
+import { sql, type Scope, type Tx } from "./db";
+import { iso } from "./time";
+
+/** What a run waits for while its status is running (internal; never returned by the API). */
+export type WaitState =
+  | { kind: "delay"; step: number; token: string; due_at: string }
+  | { kind: "await_previous"; step: number; token: string; due_at: string; notification_id: string }
+  | {
+      kind: "await_channel";
+      step: number;
+      token: string;
+      due_at: string;
+      channel_index: number;
+      channel: string;
+      notification_id: string;
+      attempts: FallbackAttemptRecord[];
+    };
+
+export interface FallbackAttemptRecord {
+  channel: string;
+  notification_id: string | null;
+  status: string;
+  error?: { code: string; message: string };
+}
+
+/** One element of step_results (SPEC "Workflow run" step result shapes; DESIGN.md 6 for fallback). */
+export type StepResultRecord = Record<string, unknown> & { type: string; step: number };
+
+export type RunStatus = "running" | "completed" | "failed" | "cancelled";
+
+export interface RunRow {
+  id: string;
+  tenant_id: string;
+  environment: string;
+  workflow_id: string;
+  workflow_version: number;
+  workflow_slug: string;
+  recipient: string;
+  subscriber_id: string | null;
+  data: Record<string, unknown>;
+  status: RunStatus;
+  current_step: number;
+  step_results: StepResultRecord[];
+  step_state: WaitState | null;
+  next_due_at: Date | null;
+  rev: number;
+  started_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface NewRun {
+  id: string;
+  tenantId: string;
+  environment: string;
+  workflowId: string;
+  workflowVersion: number;
+  workflowSlug: string;
+  recipient: string;
+  subscriberId: string | null;
+  data: Record<string, unknown>;
+}
+
+export async function insertRun(tx: Tx, r: NewRun): Promise<RunRow> {
+  const [row] = await tx<RunRow[]>`
+    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data)
+    values (${r.id}, ${r.tenantId}, ${r.environment}, ${r.workflowId}, ${r.workflowVersion}, ${r.workflowSlug}, ${r.recipient},
+            ${r.subscriberId}, ${JSON.stringify(r.data)}::text::jsonb)
+    returning *`;
+  return row!;
+}
+
+/** The run as the engine sees it (by id alone: messages carry only the id). */
+export async function loadRun(id: string): Promise<RunRow | null> {
+  const [row] = await sql<RunRow[]>`select * from workflow_runs where id = ${id}`;
+  return row ?? null;
+}
+
+export async function getRun(scope: Scope, id: string): Promise<RunRow | null> {
+  const [row] = await sql<RunRow[]>`select * from workflow_runs
+    where id = ${id} and tenant_id = ${scope.tenantId} and environment = ${scope.environment}`;
+  return row ?? null;
+}
+
+/** Newest first (UUID v7 ids); `limit + 1` rows for the page meta. */
+export async function listRuns(
+  scope: Scope,
+  q: { limit: number; afterId: string | null; status?: string; workflowId?: string },
+): Promise<RunRow[]> {
+  return await sql<RunRow[]>`
+    select * from workflow_runs
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+      ${q.status ? sql`and status = ${q.status}` : sql``}
+      ${q.workflowId ? sql`and workflow_id = ${q.workflowId}::uuid` : sql``}
+      ${q.afterId ? sql`and id < ${q.afterId}::uuid` : sql``}
+    order by id desc
+    limit ${q.limit + 1}`;
+}
+
+export interface RunPatch {
+  /** appended to step_results */
+  result?: StepResultRecord;
+  currentStep?: number;
+  /** the wait in progress after this write (null: none) and when it is due */
+  wait: WaitState | null;
+  status?: Exclude<RunStatus, "running">;
+}
+
+/**
+ * The one write of a run's state, guarded by rev: it applies only if nobody wrote the run since
+ * it was read (a job that runs twice, or a cancel, makes the second writer's update match no row)
+ * and the run is still running. Returns the new row, or null when the guard failed.
+ */
+export async function writeRun(tx: Tx, run: Pick<RunRow, "id" | "rev">, p: RunPatch): Promise<RunRow | null> {
+  const [row] = await tx<RunRow[]>`
+    update workflow_runs set
+      step_results = case when ${p.result ? JSON.stringify(p.result) : null}::text is null then step_results
+                          else step_results || jsonb_build_array(${p.result ? JSON.stringify(p.result) : null}::text::jsonb) end,
+      current_step = coalesce(${p.currentStep ?? null}::int, current_step),
+      step_state = ${p.wait ? JSON.stringify(p.wait) : null}::text::jsonb,
+      next_due_at = ${p.wait ? p.wait.due_at : null}::timestamptz,
+      status = coalesce(${p.status ?? null}::text, status),
+      completed_at = case when ${p.status ?? null}::text is null then completed_at else now() end,
+      rev = rev + 1,
+      updated_at = now()
+    where id = ${run.id} and rev = ${run.rev} and status = 'running'
+    returning *`;
+  return row ?? null;
+}
+
+/** Cancels a running run of the scope; null when it is not running (or not there). */
+export async function cancelRunRow(tx: Tx, scope: Scope, id: string): Promise<RunRow | null> {
+  const [row] = await tx<RunRow[]>`
+    update workflow_runs set status = 'cancelled', completed_at = now(), step_state = null, next_due_at = null,
+      rev = rev + 1, updated_at = now()
+    where id = ${id} and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and status = 'running'
+    returning *`;
+  return row ?? null;
+}
+
+/** Status of the notification a run waits on. */
+export async function notificationStatus(id: string): Promise<string | null> {
+  const [row] = await sql<{ status: string }[]>`select status from notifications where id = ${id}`;
+  return row?.status ?? null;
+}
+
+/** The erased subscriber an id or external_id belonged to (by its hash; see domain/erasure.ts). */
+export async function erasedSubscriberId(scope: Scope, identifierHash: string): Promise<string | null> {
+  const [row] = await sql<{ subscriber_id: string }[]>`select subscriber_id from subscriber_erasures
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and identifier_hash = ${identifierHash}
+      and kind in ('id', 'external_id')`;
+  return row?.subscriber_id ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery (the reconciler): running runs overdue by staleMs, i.e. whose wait ended (next_due_at)
+// or whose last write (updated_at) was that long ago, whichever is later.
+
+export interface OverdueRun {
+  id: string;
+  /** when its message was due to exist: the later of next_due_at and updated_at (epoch ms) */
+  due_ms: number;
+}
+
+export async function overdueRuns(q: { staleMs: number; limit: number; tenantId?: string }): Promise<OverdueRun[]> {
+  return await sql<OverdueRun[]>`
+    select id, (extract(epoch from greatest(next_due_at, updated_at)) * 1000)::float8 as due_ms
+    from workflow_runs
+    where status = 'running' ${q.tenantId ? sql`and tenant_id = ${q.tenantId}` : sql``}
+      and greatest(next_due_at, updated_at) < now() - ${q.staleMs + " milliseconds"}::interval
+    order by greatest(next_due_at, updated_at)
+    limit ${q.limit}`;
+}
+
+/** Marks runs as just re-enqueued (updated_at), so the next scan leaves them a full staleness period. */
+export async function touchRuns(ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await sql<{ id: string }[]>`
+    update workflow_runs set updated_at = now()
+    where id in (select id from workflow_runs where id = any(${ids}::uuid[]) and status = 'running' order by id for no key update skip locked)
+    returning id`;
+  return rows.map((r) => r.id);
+}
+
+export function serializeRun(r: RunRow) {
+  return {
+    id: r.id,
+    workflow_id: r.workflow_id,
+    workflow_slug: r.workflow_slug,
+    workflow_version: r.workflow_version,
+    recipient: r.recipient,
+    status: r.status,
+    current_step: r.current_step,
+    step_results: r.step_results,
+    data: r.data ?? {},
+    started_at: iso(r.started_at)!,
+    completed_at: iso(r.completed_at),
+  };
+}
