@@ -1,6 +1,6 @@
 // /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
 // PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflow-definitions";
 import { triggerWorkflow } from "../../domain/workflow-runs";
 import {
@@ -104,7 +104,8 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     },
     {
       params: WorkflowIdParams,
-      response: { 204: t.Null({ description: "No content" }), ...errorResponses(404, 409) },
+      // 204 has no body (a 204 schema would make the generated OpenAPI document invalid)
+      response: errorResponses(404, 409),
       detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", tags: ["workflows"] },
     },
   )
