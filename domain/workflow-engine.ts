@@ -18,7 +18,7 @@ import {
   type WaitState,
 } from "../store/workflow-runs";
 import { stepsOfVersion, type WorkflowStepDef } from "../store/workflows";
-import { emitEvents } from "./events";
+import { prepareEvents } from "./events";
 import { acceptNotification } from "./notifications";
 import { durationSeconds } from "./workflow-definitions";
 import { stepAddress } from "./workflow-recipients";
@@ -63,14 +63,11 @@ export function workflowEvent(
   return { tenantId: run.tenant_id, environment: run.environment, type, data };
 }
 
-/** A guarded write of the run and the events it causes, in one transaction; null when the guard failed. */
+/** A guarded write of the run and the events it causes, in one statement; null when the guard failed. */
 async function commit(run: RunRow, patch: RunPatch, events: (next: RunRow) => ReturnType<typeof workflowEvent>[]): Promise<RunRow | null> {
-  return await sql.begin(async (tx) => {
-    const next = await writeRun(tx, run, patch);
-    if (!next) return null;
-    await emitEvents(tx, events(next));
-    return next;
-  });
+  // the events describe the run as this write leaves it: its status is the one thing they read from it
+  const evs = events({ ...run, status: patch.status ?? run.status });
+  return await writeRun(run, patch, evs.length ? prepareEvents(sql, evs).insert : undefined);
 }
 
 /** Records step i as done (appending `result` unless it was recorded when the step began) and moves on. */
@@ -289,6 +286,20 @@ async function stepOnce(run: RunRow, steps: WorkflowStepDef[], msg: WorkflowRunM
   }
 }
 
+// Versions never change (a PUT makes a new one): their steps are kept, bounded.
+const stepsCache = new Map<string, WorkflowStepDef[]>();
+const STEPS_CACHE_MAX = 10_000;
+
+async function stepsOf(workflowId: string): Promise<WorkflowStepDef[] | null> {
+  const hit = stepsCache.get(workflowId);
+  if (hit) return hit;
+  const steps = await stepsOfVersion(workflowId);
+  if (!steps) return null;
+  if (stepsCache.size >= STEPS_CACHE_MAX) stepsCache.clear();
+  stepsCache.set(workflowId, steps);
+  return steps;
+}
+
 /**
  * Handles one message of the run: idempotent (at least once). Every write is guarded by the run's
  * rev, every notification keyed by step (and channel), so a job that runs twice, concurrently or
@@ -299,7 +310,7 @@ export async function advanceRun(msg: WorkflowRunMessage, timer: RunTimer): Prom
   if (!run || run.status !== "running") return; // unknown, finished or cancelled: a late timer or wake-up does nothing
   // a notification's wake-up matters only to the wait on that notification
   if (msg.type === "notification" && (!run.step_state || !("notification_id" in run.step_state) || run.step_state.notification_id !== msg.notificationId)) return;
-  const steps = await stepsOfVersion(run.workflow_id);
+  const steps = await stepsOf(run.workflow_id);
   if (!steps) throw new Error(`workflow version ${run.workflow_id} of run ${run.id} is missing`);
   for (let moves = 0; moves < MAX_MOVES_PER_JOB; moves++) {
     const out = await stepOnce(run, steps, msg, timer);

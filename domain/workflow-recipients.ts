@@ -3,7 +3,7 @@
 import type { Channel } from "../schemas/channels";
 import type { Scope } from "../store/db";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
-import { erasedSubscriberId } from "../store/workflow-runs";
+import { recipientSubscriberId } from "../store/workflow-runs";
 import { identifierHash } from "./erasure";
 import { checkRecipient } from "./recipients";
 
@@ -12,9 +12,7 @@ import { checkRecipient } from "./recipients";
  * one by the hash of its former id or external_id), else null (a literal address).
  */
 export async function subscriberOfRecipient(scope: Scope, recipient: string): Promise<string | null> {
-  const live = await findSubscriber(scope, recipient);
-  if (live) return live.id;
-  return await erasedSubscriberId(scope, identifierHash(scope.tenantId, scope.environment, recipient));
+  return await recipientSubscriberId(scope, recipient, identifierHash(scope.tenantId, scope.environment, recipient));
 }
 
 export type StepAddress =

@@ -8,7 +8,7 @@ import { newId } from "../store/ids";
 import { getRuntime } from "../store/runtime";
 import { cancelRunRow, getRun, insertRun, type RunRow } from "../store/workflow-runs";
 import { findActiveWorkflowBySlug } from "../store/workflows";
-import { emitEvent } from "./events";
+import { prepareEvents } from "./events";
 import { workflowEvent } from "./workflow-engine";
 import { workflowNotFound } from "./workflow-definitions";
 import { subscriberOfRecipient } from "./workflow-recipients";
@@ -41,8 +41,8 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
   const wf = await findActiveWorkflowBySlug(scope, slug);
   if (!wf) throw workflowNotFound();
   const subscriberId = await subscriberOfRecipient(scope, input.recipient);
-  const run = await sql.begin(async (tx) => {
-    const row = await insertRun(tx, {
+  const run = await insertRun(
+    {
       id: newId(),
       tenantId: scope.tenantId,
       environment: scope.environment,
@@ -52,10 +52,9 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
       recipient: input.recipient,
       subscriberId,
       data: input.data,
-    });
-    await emitEvent(tx, workflowEvent(row, "workflow.triggered"));
-    return row;
-  });
+    },
+    (row) => prepareEvents(sql, [workflowEvent(row, "workflow.triggered")]).insert,
+  );
   try {
     await getRuntime().send(workflowRunAddress, { type: "run", runId: run.id });
   } catch (err) {
@@ -69,11 +68,7 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
  * are not reverted. A timer or wake-up that still arrives finds the run cancelled and does nothing.
  */
 export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
-  const row = await sql.begin(async (tx) => {
-    const r = await cancelRunRow(tx, scope, id);
-    if (r) await emitEvent(tx, workflowEvent(r, "workflow.completed"));
-    return r;
-  });
+  const row = await cancelRunRow(scope, id, (r) => prepareEvents(sql, [workflowEvent(r, "workflow.completed")]).insert);
   if (!row) {
     const existing = await getRun(scope, id);
     if (!existing) throw notFound("workflow_run_not_found", "Workflow run not found");

@@ -1,6 +1,8 @@
 // Workflow runs repository: insert at trigger, the guarded state write every step makes (rev), cancel,
 // scoped reads and the paged list, the reconciler's overdue scan, and the outcome a run waits on.
-import { sql, type Scope, type Tx } from "./db";
+import type { PendingQuery, Row } from "postgres";
+import { sql, type Scope } from "./db";
+import { isUuid } from "./ids";
 import { iso } from "./time";
 
 /** What a run waits for while its status is running (internal; never returned by the API). */
@@ -63,13 +65,41 @@ export interface NewRun {
   data: Record<string, unknown>;
 }
 
-export async function insertRun(tx: Tx, r: NewRun): Promise<RunRow> {
-  const [row] = await tx<RunRow[]>`
-    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data)
-    values (${r.id}, ${r.tenantId}, ${r.environment}, ${r.workflowId}, ${r.workflowVersion}, ${r.workflowSlug}, ${r.recipient},
-            ${r.subscriberId}, ${JSON.stringify(r.data)}::text::jsonb)
-    returning *`;
-  return row!;
+/**
+ * Inserts a run; `events(row)` (an events INSERT ... SELECT, such as domain/events.ts prepareEvents
+ * for the row) commits with it in the same statement.
+ */
+export async function insertRun(r: NewRun, events: (row: RunRow) => Statement): Promise<RunRow> {
+  const now = new Date();
+  const row: RunRow = {
+    id: r.id,
+    tenant_id: r.tenantId,
+    environment: r.environment,
+    workflow_id: r.workflowId,
+    workflow_version: r.workflowVersion,
+    workflow_slug: r.workflowSlug,
+    recipient: r.recipient,
+    subscriber_id: r.subscriberId,
+    data: r.data,
+    status: "running",
+    current_step: 0,
+    step_results: [],
+    step_state: null,
+    next_due_at: null,
+    rev: 0,
+    started_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+  await sql`
+    with ins as (
+      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, updated_at)
+      values (${r.id}, ${r.tenantId}, ${r.environment}, ${r.workflowId}, ${r.workflowVersion}, ${r.workflowSlug}, ${r.recipient},
+              ${r.subscriberId}, ${JSON.stringify(r.data)}::text::jsonb, ${now}, ${now})
+      returning id
+    ), ev as (${events(row)})
+    select id from ins`;
+  return row;
 }
 
 /** The run as the engine sees it (by id alone: messages carry only the id). */
@@ -108,36 +138,47 @@ export interface RunPatch {
   status?: Exclude<RunStatus, "running">;
 }
 
+/** A statement to embed as a data-modifying WITH item (an events INSERT ... SELECT). */
+export type Statement = PendingQuery<Row[]>;
+
 /**
  * The one write of a run's state, guarded by rev: it applies only if nobody wrote the run since
  * it was read (a job that runs twice, or a cancel, makes the second writer's update match no row)
- * and the run is still running. Returns the new row, or null when the guard failed.
+ * and the run is still running. `events` (an INSERT ... SELECT into events) is written by the same
+ * statement, and only when the guard passed. Returns the new row, or null when the guard failed.
  */
-export async function writeRun(tx: Tx, run: Pick<RunRow, "id" | "rev">, p: RunPatch): Promise<RunRow | null> {
-  const [row] = await tx<RunRow[]>`
-    update workflow_runs set
-      step_results = case when ${p.result ? JSON.stringify(p.result) : null}::text is null then step_results
-                          else step_results || jsonb_build_array(${p.result ? JSON.stringify(p.result) : null}::text::jsonb) end,
-      current_step = coalesce(${p.currentStep ?? null}::int, current_step),
-      step_state = ${p.wait ? JSON.stringify(p.wait) : null}::text::jsonb,
-      next_due_at = ${p.wait ? p.wait.due_at : null}::timestamptz,
-      status = coalesce(${p.status ?? null}::text, status),
-      completed_at = case when ${p.status ?? null}::text is null then completed_at else now() end,
-      rev = rev + 1,
-      updated_at = now()
-    where id = ${run.id} and rev = ${run.rev} and status = 'running'
-    returning *`;
+export async function writeRun(run: Pick<RunRow, "id" | "rev">, p: RunPatch, events?: Statement): Promise<RunRow | null> {
+  const result = p.result ? JSON.stringify(p.result) : null;
+  const [row] = await sql<RunRow[]>`
+    with upd as (
+      update workflow_runs set
+        step_results = case when ${result}::text is null then step_results else step_results || jsonb_build_array(${result}::text::jsonb) end,
+        current_step = coalesce(${p.currentStep ?? null}::int, current_step),
+        step_state = ${p.wait ? JSON.stringify(p.wait) : null}::text::jsonb,
+        next_due_at = ${p.wait ? p.wait.due_at : null}::timestamptz,
+        status = coalesce(${p.status ?? null}::text, status),
+        completed_at = case when ${p.status ?? null}::text is null then completed_at else now() end,
+        rev = rev + 1,
+        updated_at = now()
+      where id = ${run.id} and rev = ${run.rev} and status = 'running'
+      returning *
+    )${events ? sql`, ev as (${events} where exists (select 1 from upd))` : sql``}
+    select * from upd`;
   return row ?? null;
 }
 
-/** Cancels a running run of the scope; null when it is not running (or not there). */
-export async function cancelRunRow(tx: Tx, scope: Scope, id: string): Promise<RunRow | null> {
-  const [row] = await tx<RunRow[]>`
-    update workflow_runs set status = 'cancelled', completed_at = now(), step_state = null, next_due_at = null,
-      rev = rev + 1, updated_at = now()
-    where id = ${id} and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and status = 'running'
-    returning *`;
-  return row ?? null;
+/**
+ * Cancels a running run of the scope, with `events(row)` in the same statement. Null when it is not
+ * running (or not there); a job that wrote the run meanwhile makes the guarded write miss: read again.
+ */
+export async function cancelRunRow(scope: Scope, id: string, events: (row: RunRow) => Statement): Promise<RunRow | null> {
+  for (;;) {
+    const [cur] = await sql<RunRow[]>`select * from workflow_runs
+      where id = ${id} and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and status = 'running'`;
+    if (!cur) return null;
+    const row = await writeRun(cur, { wait: null, status: "cancelled" }, events({ ...cur, status: "cancelled" }));
+    if (row) return row;
+  }
 }
 
 /** Status of the notification a run waits on. */
@@ -146,12 +187,21 @@ export async function notificationStatus(id: string): Promise<string | null> {
   return row?.status ?? null;
 }
 
-/** The erased subscriber an id or external_id belonged to (by its hash; see domain/erasure.ts). */
-export async function erasedSubscriberId(scope: Scope, identifierHash: string): Promise<string | null> {
-  const [row] = await sql<{ subscriber_id: string }[]>`select subscriber_id from subscriber_erasures
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and identifier_hash = ${identifierHash}
-      and kind in ('id', 'external_id')`;
-  return row?.subscriber_id ?? null;
+/**
+ * The subscriber a run's recipient names: a live one by id or external_id, else an erased one by
+ * the hash of its former id or external_id (see domain/erasure.ts); null for a literal address.
+ */
+export async function recipientSubscriberId(scope: Scope, recipient: string, identifierHash: string): Promise<string | null> {
+  const byId = isUuid(recipient);
+  const [row] = await sql<{ id: string | null }[]>`select coalesce(
+      (select id from subscribers
+        where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
+          and (external_id = ${recipient} ${byId ? sql`or id = ${recipient}::uuid` : sql``})
+        order by ${byId ? sql`(id = ${recipient}::uuid) desc` : sql`id`} limit 1),
+      (select subscriber_id from subscriber_erasures
+        where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and identifier_hash = ${identifierHash}
+          and kind in ('id', 'external_id'))) as id`;
+  return row?.id ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
