@@ -1,19 +1,21 @@
 // The step engine of a workflow run (SPEC "Workflow run" state table, DESIGN.md 6 fallback): reads the
-// run from PostgreSQL and moves it on as far as it can go; the workflow-run actor calls it per message.
+// run from PostgreSQL, moves it on as far as it can go, and writes the outcome; the actor calls it per message.
 import { config } from "../config";
 import { AppError } from "../basics/errors";
 import type { Channel } from "../schemas/channels";
 import { workflowRunTimerId, type WorkflowRunMessage } from "../schemas/workflow-messages";
 import { sql } from "../store/db";
 import { newId } from "../store/ids";
+import { MicroBatcher } from "../store/micro-batcher";
 import { findByIdempotencyKey } from "../store/notifications";
 import {
   loadRun,
   notificationStatus,
-  writeRun,
+  writeRuns,
   type FallbackAttemptRecord,
   type RunPatch,
   type RunRow,
+  type RunStatus,
   type StepResultRecord,
   type WaitState,
 } from "../store/workflow-runs";
@@ -29,25 +31,13 @@ export interface RunTimer {
   schedule(timerId: string, delayMs: number, msg: WorkflowRunMessage): Promise<number>;
 }
 
-/** The step is waiting (a delay, or an outcome): this job is done; a timer or a wake-up continues it. */
-const WAIT = Symbol("wait");
-/** Another writer moved the run since it was read (a job that ran twice, a cancel): read it again. */
-const STALE = Symbol("stale");
-type StepOutcome = RunRow | typeof WAIT | typeof STALE;
-
-// A run has at most 10 steps and each moves it at most a few times per job; more means a bug.
-const MAX_MOVES_PER_JOB = 100;
-
 // ---------------------------------------------------------------------------------------------
-// Events (DESIGN.md 6 data), written in the transaction of the state change that causes them.
+// Events (DESIGN.md 6 data), written by the statement of the state change that causes them.
 
-type WorkflowEvent = "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed";
+type WorkflowEventType = "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed";
+type RunFacts = Pick<RunRow, "id" | "tenant_id" | "environment" | "workflow_id" | "workflow_slug" | "workflow_version" | "recipient" | "status">;
 
-export function workflowEvent(
-  run: Pick<RunRow, "id" | "tenant_id" | "environment" | "workflow_id" | "workflow_slug" | "workflow_version" | "recipient" | "status">,
-  type: WorkflowEvent,
-  step?: { step: number; result: StepResultRecord },
-) {
+export function workflowEvent(run: RunFacts, type: WorkflowEventType, step?: { step: number; result: StepResultRecord }) {
   const data: Record<string, unknown> = {
     run_id: run.id,
     workflow_id: run.workflow_id,
@@ -63,53 +53,112 @@ export function workflowEvent(
   return { tenantId: run.tenant_id, environment: run.environment, type, data };
 }
 
-/** A guarded write of the run and the events it causes, in one statement; null when the guard failed. */
-async function commit(run: RunRow, patch: RunPatch, events: (next: RunRow) => ReturnType<typeof workflowEvent>[]): Promise<RunRow | null> {
-  // the events describe the run as this write leaves it: its status is the one thing they read from it
-  const evs = events({ ...run, status: patch.status ?? run.status });
-  return await writeRun(run, patch, evs.length ? prepareEvents(sql, evs).insert : undefined);
-}
+// ---------------------------------------------------------------------------------------------
+// A job works on a draft of the run: the steps it executes change the draft in memory (their side
+// effects, notifications and timers, are keyed, so doing them again is harmless), and the job ends
+// with ONE guarded write of the draft and its events. A job that lost the guard (another job or a
+// cancel wrote the run meanwhile) reads the run again and starts over from what was written.
 
-/** Records step i as done (appending `result` unless it was recorded when the step began) and moves on. */
-async function completeStep(run: RunRow, steps: WorkflowStepDef[], result: StepResultRecord, append: boolean): Promise<StepOutcome> {
-  const i = result.step;
-  const last = i + 1 >= steps.length;
-  const patch: RunPatch = { currentStep: i + 1, wait: null };
-  if (append) patch.result = result;
-  if (last) patch.status = "completed";
-  const next = await commit(run, patch, (r) => {
-    const ev = [workflowEvent(r, "workflow.step.completed", { step: i, result })];
-    if (last) ev.push(workflowEvent(r, "workflow.completed"));
-    return ev;
-  });
-  return next ?? STALE;
-}
+class Draft {
+  readonly results: StepResultRecord[] = [];
+  readonly events: ReturnType<typeof workflowEvent>[] = [];
+  currentStep: number;
+  wait: WaitState | null;
+  status: RunStatus;
+  changed = false;
 
-/** Step i cannot succeed: the run fails, with the error on the step's result. */
-async function failStep(run: RunRow, result: StepResultRecord): Promise<StepOutcome> {
-  const next = await commit(run, { result, wait: null, status: "failed" }, (r) => [
-    workflowEvent(r, "workflow.step.failed", { step: result.step, result }),
-    workflowEvent(r, "workflow.completed"),
-  ]);
-  return next ?? STALE;
-}
+  constructor(readonly run: RunRow, readonly steps: WorkflowStepDef[]) {
+    this.currentStep = run.current_step;
+    this.wait = run.step_state;
+    this.status = run.status;
+  }
 
-/**
- * Starts a wait: schedules the run's timer (replacing any earlier one), then records the wait and
- * its due time. The timer goes first so a committed wait always has one; a timer whose write then
- * lost the guard carries a token no wait has, and only counts by the clock.
- */
-async function startWait(run: RunRow, timer: RunTimer, delayMs: number, wait: DistributiveOmit<WaitState, "token" | "due_at">, result?: StepResultRecord & { scheduled_at?: string }): Promise<StepOutcome> {
-  const token = newId();
-  const dueMs = await timer.schedule(workflowRunTimerId(run.id), delayMs, { type: "timer", runId: run.id, token });
-  const dueAt = new Date(dueMs).toISOString();
-  const patch: RunPatch = { wait: { ...wait, token, due_at: dueAt } as WaitState };
-  if (result) patch.result = { ...result, scheduled_at: dueAt };
-  const next = await commit(run, patch, () => []);
-  return next ? WAIT : STALE;
+  /** Results so far, written and drafted (the fallback looks back at them). */
+  allResults(): StepResultRecord[] {
+    return [...this.run.step_results, ...this.results];
+  }
+
+  private facts(): RunFacts {
+    return { ...this.run, status: this.status };
+  }
+
+  /** Step i is done; `append` unless its result was recorded when it began (a delay). */
+  complete(result: StepResultRecord, append: boolean) {
+    this.changed = true;
+    if (append) this.results.push(result);
+    this.currentStep = result.step + 1;
+    this.wait = null;
+    if (this.currentStep >= this.steps.length) this.status = "completed";
+    this.events.push(workflowEvent(this.facts(), "workflow.step.completed", { step: result.step, result }));
+    if (this.status === "completed") this.events.push(workflowEvent(this.facts(), "workflow.completed"));
+  }
+
+  /** Step i cannot succeed: the run fails, with the error on the step's result. */
+  fail(result: StepResultRecord) {
+    this.changed = true;
+    this.results.push(result);
+    this.wait = null;
+    this.status = "failed";
+    this.events.push(workflowEvent(this.facts(), "workflow.step.failed", { step: result.step, result }));
+    this.events.push(workflowEvent(this.facts(), "workflow.completed"));
+  }
+
+  /** Every step was done but the run not closed (defensive: a write that ended there). */
+  finish() {
+    this.changed = true;
+    this.wait = null;
+    this.status = "completed";
+    this.events.push(workflowEvent(this.facts(), "workflow.completed"));
+  }
+
+  /**
+   * Starts a wait: schedules the run's timer (replacing any earlier one), then drafts the wait and its
+   * due time. The timer goes first so a written wait always has one; a timer whose write then lost
+   * the guard carries a token no wait has, and counts only by the clock.
+   */
+  async startWait(timer: RunTimer, delayMs: number, wait: DistributiveOmit<WaitState, "token" | "due_at">, result?: StepResultRecord) {
+    const token = newId();
+    const dueMs = await timer.schedule(workflowRunTimerId(this.run.id), delayMs, { type: "timer", runId: this.run.id, token });
+    const dueAt = new Date(dueMs).toISOString();
+    this.changed = true;
+    this.wait = { ...wait, token, due_at: dueAt } as WaitState;
+    if (result) this.results.push({ ...result, scheduled_at: dueAt });
+  }
+
+  patch(): RunPatch {
+    const p: RunPatch = { results: this.results, currentStep: this.currentStep, wait: this.wait };
+    if (this.status !== "running") p.status = this.status;
+    return p;
+  }
 }
 
 type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+
+// Writes of concurrent jobs share one statement (distinct runs per statement).
+interface DraftWrite {
+  draft: Draft;
+}
+const writeBatcher = new MicroBatcher<DraftWrite, RunRow | null>(
+  async (items) => {
+    const out: (RunRow | null)[] = new Array(items.length).fill(null);
+    // a run twice in one batch (two jobs of it at once, rare) goes in a later statement
+    let rest = items.map((item, k) => ({ item, k }));
+    while (rest.length) {
+      const seen = new Set<string>();
+      const now = rest.filter(({ item }) => !seen.has(item.draft.run.id) && seen.add(item.draft.run.id));
+      rest = rest.filter((x) => !now.includes(x));
+      const events = now.flatMap(({ item }) => item.draft.events);
+      const rows = await writeRuns(
+        now.map(({ item }) => ({ id: item.draft.run.id, rev: item.draft.run.rev, patch: item.draft.patch() })),
+        events.length ? prepareEvents(sql, events).insert : undefined,
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const { item, k } of now) out[k] = byId.get(item.draft.run.id) ?? null;
+    }
+    return out;
+  },
+  { maxSize: 200, maxWaitMs: 1, maxConcurrent: 3 },
+);
 
 /** The run's timer for this wait fired, or its due time has passed (a lost timer, a late message). */
 function isDue(wait: WaitState, msg: WorkflowRunMessage): boolean {
@@ -154,25 +203,29 @@ async function createNotification(run: RunRow, channel: Channel, template: strin
 }
 
 // ---------------------------------------------------------------------------------------------
-// Steps
+// Steps. Each returns "next" (the draft moved on: run the next step) or "wait" (this job is done).
 
-async function runSend(run: RunRow, steps: WorkflowStepDef[], i: number, step: WorkflowStepDef): Promise<StepOutcome> {
+type Next = "next" | "wait";
+
+async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next> {
   const channel = step.channel as Channel;
-  const n = await createNotification(run, channel, step.template!, `wfrun:${run.id}:step:${i}`, false);
-  if (!n.ok) return await failStep(run, { type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
-  return await completeStep(run, steps, { type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
+  const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}`, false);
+  if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
+  else d.complete({ type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
+  return "next";
 }
 
-async function runDelay(run: RunRow, steps: WorkflowStepDef[], i: number, step: WorkflowStepDef, wait: WaitState | null, msg: WorkflowRunMessage, timer: RunTimer): Promise<StepOutcome> {
+async function runDelay(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
+  const wait = d.wait?.step === i ? d.wait : null;
   if (wait?.kind === "delay") {
-    if (!isDue(wait, msg)) return WAIT;
-    const recorded = run.step_results.find((r) => r.step === i) ?? { type: "delay", step: i };
-    return await completeStep(run, steps, recorded, false);
+    if (!isDue(wait, msg)) return "wait";
+    d.complete(d.allResults().find((r) => r.step === i) ?? { type: "delay", step: i }, false);
+    return "next";
   }
   const seconds = durationSeconds(step.duration!)!;
   // SPEC: the delay result is recorded when the step executes; the step completes when it ends
-  const result: StepResultRecord = { type: "delay", step: i, duration: step.duration, duration_seconds: seconds };
-  return await startWait(run, timer, seconds * 1000, { kind: "delay", step: i }, result);
+  await d.startWait(timer, seconds * 1000, { kind: "delay", step: i }, { type: "delay", step: i, duration: step.duration, duration_seconds: seconds });
+  return "wait";
 }
 
 type Verdict = "delivered" | "not_delivered" | "wait";
@@ -205,30 +258,36 @@ function previousOutcome(results: StepResultRecord[], i: number): { delivered: t
   return null;
 }
 
-async function runFallback(run: RunRow, steps: WorkflowStepDef[], i: number, step: WorkflowStepDef, wait: WaitState | null, msg: WorkflowRunMessage, timer: RunTimer): Promise<StepOutcome> {
-  const skip = () => completeStep(run, steps, { type: "fallback", step: i, status: "skipped", reason: "previous_step_delivered" }, true);
+async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
   const channels = step.channels as Channel[];
+  const skip = (): Next => {
+    d.complete({ type: "fallback", step: i, status: "skipped", reason: "previous_step_delivered" }, true);
+    return "next";
+  };
+  const sent = (channel: string, notificationId: string, attempts: FallbackAttemptRecord[]): Next => {
+    d.complete({ type: "fallback", step: i, status: "sent", channel, notification_id: notificationId, attempts }, true);
+    return "next";
+  };
 
-  const tryChannels = async (from: number, attempts: FallbackAttemptRecord[]): Promise<StepOutcome> => {
+  const tryChannels = async (from: number, attempts: FallbackAttemptRecord[]): Promise<Next> => {
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
-      const n = await createNotification(run, channel, step.template!, `wfrun:${run.id}:step:${i}:ch:${channel}`, true);
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, true);
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;
       }
       const verdict = judgeChannel(n.status);
       const attempt = { channel, notification_id: n.id, status: n.status };
-      if (verdict === "success") {
-        return await completeStep(run, steps, { type: "fallback", step: i, status: "sent", channel, notification_id: n.id, attempts: [...attempts, attempt] }, true);
-      }
+      if (verdict === "success") return sent(channel, n.id, [...attempts, attempt]);
       if (verdict === "failure") {
         attempts = [...attempts, attempt];
         continue;
       }
-      return await startWait(run, timer, config.fallbackWaitMs, { kind: "await_channel", step: i, channel_index: c, channel, notification_id: n.id, attempts });
+      await d.startWait(timer, config.fallbackWaitMs, { kind: "await_channel", step: i, channel_index: c, channel, notification_id: n.id, attempts });
+      return "wait";
     }
-    return await failStep(run, {
+    d.fail({
       type: "fallback",
       step: i,
       status: "failed",
@@ -237,53 +296,52 @@ async function runFallback(run: RunRow, steps: WorkflowStepDef[], i: number, ste
       attempts,
       error: { code: "all_channels_failed", message: "No channel of the fallback step was delivered or sent" },
     });
+    return "next";
   };
 
+  const wait = d.wait?.step === i ? d.wait : null;
   if (!wait) {
-    const prev = previousOutcome(run.step_results, i);
+    const prev = previousOutcome(d.allResults(), i);
     if (!prev) return await tryChannels(0, []); // nothing earlier was sent: nothing was delivered
-    if ("delivered" in prev) return await skip();
+    if ("delivered" in prev) return skip();
     const verdict = judgePrevious(await notificationStatus(prev.notificationId));
-    if (verdict === "delivered") return await skip();
+    if (verdict === "delivered") return skip();
     if (verdict === "not_delivered") return await tryChannels(0, []);
-    return await startWait(run, timer, config.fallbackWaitMs, { kind: "await_previous", step: i, notification_id: prev.notificationId });
+    await d.startWait(timer, config.fallbackWaitMs, { kind: "await_previous", step: i, notification_id: prev.notificationId });
+    return "wait";
   }
   if (wait.kind === "await_previous") {
     const verdict = judgePrevious(await notificationStatus(wait.notification_id));
-    if (verdict === "delivered") return await skip();
-    if (verdict === "wait" && !isDue(wait, msg)) return WAIT;
+    if (verdict === "delivered") return skip();
+    if (verdict === "wait" && !isDue(wait, msg)) return "wait";
     return await tryChannels(0, []); // failed, or still not final at the bound: not delivered
   }
   if (wait.kind === "await_channel") {
     const status = await notificationStatus(wait.notification_id);
     const verdict = judgeChannel(status);
     const attempt = { channel: wait.channel, notification_id: wait.notification_id, status: status ?? "failed" };
-    if (verdict === "success") {
-      return await completeStep(run, steps, { type: "fallback", step: i, status: "sent", channel: wait.channel, notification_id: wait.notification_id, attempts: [...wait.attempts, attempt] }, true);
-    }
-    if (verdict === "wait" && !isDue(wait, msg)) return WAIT;
+    if (verdict === "success") return sent(wait.channel, wait.notification_id, [...wait.attempts, attempt]);
+    if (verdict === "wait" && !isDue(wait, msg)) return "wait";
     return await tryChannels(wait.channel_index + 1, [...wait.attempts, attempt]);
   }
-  return WAIT;
+  return "wait";
 }
 
-async function stepOnce(run: RunRow, steps: WorkflowStepDef[], msg: WorkflowRunMessage, timer: RunTimer): Promise<StepOutcome> {
-  const i = run.current_step;
-  const step = steps[i];
-  if (!step) {
-    // every step is done (a job that stopped between its last write and now): finish
-    const next = await commit(run, { wait: null, status: "completed" }, (r) => [workflowEvent(r, "workflow.completed")]);
-    return next ?? STALE;
+// A run has at most 10 steps: more moves than this in one job means a bug.
+const MAX_MOVES_PER_JOB = 50;
+
+/** Moves the draft on until it waits or the run ends. */
+async function drive(d: Draft, msg: WorkflowRunMessage, timer: RunTimer): Promise<void> {
+  for (let moves = 0; moves < MAX_MOVES_PER_JOB; moves++) {
+    if (d.status !== "running") return;
+    const i = d.currentStep;
+    const step = d.steps[i];
+    if (!step) return d.finish();
+    const next =
+      step.type === "send" ? await runSend(d, i, step) : step.type === "delay" ? await runDelay(d, i, step, msg, timer) : await runFallback(d, i, step, msg, timer);
+    if (next === "wait") return;
   }
-  const wait = run.step_state && run.step_state.step === i ? run.step_state : null;
-  switch (step.type) {
-    case "send":
-      return await runSend(run, steps, i, step);
-    case "delay":
-      return await runDelay(run, steps, i, step, wait, msg, timer);
-    case "fallback":
-      return await runFallback(run, steps, i, step, wait, msg, timer);
-  }
+  throw new Error(`run ${d.run.id} made more than ${MAX_MOVES_PER_JOB} moves in one job`);
 }
 
 // Versions never change (a PUT makes a new one): their steps are kept, bounded.
@@ -300,24 +358,26 @@ async function stepsOf(workflowId: string): Promise<WorkflowStepDef[] | null> {
   return steps;
 }
 
+// Lost guards in a row before the job gives up (and is retried by the runtime).
+const MAX_STARTS = 5;
+
 /**
- * Handles one message of the run: idempotent (at least once). Every write is guarded by the run's
- * rev, every notification keyed by step (and channel), so a job that runs twice, concurrently or
+ * Handles one message of the run: idempotent (at least once). The write is guarded by the run's rev
+ * and every notification keyed by step (and channel), so a job that runs twice, concurrently or
  * after a crash, records each step once and creates each notification once.
  */
 export async function advanceRun(msg: WorkflowRunMessage, timer: RunTimer): Promise<void> {
-  let run = await loadRun(msg.runId);
-  if (!run || run.status !== "running") return; // unknown, finished or cancelled: a late timer or wake-up does nothing
-  // a notification's wake-up matters only to the wait on that notification
-  if (msg.type === "notification" && (!run.step_state || !("notification_id" in run.step_state) || run.step_state.notification_id !== msg.notificationId)) return;
-  const steps = await stepsOf(run.workflow_id);
-  if (!steps) throw new Error(`workflow version ${run.workflow_id} of run ${run.id} is missing`);
-  for (let moves = 0; moves < MAX_MOVES_PER_JOB; moves++) {
-    const out = await stepOnce(run, steps, msg, timer);
-    if (out === WAIT) return;
-    const next: RunRow | null = out === STALE ? await loadRun(run.id) : out;
-    if (!next || next.status !== "running") return;
-    run = next;
+  for (let start = 0; start < MAX_STARTS; start++) {
+    const run = await loadRun(msg.runId);
+    if (!run || run.status !== "running") return; // unknown, finished or cancelled: a late timer or wake-up does nothing
+    // a notification's wake-up matters only to the wait on that notification
+    if (msg.type === "notification" && (!run.step_state || !("notification_id" in run.step_state) || run.step_state.notification_id !== msg.notificationId)) return;
+    const steps = await stepsOf(run.workflow_id);
+    if (!steps) throw new Error(`workflow version ${run.workflow_id} of run ${run.id} is missing`);
+    const draft = new Draft(run, steps);
+    await drive(draft, msg, timer);
+    if (!draft.changed) return;
+    if (await writeBatcher.submit({ draft })) return;
   }
-  throw new Error(`run ${run.id} made more than ${MAX_MOVES_PER_JOB} moves in one job`);
+  throw new Error(`run ${msg.runId}: its write lost the guard ${MAX_STARTS} times`);
 }

@@ -9,7 +9,7 @@
 //    completion) and the lateness of each delay step (its resume, the delay step's
 //    workflow.step.completed event, minus its scheduled_at).
 //
-// Usage: bun scripts/bench-workflows.ts [--runs 10000] [--timers 100000] [--backlog 10000] [--concurrency 64]
+// Usage: bun scripts/bench-workflows.ts [--runs 10000] [--timers 100000] [--backlog 10000] [--concurrency 64] [--profile <dir>]
 // Cleans up its rows and Redis keys. The last line reads
 // `workflows: <N> runs/s, drain <N>/s, ratio <R>, lateness p50 <N> ms p99 <N> ms, <N> timers pending`.
 import { spawn, type Subprocess } from "bun";
@@ -47,7 +47,9 @@ const headers = { authorization: `Bearer ${key}`, "content-type": "application/j
 const childEnv = { ...process.env, REDIS_PREFIX: prefix, TIME_SCALE, RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn" };
 const children: Subprocess[] = [];
 function start(kind: string, env: Record<string, string> = {}) {
-  const child = spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" });
+  // --profile <dir>: the workflow-run process writes a CPU profile (markdown) there on exit
+  const profile = kind === "workflow-run" && args.get("profile") ? ["--cpu-prof-md", `--cpu-prof-dir=${args.get("profile")}`] : [];
+  const child = spawn({ cmd: [bun, ...profile, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" });
   children.push(child);
   return child;
 }

@@ -3,6 +3,7 @@
 import type { PendingQuery, Row } from "postgres";
 import { sql, type Scope } from "./db";
 import { isUuid } from "./ids";
+import { MicroBatcher } from "./micro-batcher";
 import { iso } from "./time";
 
 /** What a run waits for while its status is running (internal; never returned by the API). */
@@ -102,10 +103,19 @@ export async function insertRun(r: NewRun, events: (row: RunRow) => Statement): 
   return row;
 }
 
+// Concurrent jobs share their reads: one statement per batch of run ids.
+const loadBatcher = new MicroBatcher<string, RunRow | null>(
+  async (ids) => {
+    const rows = await sql<RunRow[]>`select * from workflow_runs where id = any(${ids}::uuid[])`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  },
+  { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 },
+);
+
 /** The run as the engine sees it (by id alone: messages carry only the id). */
 export async function loadRun(id: string): Promise<RunRow | null> {
-  const [row] = await sql<RunRow[]>`select * from workflow_runs where id = ${id}`;
-  return row ?? null;
+  return await loadBatcher.submit(id);
 }
 
 export async function getRun(scope: Scope, id: string): Promise<RunRow | null> {
@@ -130,11 +140,12 @@ export async function listRuns(
 }
 
 export interface RunPatch {
-  /** appended to step_results */
-  result?: StepResultRecord;
-  currentStep?: number;
+  /** appended to step_results, in order */
+  results: StepResultRecord[];
+  currentStep: number;
   /** the wait in progress after this write (null: none) and when it is due */
   wait: WaitState | null;
+  /** set when the write ends the run */
   status?: Exclude<RunStatus, "running">;
 }
 
@@ -142,29 +153,46 @@ export interface RunPatch {
 export type Statement = PendingQuery<Row[]>;
 
 /**
- * The one write of a run's state, guarded by rev: it applies only if nobody wrote the run since
- * it was read (a job that runs twice, or a cancel, makes the second writer's update match no row)
- * and the run is still running. `events` (an INSERT ... SELECT into events) is written by the same
- * statement, and only when the guard passed. Returns the new row, or null when the guard failed.
+ * Writes of many runs' state in one statement, each guarded by its rev: a write applies only if
+ * nobody wrote that run since it was read (a job that runs twice, or a cancel, makes the second
+ * writer's update match no row) and the run is still running. `events` (an INSERT ... SELECT into
+ * events whose rows carry `data.run_id`) is written by the same statement, for the runs whose guard
+ * passed only. Ids must be distinct within a call. Returns the new rows of the runs written.
  */
-export async function writeRun(run: Pick<RunRow, "id" | "rev">, p: RunPatch, events?: Statement): Promise<RunRow | null> {
-  const result = p.result ? JSON.stringify(p.result) : null;
-  const [row] = await sql<RunRow[]>`
-    with upd as (
-      update workflow_runs set
-        step_results = case when ${result}::text is null then step_results else step_results || jsonb_build_array(${result}::text::jsonb) end,
-        current_step = coalesce(${p.currentStep ?? null}::int, current_step),
-        step_state = ${p.wait ? JSON.stringify(p.wait) : null}::text::jsonb,
-        next_due_at = ${p.wait ? p.wait.due_at : null}::timestamptz,
-        status = coalesce(${p.status ?? null}::text, status),
-        completed_at = case when ${p.status ?? null}::text is null then completed_at else now() end,
-        rev = rev + 1,
+export async function writeRuns(writes: { id: string; rev: number; patch: RunPatch }[], events?: Statement): Promise<RunRow[]> {
+  const doc = JSON.stringify(
+    writes.map((w) => ({
+      id: w.id,
+      rev: w.rev,
+      results: w.patch.results,
+      current_step: w.patch.currentStep,
+      state: w.patch.wait,
+      due: w.patch.wait?.due_at ?? null,
+      status: w.patch.status ?? null,
+    })),
+  );
+  // Rows are locked in id order, like every multi-row writer, so two batches cannot deadlock.
+  return await sql<RunRow[]>`
+    with v as (
+      select * from jsonb_to_recordset(${doc}::text::jsonb)
+        as v(id uuid, rev int, results jsonb, current_step int, state jsonb, due timestamptz, status text)
+    ), locked as (
+      select r.id from workflow_runs r join v on v.id = r.id order by r.id for no key update
+    ), upd as (
+      update workflow_runs r set
+        step_results = r.step_results || v.results,
+        current_step = v.current_step,
+        step_state = v.state,
+        next_due_at = v.due,
+        status = coalesce(v.status, r.status),
+        completed_at = case when v.status is null then r.completed_at else now() end,
+        rev = r.rev + 1,
         updated_at = now()
-      where id = ${run.id} and rev = ${run.rev} and status = 'running'
-      returning *
-    )${events ? sql`, ev as (${events} where exists (select 1 from upd))` : sql``}
+      from v, locked l
+      where l.id = v.id and r.id = v.id and r.rev = v.rev and r.status = 'running'
+      returning r.*
+    )${events ? sql`, ev as (${events} where (data->>'run_id')::uuid in (select id from upd))` : sql``}
     select * from upd`;
-  return row ?? null;
 }
 
 /**
@@ -176,7 +204,10 @@ export async function cancelRunRow(scope: Scope, id: string, events: (row: RunRo
     const [cur] = await sql<RunRow[]>`select * from workflow_runs
       where id = ${id} and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and status = 'running'`;
     if (!cur) return null;
-    const row = await writeRun(cur, { wait: null, status: "cancelled" }, events({ ...cur, status: "cancelled" }));
+    const [row] = await writeRuns(
+      [{ id: cur.id, rev: cur.rev, patch: { results: [], currentStep: cur.current_step, wait: null, status: "cancelled" } }],
+      events({ ...cur, status: "cancelled" }),
+    );
     if (row) return row;
   }
 }

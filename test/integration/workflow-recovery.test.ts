@@ -83,7 +83,7 @@ test("Redis emptied while runs wait in delays (and one run's first job is lost):
   expect(counts.every((c) => c.n === 2 && c.keys === 2)).toBe(true);
   // nothing overdue is left for a later scan
   expect((await requeueOverdueRuns({ staleAfterMs: 0, tenantId: T.tenant.id })).requeued).toBe(0);
-});
+}, 30_000);
 
 async function spawnWorker(id: string): Promise<Subprocess> {
   const proc = Bun.spawn([BUN, WORKER], {
@@ -161,4 +161,4 @@ test("kill -9 of a workflow-run process during 200 concurrent runs: every run co
   const fallbacks = done.filter((r) => r.step_results[2].status === "sent").length;
   expect(fallbacks).toBeGreaterThanOrEqual(100);
   expect(fallbacks).toBeLessThan(150);
-});
+}, 60_000);

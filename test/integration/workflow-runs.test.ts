@@ -318,7 +318,7 @@ describe("waiting for an outcome (production, a Twilio-shaped provider that ends
     const ns = await notificationsOf(run.id);
     expect(ns.map((n) => [n.channel, n.status])).toEqual([["sms", "sent"], ["in_app", "delivered"]]);
     expect(done.step_results[1]).toMatchObject({ type: "fallback", status: "sent", channel: "in_app", notification_id: ns[1]!.id });
-  });
+  }, 20_000);
 
   test("a delivery callback wakes the waiting run at once: skipped", async () => {
     const sub = await subscriber(P.secretKey, { external_id: `p2-${crypto.randomUUID().slice(0, 8)}`, phone: "+5511912340031" });
