@@ -42,7 +42,7 @@ export interface AcceptInput {
   category?: string | null;
   /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
   idempotencyKey?: string | null;
-  /** workflow steps: the run it belongs to (its status moves wake the run) */
+  /** workflow steps: the run waiting on its outcome (its status moves wake the run) */
   workflowRunId?: string | null;
   /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
   subscriber?: { id: string; external_id: string } | null;
@@ -208,10 +208,8 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
   }
 
-  if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
-    if (existing) return accepted(existing, false);
-  }
+  // A deterministic key is looked up only when its insert conflicts (below): workflow steps, its
+  // callers, create it once per step, and a look-up first cost every step a round trip.
   const linked = subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : (input.subscriber ?? null);
   const row: NewNotification = {
     id: newId(),

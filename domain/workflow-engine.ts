@@ -176,7 +176,19 @@ function errorMessage(err: AppError): string {
   return details.length ? `${err.message}: ${details.join("; ")}` : err.message;
 }
 
-async function createNotification(run: RunRow, channel: Channel, template: string, key: string, anyTemplateChannel: boolean): Promise<Created> {
+/**
+ * Whether a later step looks at step i's outcome: the next step that is not a delay is a fallback
+ * (its "previous send"). Only such notifications carry the run, whose status moves wake it.
+ */
+function outcomeLookedAt(steps: WorkflowStepDef[], i: number): boolean {
+  for (let k = i + 1; k < steps.length; k++) {
+    if (steps[k]!.type === "fallback") return true;
+    if (steps[k]!.type === "send") return false;
+  }
+  return false;
+}
+
+async function createNotification(run: RunRow, channel: Channel, template: string, key: string, opts: { anyTemplateChannel: boolean; wakesRun: boolean }): Promise<Created> {
   const address = await stepAddress(run, channel);
   if (!address.ok) return address;
   try {
@@ -188,9 +200,9 @@ async function createNotification(run: RunRow, channel: Channel, template: strin
       template,
       data: run.data,
       idempotencyKey: key,
-      workflowRunId: run.id,
+      workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
-      templateForAnyChannel: anyTemplateChannel,
+      templateForAnyChannel: opts.anyTemplateChannel,
     });
     return { ok: true, id: n.id, status: n.status };
   } catch (err) {
@@ -209,7 +221,10 @@ type Next = "next" | "wait";
 
 async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next> {
   const channel = step.channel as Channel;
-  const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}`, false);
+  const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}`, {
+    anyTemplateChannel: false,
+    wakesRun: outcomeLookedAt(d.steps, i),
+  });
   if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
   else d.complete({ type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
   return "next";
@@ -272,7 +287,8 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
   const tryChannels = async (from: number, attempts: FallbackAttemptRecord[]): Promise<Next> => {
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, true);
+      // the run waits for this one's outcome (and a later fallback may look at it)
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;

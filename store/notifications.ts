@@ -32,7 +32,7 @@ export interface NotificationRow {
   opened_at: Date | null;
   clicked_at: Date | null;
   complained_at: Date | null;
-  /** the workflow run whose step created it (woken when its status moves) */
+  /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
   workflow_run_id: string | null;
 }
 

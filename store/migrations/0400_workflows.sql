@@ -52,8 +52,11 @@ create index workflow_runs_by_workflow on workflow_runs (tenant_id, environment,
 -- later (a requeue touches updated_at, so an overdue run is not requeued again at once)
 create index workflow_runs_running on workflow_runs ((greatest(next_due_at, updated_at))) where status = 'running';
 
--- The run a step's notification belongs to: the channel sender and provider callbacks wake the
--- run when its status moves (domain/workflow-wakeups.ts). No foreign key: a key share lock on
--- the run from every notification insert would only slow the run's own writes down.
+-- The run waiting on a notification's outcome: set on the notifications of a workflow step whose
+-- outcome a later step looks at (a send followed by a fallback, every fallback channel); the
+-- channel sender and provider callbacks wake that run when their status moves
+-- (domain/workflow-wakeups.ts). Every step notification, waited on or not, has the idempotency key
+-- wfrun:<run_id>:step:<index>[:ch:<channel>]. No foreign key: a key share lock on the run from every
+-- notification insert would only slow the run's own writes down.
 alter table notifications add column workflow_run_id uuid;
 create index notifications_workflow_run on notifications (workflow_run_id) where workflow_run_id is not null;

@@ -31,8 +31,9 @@ async function subscriber(key: string, body: Record<string, unknown>) {
   return r.body.data;
 }
 
+/** Every notification of a run's steps (their keys are wfrun:<run_id>:step:<i>[:ch:<channel>]). */
 const notificationsOf = (runId: string) =>
-  sql`select * from notifications where workflow_run_id = ${runId} order by created_at, id`;
+  sql`select * from notifications where idempotency_key like ${`wfrun:${runId}:%`} order by created_at, id`;
 const eventsOf = (runId: string) =>
   sql`select type, data from events where type like 'workflow.%' and data->>'run_id' = ${runId} order by created_at, id`;
 
@@ -85,6 +86,8 @@ describe("send / delay / send", () => {
     const ns = await notificationsOf(run.id);
     expect(ns.map((n) => n.idempotency_key)).toEqual([`wfrun:${run.id}:step:0`, `wfrun:${run.id}:step:2`]);
     expect(ns.map((n) => n.id)).toEqual([s0.notification_id, s2.notification_id]);
+    // no later step looks at their outcome: they do not carry the run (nothing to wake)
+    expect(ns.map((n) => n.workflow_run_id)).toEqual([null, null]);
     expect(ns[0]!.content).toEqual({ content: "Hi Ana, your code is 123456" });
     expect(ns[1]!.content).toEqual({ content: "Still there, Ana?" });
     // the second send waited for the delay (TIME_SCALE applies to the wait; records keep "1m" / 60)
@@ -206,6 +209,8 @@ describe("fallback (DESIGN.md 6)", () => {
       ],
     });
     expect(ns).toHaveLength(3);
+    // the fallback looks at each of them: they carry the run, which their status moves wake
+    expect(ns.map((n) => n.workflow_run_id)).toEqual([run.id, run.id, run.id]);
     expect(second).toMatchObject({ recipient: "+5511912340010", subscriber_id: sub.id, status: "delivered" });
     // one template serves every channel of a fallback: the email template's body went out as the SMS
     expect(second.content).toEqual({ content: "Hi Eva, your code is 9" });
