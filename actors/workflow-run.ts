@@ -6,6 +6,7 @@ import { workflowRunAddress, type WorkflowRunMessage } from "../schemas/workflow
 
 export const workflowRun = defineActor<WorkflowRunMessage>({
   ...workflowRunAddress,
-  // ctx.schedule: the host's TIME_SCALE applies to delays and the fallback bound
-  handle: (msg, ctx) => advanceRun(msg, { schedule: (timerId, delayMs, m) => ctx.schedule(timerId, delayMs, m) }),
+  // ctx.schedule: the host's TIME_SCALE applies to delays and the fallback bound; the run's one
+  // timer id (wfrun:<run id>) always goes with the run's key, so replacing it stays in its partition
+  handle: (msg, ctx) => advanceRun(msg, { schedule: (timerId, delayMs, m) => ctx.schedule(timerId, delayMs, m, { keyBound: true }) }),
 });

@@ -54,6 +54,17 @@ function start(kind: string, env: Record<string, string> = {}) {
   return child;
 }
 
+/** CPU time (user + system, ms) a child process has used so far, from /proc (Linux). */
+async function cpuMs(child: Subprocess): Promise<number> {
+  try {
+    const stat = await Bun.file(`/proc/${child.pid}/stat`).text();
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+  } catch {
+    return NaN;
+  }
+}
+
 let seq = 0;
 const phone = () => `+55119${String(10000000 + (seq++ % 89999999))}`;
 
@@ -78,7 +89,7 @@ const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(so
 
 let summary = "";
 try {
-  start("api", { PORT: String(apiPort) });
+  const apiChild = start("api", { PORT: String(apiPort) });
   await waitReady(`${api}/health`);
   const post = async (path: string, body: unknown) => {
     const r = await fetch(`${api}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -100,7 +111,7 @@ try {
     { rate: 4000, seconds: backlog / 4000 },
   );
   console.log(`backlog accepted: ${accepted.ok} (${latencySummary(accepted)})`);
-  start("channel-sender");
+  const sender = start("channel-sender");
   await waitUntil(async () => {
     const [r] = await sql`select count(*)::int as n from notifications where tenant_id = ${tenant.id} and created_at >= ${since1} and status = 'pending'`;
     return r!.n === 0;
@@ -125,8 +136,9 @@ try {
   console.log(`scheduled in ${((performance.now() - t0) / 1000).toFixed(1)} s; pending: ${await pendingTimers()}`);
 
   // 3. runs through the whole system
-  start("workflow-run");
+  const engine = start("workflow-run");
   await Bun.sleep(1500); // leases won, readers started
+  const cpuBefore = await Promise.all([apiChild, sender, engine].map(cpuMs));
   console.log(`== ${runs} runs of send / delay 1m / send (TIME_SCALE ${TIME_SCALE}), ${concurrency} connections`);
   const since3 = new Date();
   const triggered = await closedLoop(
@@ -143,13 +155,16 @@ try {
     from workflow_runs where tenant_id = ${tenant.id} and started_at >= ${since3}`;
   const runsPerSec = done!.completed / Math.max(0.001, Number(done!.secs));
   console.log(`runs: ${done!.completed} of ${done!.total} completed in ${Number(done!.secs).toFixed(1)} s -> ${runsPerSec.toFixed(0)} runs/s`);
+  const cpuAfter = await Promise.all([apiChild, sender, engine].map(cpuMs));
+  const perRun = cpuAfter.map((a, k) => ((a - cpuBefore[k]!) / Math.max(1, done!.completed)).toFixed(2));
+  console.log(`CPU per run (ms): api ${perRun[0]}, channel-sender ${perRun[1]}, workflow-run ${perRun[2]} (machine-independent; the sum bounds runs/s per core)`);
   const late = await sql<{ ms: number }[]>`
     select (extract(epoch from (e.created_at - (r.step_results->1->>'scheduled_at')::timestamptz)) * 1000)::float8 as ms
     from events e join workflow_runs r on r.id = (e.data->>'run_id')::uuid
     where e.tenant_id = ${tenant.id} and e.type = 'workflow.step.completed' and e.data->>'step' = '1' and r.started_at >= ${since3}`;
   const lateness = late.map((l) => Number(l.ms)).sort((a, b) => a - b);
   const [notes] = await sql`select count(*) filter (where status = 'delivered')::int as delivered, count(*)::int as total
-    from notifications where tenant_id = ${tenant.id} and workflow_run_id is not null`;
+    from notifications where tenant_id = ${tenant.id} and idempotency_key like 'wfrun:%'`;
   console.log(`delay steps: ${lateness.length}, lateness min ${lateness[0]?.toFixed(1)} ms max ${lateness[lateness.length - 1]?.toFixed(1)} ms; run notifications delivered so far ${notes!.delivered} of ${notes!.total}`);
   const pending = await pendingTimers();
   const ratio = runsPerSec / drain;
