@@ -293,6 +293,33 @@ describe("recipients across channels", () => {
   });
 });
 
+describe("erasure", () => {
+  test("a subscriber erased during a delay: the next step fails subscriber_erased; its former external_id too", async () => {
+    const sub = await subscriber(T.sandboxKey, { external_id: `erase-${crypto.randomUUID().slice(0, 8)}`, phone: "+5511912340040" });
+    await createWorkflow(T.sandboxKey, {
+      slug: "erase-me",
+      name: "Erase me",
+      steps: [{ type: "send", channel: "sms", template: "wf-sms" }, { type: "delay", duration: "2m" }, { type: "send", channel: "sms", template: "wf-sms" }],
+    });
+    const run = await trigger(T.sandboxKey, "erase-me", { to: sub.external_id, data: { name: "Ze", code: "4" } });
+    await waitForRun(run.id, 5000, (r) => r.step_state?.kind === "delay");
+    expect((await call("DELETE", `/v1/subscribers/${sub.id}`, { key: T.sandboxKey })).status).toBe(204);
+    const done = await waitForRun(run.id);
+    expect(done.status).toBe("failed");
+    expect(done.step_results[2]).toEqual({
+      type: "send",
+      step: 2,
+      channel: "sms",
+      notification_id: null,
+      status: "failed",
+      error: { code: "subscriber_erased", message: expect.any(String) },
+    });
+    // triggered afterwards with its former external_id: the same, not a literal address
+    const late = await trigger(T.sandboxKey, "erase-me", { to: sub.external_id });
+    expect((await waitForRun(late.id)).step_results[0].error.code).toBe("subscriber_erased");
+  });
+});
+
 describe("waiting for an outcome (production, a Twilio-shaped provider that ends at sent)", () => {
   let P: Awaited<ReturnType<typeof createTenant>>;
   beforeAll(async () => {
