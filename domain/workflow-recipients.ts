@@ -3,16 +3,13 @@
 import type { Channel } from "../schemas/channels";
 import type { Scope } from "../store/db";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
-import { recipientSubscriberId } from "../store/workflow-runs";
+import { triggerLookup } from "../store/workflow-runs";
 import { identifierHash } from "./erasure";
 import { checkRecipient } from "./recipients";
 
-/**
- * At trigger: the subscriber the recipient names (a live one by id or external_id, or an erased
- * one by the hash of its former id or external_id), else null (a literal address).
- */
-export async function subscriberOfRecipient(scope: Scope, recipient: string): Promise<string | null> {
-  return await recipientSubscriberId(scope, recipient, identifierHash(scope.tenantId, scope.environment, recipient));
+/** At trigger: the workflow active now and the subscriber the recipient names (see triggerLookup). */
+export async function lookUpTrigger(scope: Scope, slug: string, recipient: string) {
+  return await triggerLookup(scope, slug, recipient, identifierHash(scope.tenantId, scope.environment, recipient));
 }
 
 export type StepAddress =

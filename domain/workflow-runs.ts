@@ -6,12 +6,12 @@ import { workflowRunAddress, workflowRunTimerId } from "../schemas/workflow-mess
 import { sql, type Scope } from "../store/db";
 import { newId } from "../store/ids";
 import { getRuntime } from "../store/runtime";
-import { cancelRunRow, getRun, insertRun, type RunRow } from "../store/workflow-runs";
-import { findActiveWorkflowBySlug } from "../store/workflows";
+import { MicroBatcher } from "../store/micro-batcher";
+import { cancelRunRow, getRun, insertRuns, newRunRow, type RunRow } from "../store/workflow-runs";
 import { prepareEvents } from "./events";
 import { workflowEvent } from "./workflow-engine";
 import { workflowNotFound } from "./workflow-definitions";
-import { subscriberOfRecipient } from "./workflow-recipients";
+import { lookUpTrigger } from "./workflow-recipients";
 
 const RECIPIENT_MAX = 8192;
 
@@ -32,34 +32,54 @@ function triggerInput(body: Record<string, unknown>): { recipient: string; data:
 }
 
 /**
+ * Concurrent triggers of one process share a batch: one statement writes the runs and their
+ * workflow.triggered events, then one pipeline enqueues their first jobs. Answered once committed;
+ * a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ */
+const triggerBatcher = new MicroBatcher<RunRow, true | Error>(
+  async (rows) => {
+    let out: (true | Error)[];
+    try {
+      await insertRuns(rows, prepareEvents(sql, rows.map((r) => workflowEvent(r, "workflow.triggered"))).insert);
+      out = rows.map(() => true as const);
+    } catch (err) {
+      if (rows.length === 1) throw err;
+      // one bad row must not fail its neighbours: each alone, failing only the culprit
+      const each = await Promise.allSettled(rows.map((r) => insertRuns([r], prepareEvents(sql, [workflowEvent(r, "workflow.triggered")]).insert)));
+      out = each.map((e) => (e.status === "fulfilled" ? (true as const) : e.reason instanceof Error ? e.reason : new Error(String(e.reason))));
+    }
+    const started = rows.filter((_, k) => out[k] === true);
+    if (started.length) {
+      getRuntime()
+        .sendMany(workflowRunAddress, started.map((r) => ({ type: "run" as const, runId: r.id })))
+        .catch((err) => logger.error({ err, count: started.length }, "workflow runs stored but not enqueued; the reconciler will start them"));
+    }
+    return out;
+  },
+  { maxSize: 200, maxWaitMs: 2, maxConcurrent: 2 },
+);
+
+/**
  * POST /v1/workflows/:slug/trigger: the run (status running, current_step 0, no results) of the
- * version active now, its workflow.triggered event in the same transaction, then the job for step
- * 0. A job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ * version active now, its workflow.triggered event in the same statement, then the job for step 0.
  */
 export async function triggerWorkflow(scope: Scope, slug: string, body: Record<string, unknown>): Promise<RunRow> {
   const input = triggerInput(body);
-  const wf = await findActiveWorkflowBySlug(scope, slug);
-  if (!wf) throw workflowNotFound();
-  const subscriberId = await subscriberOfRecipient(scope, input.recipient);
-  const run = await insertRun(
-    {
-      id: newId(),
-      tenantId: scope.tenantId,
-      environment: scope.environment,
-      workflowId: wf.id,
-      workflowVersion: wf.version,
-      workflowSlug: wf.slug,
-      recipient: input.recipient,
-      subscriberId,
-      data: input.data,
-    },
-    (row) => prepareEvents(sql, [workflowEvent(row, "workflow.triggered")]).insert,
-  );
-  try {
-    await getRuntime().send(workflowRunAddress, { type: "run", runId: run.id });
-  } catch (err) {
-    logger.error({ err, run_id: run.id }, "workflow run enqueued in PostgreSQL only; the reconciler will start it");
-  }
+  const { workflow, subscriberId } = await lookUpTrigger(scope, slug, input.recipient);
+  if (!workflow) throw workflowNotFound();
+  const run = newRunRow({
+    id: newId(),
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    workflowId: workflow.id,
+    workflowVersion: workflow.version,
+    workflowSlug: workflow.slug,
+    recipient: input.recipient,
+    subscriberId,
+    data: input.data,
+  });
+  const stored = await triggerBatcher.submit(run);
+  if (stored instanceof Error) throw stored;
   return run;
 }
 

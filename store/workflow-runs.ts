@@ -66,13 +66,9 @@ export interface NewRun {
   data: Record<string, unknown>;
 }
 
-/**
- * Inserts a run; `events(row)` (an events INSERT ... SELECT, such as domain/events.ts prepareEvents
- * for the row) commits with it in the same statement.
- */
-export async function insertRun(r: NewRun, events: (row: RunRow) => Statement): Promise<RunRow> {
-  const now = new Date();
-  const row: RunRow = {
+/** The row a new run starts as (what insertRuns writes). */
+export function newRunRow(r: NewRun, now = new Date()): RunRow {
+  return {
     id: r.id,
     tenant_id: r.tenantId,
     environment: r.environment,
@@ -92,15 +88,36 @@ export async function insertRun(r: NewRun, events: (row: RunRow) => Statement): 
     updated_at: now,
     completed_at: null,
   };
+}
+
+/**
+ * Inserts new runs (fresh ids: nothing can conflict) and `events` (an events INSERT ... SELECT, such
+ * as domain/events.ts prepareEvents) in one statement: atomic, one round trip for the batch.
+ */
+export async function insertRuns(rows: RunRow[], events: Statement): Promise<void> {
+  const doc = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      tenant_id: r.tenant_id,
+      environment: r.environment,
+      workflow_id: r.workflow_id,
+      workflow_version: r.workflow_version,
+      workflow_slug: r.workflow_slug,
+      recipient: r.recipient,
+      subscriber_id: r.subscriber_id,
+      data: r.data,
+      started_at: r.started_at.toISOString(),
+    })),
+  );
   await sql`
     with ins as (
       insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, updated_at)
-      values (${r.id}, ${r.tenantId}, ${r.environment}, ${r.workflowId}, ${r.workflowVersion}, ${r.workflowSlug}, ${r.recipient},
-              ${r.subscriberId}, ${JSON.stringify(r.data)}::text::jsonb, ${now}, ${now})
+      select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, started_at
+      from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
+        workflow_slug text, recipient text, subscriber_id uuid, data jsonb, started_at timestamptz)
       returning id
-    ), ev as (${events(row)})
-    select id from ins`;
-  return row;
+    ), ev as (${events})
+    select count(*) from ins`;
 }
 
 // Concurrent jobs share their reads: one statement per batch of run ids.
@@ -219,20 +236,30 @@ export async function notificationStatus(id: string): Promise<string | null> {
 }
 
 /**
- * The subscriber a run's recipient names: a live one by id or external_id, else an erased one by
- * the hash of its former id or external_id (see domain/erasure.ts); null for a literal address.
+ * What a trigger needs, in one query: the version of `slug` active now (null: none) and the
+ * subscriber the recipient names: a live one by id or external_id, else an erased one by the hash
+ * of its former id or external_id (see domain/erasure.ts); null for a literal address.
  */
-export async function recipientSubscriberId(scope: Scope, recipient: string, identifierHash: string): Promise<string | null> {
+export async function triggerLookup(
+  scope: Scope,
+  slug: string,
+  recipient: string,
+  identifierHash: string,
+): Promise<{ workflow: { id: string; version: number; slug: string } | null; subscriberId: string | null }> {
   const byId = isUuid(recipient);
-  const [row] = await sql<{ id: string | null }[]>`select coalesce(
+  const [row] = await sql<{ id: string | null; version: number | null; slug: string | null; subscriber_id: string | null }[]>`
+    select w.id, w.version, w.slug, coalesce(
       (select id from subscribers
         where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
           and (external_id = ${recipient} ${byId ? sql`or id = ${recipient}::uuid` : sql``})
         order by ${byId ? sql`(id = ${recipient}::uuid) desc` : sql`id`} limit 1),
       (select subscriber_id from subscriber_erasures
         where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and identifier_hash = ${identifierHash}
-          and kind in ('id', 'external_id'))) as id`;
-  return row?.id ?? null;
+          and kind in ('id', 'external_id'))) as subscriber_id
+    from (select 1) as one
+      left join workflows w on w.tenant_id = ${scope.tenantId} and w.environment = ${scope.environment} and w.slug = ${slug} and w.active`;
+  const workflow = row?.id ? { id: row.id, version: row.version!, slug: row.slug! } : null;
+  return { workflow, subscriberId: row?.subscriber_id ?? null };
 }
 
 // ---------------------------------------------------------------------------------------------
