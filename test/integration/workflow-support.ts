@@ -3,24 +3,14 @@
 import { channelSender } from "../../actors/channel-sender";
 import { workflowRun } from "../../actors/workflow-run";
 import { config } from "../../config";
-import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
+import { startDeliveryHost } from "./delivery-support";
 
+/** The delivery host (test/integration/delivery-support.ts) with the workflow-run actor too, unless only the sender is wanted. */
 export async function startWorkflowHost(opts: { timeScale?: number; actors?: "both" | "sender" } = {}) {
-  const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale: opts.timeScale ?? 0.001 });
-  const actors = opts.actors === "sender" ? [channelSender] : [channelSender, workflowRun];
-  const host = runtime.startHost({ actors, leaseMs: 3000, blockMs: 100, timerPollMs: 10 });
-  await host.ready;
-  return {
-    runtime,
-    host,
-    async stop() {
-      await host.stop();
-      await runtime.close();
-    },
-  };
+  return await startDeliveryHost(opts.timeScale ?? 0.001, opts.actors === "sender" ? [channelSender] : [channelSender, workflowRun]);
 }
 
 /** Deletes every key of this process's prefix (streams, timers, leases): Redis as after a restart without persistence. */
