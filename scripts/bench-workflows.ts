@@ -130,7 +130,7 @@ try {
     await Promise.all(
       Array.from({ length: Math.min(1000, timers - i) }, (_, k) => {
         const runId = Bun.randomUUIDv7();
-        return runtime.schedule(workflowRunAddress, `wfrun:${runId}`, 86_400_000 * (1 + ((i + k) % 7)), { type: "timer", runId, token: "bench" }, { unscaled: true });
+        return runtime.schedule(workflowRunAddress, `wfrun:${runId}`, 86_400_000 * (1 + ((i + k) % 7)), { type: "timer", runId, token: "bench" }, { unscaled: true, keyBound: true });
       }),
     );
   }
