@@ -113,7 +113,7 @@ function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowSte
  * Checks a create (slug required) or update (slug optional) body. Every failure is reported at once;
  * throws 422 validation_failed. Returns the definition as stored (known fields only).
  */
-export function validateDefinition(body: Record<string, unknown>, opts: { slugRequired: boolean }): { slug?: string; name: string; steps: WorkflowStepDef[] } {
+function validateDefinition(body: Record<string, unknown>, opts: { slugRequired: boolean }): { slug?: string; name: string; steps: WorkflowStepDef[] } {
   const details: ErrorDetails = {};
   for (const k of Object.keys(body)) if (!["slug", "name", "steps"].includes(k)) add(details, k, "is not allowed");
   checkSlug(details, body.slug, opts.slugRequired);

@@ -5,7 +5,7 @@ import { getRuntime } from "../store/runtime";
 import { overdueRuns, touchRuns, type OverdueRun } from "../store/workflow-runs";
 
 /** A running run whose wait ended (or that was last written) this long ago has lost its job. */
-export const RUN_STALE_AFTER_MS = 60_000;
+const RUN_STALE_AFTER_MS = 60_000;
 /** Clock difference tolerated between PostgreSQL timestamps and Redis stream ids. */
 const CLOCK_SLACK_MS = 5_000;
 

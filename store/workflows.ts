@@ -1,5 +1,6 @@
 // Workflow versions repository: insert a lineage's first version, the next version (deactivating
-// the previous one), soft delete, look-ups by id and active slug, the paged list. Scoped reads.
+// the previous one), soft delete, look-ups by id, the paged list. Scoped reads; the trigger's look-up
+// of the active version by slug is store/workflow-runs.ts triggerLookup.
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
 import { iso } from "./time";
@@ -104,12 +105,6 @@ export async function findWorkflow(scope: Scope, id: string): Promise<WorkflowRo
 export async function stepsOfVersion(id: string): Promise<WorkflowStepDef[] | null> {
   const [row] = await sql<{ steps: WorkflowStepDef[] }[]>`select steps from workflows where id = ${id}`;
   return row?.steps ?? null;
-}
-
-export async function findActiveWorkflowBySlug(scope: Scope, slug: string): Promise<WorkflowRow | null> {
-  const [row] = await sql<WorkflowRow[]>`select * from workflows
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and slug = ${slug} and active`;
-  return row ?? null;
 }
 
 /** Newest first (ids are UUID v7); `limit + 1` rows for the page meta. */
