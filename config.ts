@@ -2,6 +2,7 @@
 // Development fills secrets it can generate; production refuses to start without them.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { join } from "node:path";
 
 function env(name: string): string | undefined {
@@ -62,6 +63,23 @@ const adminToken = secret("ADMIN_TOKEN");
 const encryptionKeyRaw = secret("ENCRYPTION_KEY");
 const encryptionKey = Buffer.from(encryptionKeyRaw.value, "base64");
 if (encryptionKey.length !== 32) throw new Error("ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+
+/**
+ * DNS_SERVERS: comma-separated resolvers as node:dns setServers takes them: `1.2.3.4`,
+ * `1.2.3.4:5353`, `2001:db8::1` or `[2001:db8::1]:5353` (addresses only, no host names). Empty:
+ * the system's resolvers.
+ */
+function dnsServerList(raw: string | undefined): string[] {
+  const list = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([\d.]+)(?::(\d{1,5}))?$/.exec(s) ?? [s, s, undefined];
+    const portOk = m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
+    if (!isIP(m[1]!) || !portOk) throw new Error(`DNS_SERVERS entry ${JSON.stringify(s)} must be an IP address, optionally with :port (IPv6 in brackets then)`);
+  }
+  return list;
+}
+
+dnsServerList(env("DNS_SERVERS")); // a bad entry stops the start, not the first domain check
 
 const port = numberEnv("PORT", 3000);
 const appUrl = env("APP_URL") ?? `http://localhost:${port}`;
@@ -140,7 +158,25 @@ export const config = {
   partitions: numberEnv("PARTITIONS", 16),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
-  dnsServers: (env("DNS_SERVERS") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+  /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */
+  webhookConcurrency: Math.max(1, numberEnv("WEBHOOK_CONCURRENCY", 16) || 16),
+  /** A webhook whose every delivery failed for this long is deactivated (docs/webhooks.md); not scaled by TIME_SCALE. */
+  webhookDisableAfterHours: numberEnv("WEBHOOK_DISABLE_AFTER_HOURS", 120),
+  /**
+   * Read at each use (checked once at start-up below), like the OAuth endpoints: the domain tests
+   * point it at a local DNS server on a random port from inside a running process.
+   */
+  get dnsServers(): string[] {
+    return dnsServerList(env("DNS_SERVERS"));
+  },
+  /** Deadline of one DNS query of the sending-domain checks (domain/dns.ts). */
+  dnsTimeoutMs: Math.max(100, numberEnv("DNS_TIMEOUT_MS", 3000) || 3000),
+  /** The include: a sending domain's SPF record must carry (docs/domains.md); empty: any SPF record passes. Read at each use, as dnsServers. */
+  get spfInclude(): string {
+    return (env("SPF_INCLUDE") ?? "").trim().toLowerCase().replace(/^include:/, "");
+  },
+  /** When the domain-health actor checks every verified domain (node-cron syntax, UTC); daily at 04:00 by default. */
+  domainHealthCron: env("DOMAIN_HEALTH_CRON") ?? "0 4 * * *",
   /** Tests keep their output quiet unless they ask for a level. */
   logLevel: env("LOG_LEVEL") ?? (nodeEnv === "test" ? "warn" : "info"),
   trustProxy: (env("TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
@@ -163,12 +199,33 @@ export const config = {
     return this.nodeEnv !== "development" && this.nodeEnv !== "test";
   },
   /**
+   * Providers may call plain-http endpoints (Web Push endpoints come from tenants) outside
+   * production, where local push services and test fakes listen on http; production takes https only.
+   */
+  get allowHttpProviderEndpoints(): boolean {
+    return this.nodeEnv !== "production";
+  },
+  /**
    * Requests through app.handle() have no socket: under NODE_ENV=test the X-Test-Client-Ip header
    * stands in for the peer address (never elsewhere, where it would let a client pick its IP).
    */
   get trustTestClientIpHeader(): boolean {
     return this.nodeEnv === "test";
   },
+  /**
+   * The channel sender's bound on one provider call; a claimed attempt without an outcome is called
+   * lost (outcome_unknown) this long plus a margin (this value, 5-15 s) after its claim. Lower it only
+   * together with the providers' own timeouts (settings.timeout_ms); the chaos check uses 2 s.
+   */
+  senderProviderDeadlineMs: Math.max(100, numberEnv("SENDER_PROVIDER_DEADLINE_MS", 15_000)),
+  /** A pending notification untouched this long (and not waiting for a retry) is re-enqueued by the reconciler. */
+  reconcilerStaleAfterMs: Math.max(1000, numberEnv("RECONCILER_STALE_AFTER_MS", 60_000)),
+  /** How often the reconciler scans (one process at a time, under its lease). */
+  reconcilerEveryMs: Math.max(100, numberEnv("RECONCILER_EVERY_MS", 15_000)),
+  /** A listener of its own for GET /metrics (actor processes have no other HTTP port; 0 = any free port); unset: none. The API always serves /metrics on PORT. */
+  metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
+  /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
+  metricsToken: env("METRICS_TOKEN"),
   version: "0.1.0",
 };
 

@@ -1,19 +1,21 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under the runtime's named lease.
+import { config } from "../config";
 import { logger } from "../basics/log";
+import { recordOutcome } from "../domain/delivery-outcomes";
+import { MAX_ATTEMPTS, senderTimers } from "../domain/delivery-policy";
+import { recordLostAttempt } from "../domain/lost-attempts";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
 import { requeueOverdueRuns } from "../domain/workflow-recovery";
-import { sql } from "../store/db";
-import type { NotificationRow } from "../store/notifications";
-import { senderMessage, type SendMessage } from "../schemas/messages";
+import { pendingByIds, stalePending, touchPending, type StaleCandidate } from "../store/attempts";
+import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
-import { channelSender, MAX_ATTEMPTS, recordLostAttempt, recordOutcome } from "./channel-sender";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
-export const STALE_AFTER_MS = 60_000;
-const SCAN_EVERY_MS = 15_000;
+export const STALE_AFTER_MS = config.reconcilerStaleAfterMs;
+const SCAN_EVERY_MS = config.reconcilerEveryMs;
 const LEASE_MS = 30_000;
 /** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
 const CLOCK_SLACK_MS = 5_000;
@@ -27,7 +29,7 @@ export interface ReconcileResult {
   inBacklog: number;
 }
 
-type Candidate = { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number; enqueued_ms: number };
+type Candidate = Omit<StaleCandidate, "lost">;
 
 /**
  * Rows whose message may still be waiting: the stream partition that would hold it has entries not
@@ -37,11 +39,11 @@ type Candidate = { id: string; tenant_id: string; environment: string; channel: 
 async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; inBacklog: number }> {
   if (!rows.length) return { lost: [], inBacklog: 0 };
   const runtime = getRuntime();
-  const since = await runtime.unfinishedSince(channelSender);
+  const since = await runtime.unfinishedSince(channelSenderAddress);
   const lost: Candidate[] = [];
   let inBacklog = 0;
   for (const r of rows) {
-    const p = runtime.partitionFor(channelSender, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
+    const p = runtime.partitionFor(channelSenderAddress, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
     const unfinished = since[p];
     // Its message (sent at about enqueued_ms) is older than everything unfinished: it was handled and lost.
     if (unfinished === null || unfinished === undefined || r.enqueued_ms + CLOCK_SLACK_MS < unfinished) lost.push(r);
@@ -62,18 +64,7 @@ async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; i
 export async function reconcileOnce(
   opts: { staleAfterMs?: number; limit?: number; send?: typeof sendRequeued; /** tests scope a scan to their own tenant */ tenantId?: string } = {},
 ): Promise<ReconcileResult> {
-  const staleMs = opts.staleAfterMs ?? STALE_AFTER_MS;
-  const rows = await sql<(Candidate & { lost: boolean })[]>`
-    select id, tenant_id, environment, channel, attempt_count,
-      (extract(epoch from greatest(updated_at, coalesce(next_attempt_at, updated_at))) * 1000)::float8 as enqueued_ms,
-      attempt_count > 0 and not exists (
-        select 1 from notification_attempts a where a.notification_id = notifications.id and a.attempt_number = notifications.attempt_count) as lost
-    from notifications
-    where status = 'pending' ${opts.tenantId ? sql`and tenant_id = ${opts.tenantId}` : sql``}
-      and updated_at < now() - ${staleMs + " milliseconds"}::interval
-      and (next_attempt_at is null or next_attempt_at < now() - ${staleMs + " milliseconds"}::interval)
-    order by updated_at
-    limit ${opts.limit ?? 5000}`;
+  const rows = await stalePending({ staleMs: opts.staleAfterMs ?? STALE_AFTER_MS, limit: opts.limit ?? 5000, tenantId: opts.tenantId });
   const lost = rows.filter((r) => r.lost);
   const exhausted = rows.filter((r) => !r.lost && r.attempt_count >= MAX_ATTEMPTS);
   const { lost: gone, inBacklog } = await withoutBacklog(rows.filter((r) => !r.lost && r.attempt_count < MAX_ATTEMPTS));
@@ -90,7 +81,7 @@ export async function reconcileOnce(
   }
   if (exhausted.length) {
     // through the sender's outcome path, so the failure has its event and its rollup count
-    const full = await sql<NotificationRow[]>`select * from notifications where id = any(${exhausted.map((r) => r.id)}::uuid[]) and (status = 'pending') is true`; // primary key, not the partial index
+    const full = await pendingByIds(exhausted.map((r) => r.id));
     await Promise.all(
       full.map((n) =>
         recordOutcome({
@@ -105,15 +96,8 @@ export async function reconcileOnce(
   }
   let requeued = 0;
   if (retry.length) {
-    // Touch first so the next scan does not pick them again before the sender gets to them. Rows a
-    // sender holds are skipped (it is working on them); locks are taken in id order like everyone's.
-    const touched = await sql<{ id: string }[]>`
-      update notifications set updated_at = now()
-      where id in (
-        select id from notifications where id = any(${retry.map((r) => r.id)}::uuid[]) and (status = 'pending') is true
-        order by id for no key update skip locked)
-      returning id`;
-    const ids = new Set(touched.map((t) => t.id));
+    // touched first, so the next scan does not pick them again before the sender gets to them
+    const ids = await touchPending(retry.map((r) => r.id));
     const send = retry.filter((r) => ids.has(r.id));
     if (send.length) await (opts.send ?? sendRequeued)(send);
     requeued = send.length;
@@ -122,12 +106,12 @@ export async function reconcileOnce(
 }
 
 async function scheduleRetry(msg: SendMessage, delayMs: number) {
-  await getRuntime().schedule(channelSender, `retry:${msg.notificationId}`, delayMs, msg, { unscaled: true });
+  await getRuntime().schedule(channelSenderAddress, senderTimers.retry(msg.notificationId), delayMs, msg, { unscaled: true });
 }
 
 async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]) {
   await getRuntime().sendMany(
-    channelSender,
+    channelSenderAddress,
     rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1)),
   );
 }

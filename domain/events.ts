@@ -10,7 +10,7 @@ export interface EventRecord {
   data: Record<string, unknown>;
 }
 
-type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
+export type NewEvent = { tenantId: string; environment: string; type: string; data: Record<string, unknown> };
 
 export async function emitEvent(tx: Tx, e: NewEvent): Promise<EventRecord> {
   const id = newId();

@@ -23,10 +23,9 @@ import {
 import { findSubscriber } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
-import { emitEvent, emitEvents, prepareEvents } from "./events";
+import { emitEvents, prepareEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
-import { wakeWorkflowRuns, type NotificationMove } from "./workflow-wakeups";
 
 export interface AcceptInput {
   tenantId: string;
@@ -81,6 +80,8 @@ export interface DeliveryTarget {
   settings: Record<string, unknown>;
   /** true when no configuration exists and a built-in default (sandbox, inbox) is used */
   builtIn: boolean;
+  /** the channel configuration's id (its provider callbacks are /webhooks/<provider>/<id>); null when built in */
+  channelId: string | null;
   /** changes whenever the configuration does: providers are rebuilt when it differs */
   version: string;
 }
@@ -97,11 +98,12 @@ export async function resolveDelivery(tenantId: string, environment: string, cha
       credentials: cfg.credentials as Record<string, unknown>,
       settings: cfg.settings as Record<string, unknown>,
       builtIn: false,
+      channelId: cfg.id,
       version: `${cfg.id}:${cfg.updatedAt}`,
     };
   }
-  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:inbox" };
-  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:sandbox" };
+  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:inbox" };
+  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:sandbox" };
   return null;
 }
 
@@ -335,78 +337,3 @@ const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts
   maxWaitMs: config.acceptBatch.waitMs,
   maxConcurrent: config.acceptBatch.concurrency,
 });
-
-
-// ---------------------------------------------------------------------------------------------
-// Inbound provider status (WhatsApp webhooks): sent, delivered, read (= opened) and failed move
-// a notification found by its provider message id; each real transition emits its event once.
-
-export async function markFromProvider(u: {
-  tenantId: string;
-  environment: string;
-  providerMessageId: string;
-  status: string;
-  at: Date;
-  error?: { code: string; message: string } | null;
-}): Promise<boolean> {
-  let movedRun: NotificationMove | null = null;
-  const changedAny = await sql.begin(async (tx) => {
-    const [n] = await tx<NotificationRow[]>`select * from notifications
-      where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
-      limit 1 for update`;
-    if (!n) return false;
-    const at = u.at;
-    const atIso = at.toISOString();
-    const deltas: CounterDelta[] = [];
-    const base = { tenantId: n.tenant_id, environment: n.environment, createdAt: n.created_at, channel: n.channel, template: n.template_slug };
-    const emit = (type: string, data: Record<string, unknown>) => emitEvent(tx, { tenantId: n.tenant_id, environment: n.environment, type, data });
-    const notSentYet = n.status === "pending";
-    const open = n.status === "pending" || n.status === "sent";
-    let changed = false;
-    let movedTo: string | null = null;
-    if (u.status === "sent" && notSentYet) {
-      await tx`update notifications set status = 'sent', sent_at = coalesce(sent_at, ${at}), updated_at = now() where id = ${n.id}`;
-      deltas.push({ ...base, counter: "sent" });
-      await emit("notification.sent", { notification: eventNotification({ ...n, status: "sent" }), provider: n.provider });
-      changed = true;
-      movedTo = "sent";
-    } else if ((u.status === "delivered" || u.status === "read") && open) {
-      await tx`update notifications set status = 'delivered', sent_at = coalesce(sent_at, ${at}), delivered_at = ${at}, updated_at = now() where id = ${n.id}`;
-      if (notSentYet) deltas.push({ ...base, counter: "sent" });
-      deltas.push({ ...base, counter: "delivered" });
-      await emit("notification.delivered", {
-        notification: eventNotification({ ...n, status: "delivered" }),
-        delivered_at: atIso,
-        delivery: { delivered_at: atIso, provider: n.provider, message_id: n.provider_message_id },
-      });
-      changed = true;
-      movedTo = "delivered";
-    } else if (u.status === "failed" && open) {
-      const error = u.error ?? { code: "provider_failed", message: "the provider reported a failure" };
-      await tx`update notifications set status = 'failed', failed_at = ${at}, error = ${tx.json(error)}, updated_at = now() where id = ${n.id}`;
-      deltas.push({ ...base, counter: "failed" });
-      await emit("notification.failed", {
-        notification: eventNotification({ ...n, status: "failed" }),
-        error: { ...error, provider: n.provider, attempt: n.attempt_count, will_retry: false },
-      });
-      changed = true;
-      movedTo = "failed";
-    }
-    if (u.status === "read" && !n.opened_at) {
-      await tx`update notifications set opened_at = ${at}, updated_at = now() where id = ${n.id}`;
-      await emit("notification.opened", {
-        notification: eventNotification({ ...n, status: changed || open ? "delivered" : n.status }),
-        opened_at: atIso,
-        ip: null,
-        user_agent: null,
-      });
-      changed = true;
-    }
-    await applyCounters(tx, deltas);
-    if (movedTo && n.workflow_run_id) movedRun = { notificationId: n.id, workflowRunId: n.workflow_run_id, status: movedTo };
-    return changed;
-  });
-  // after commit: the run waiting on this notification looks at its new status
-  if (movedRun) await wakeWorkflowRuns([movedRun]);
-  return changedAny;
-}

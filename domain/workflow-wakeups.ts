@@ -4,9 +4,9 @@ import { logger } from "../basics/log";
 import { workflowRunAddress, type WorkflowRunMessage } from "../schemas/workflow-messages";
 import { getRuntime } from "../store/runtime";
 
-export interface NotificationMove {
+export interface WorkflowWakeup {
   notificationId: string;
-  /** notifications.workflow_run_id; moves without a run are ignored */
+  /** notifications.workflow_run_id (the run waiting on its outcome); moves without a run are ignored */
   workflowRunId: string | null | undefined;
   /** the status it moved to */
   status: string;
@@ -20,7 +20,7 @@ const WAKING = new Set(["sent", "delivered", "failed", "bounced", "suppressed"])
  * from PostgreSQL). Never throws: the message is an optimisation, and a run whose wake-up is lost
  * still goes on when its wait bound (FALLBACK_WAIT) fires or the reconciler finds it overdue.
  */
-export async function wakeWorkflowRuns(moves: NotificationMove[]): Promise<void> {
+export async function wakeWorkflowRuns(moves: WorkflowWakeup[]): Promise<void> {
   const msgs: WorkflowRunMessage[] = [];
   for (const m of moves) {
     if (m.workflowRunId && WAKING.has(m.status)) msgs.push({ type: "notification", runId: m.workflowRunId, notificationId: m.notificationId, status: m.status });

@@ -6,6 +6,7 @@ import { config } from "../config";
 import { errorsPlugin } from "./plugins/errors";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
+import { httpMetricsPlugin } from "./plugins/metrics";
 import { routePlugins } from "./routes";
 
 export function buildApp() {
@@ -17,6 +18,7 @@ export function buildApp() {
     .use(idempotencyPlugin)
     .use(errorsPlugin)
     .use(corsPlugin)
+    .use(httpMetricsPlugin)
     .use(
       openapi({
         path: "/docs",

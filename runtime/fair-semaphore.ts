@@ -26,6 +26,8 @@ interface Group {
   waiters: Waiter[];
   /** index of the first waiter still waiting (shift() on a long array is O(n)) */
   head: number;
+  /** performance.now() of this group's last release (or of its creation): how shedding tells stuck from busy */
+  lastRelease: number;
 }
 
 export class FairSemaphore {
@@ -60,7 +62,7 @@ export class FairSemaphore {
 
   private group(name: string): Group {
     let g = this.groups.get(name);
-    if (!g) this.groups.set(name, (g = { running: 0, waiters: [], head: 0 }));
+    if (!g) this.groups.set(name, (g = { running: 0, waiters: [], head: 0, lastRelease: performance.now() }));
     return g;
   }
 
@@ -87,6 +89,7 @@ export class FairSemaphore {
     if (!g || g.running <= 0) throw new Error(`FairSemaphore: release of ${name} without a slot`);
     g.running--;
     this.inUse--;
+    g.lastRelease = performance.now();
     this.grant();
     if (g.running === 0 && g.waiters.length === g.head) this.groups.delete(name);
   }
@@ -116,12 +119,14 @@ export class FairSemaphore {
   }
 
   /**
-   * Gives up waits that cannot be served soon, newest first: in every group holding at least its
-   * share whose oldest waiter has waited minOldestWaitMs, all but its `keep` oldest waiters, until
-   * `max` are shed. Their acquire() resolves false.
+   * Gives up waits that cannot be served soon, newest first: in every group that is stuck (it holds
+   * at least its share, its oldest waiter has waited `stuckMs` and none of its slots was released
+   * for `stuckMs`), all but its `keep` oldest waiters, until `max` are shed. Their acquire()
+   * resolves false. A group that is merely busy (a long queue, but slots coming free) is never
+   * shed: deferring its messages would only make its backlog circulate.
    * Returns how many were shed.
    */
-  shed(max: number, keep: (policy: GroupPolicy) => number, minOldestWaitMs = 0): number {
+  shed(max: number, keep: (policy: GroupPolicy) => number, stuckMs = 0): number {
     let shed = 0;
     const now = performance.now();
     for (const [name, g] of this.groups) {
@@ -130,7 +135,7 @@ export class FairSemaphore {
       if (queued === 0) continue;
       const oldest = g.waiters[g.head]!;
       const policy = oldest.policy;
-      if (g.running < policy.share || now - oldest.since < minOldestWaitMs) continue;
+      if (g.running < policy.share || now - oldest.since < stuckMs || now - g.lastRelease < stuckMs) continue;
       const n = Math.min(max - shed, Math.max(0, queued - keep(policy)));
       for (let i = 0; i < n; i++) {
         const w = g.waiters.pop()!;

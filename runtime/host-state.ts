@@ -5,7 +5,7 @@ import type { Actor, RuntimeLogger } from "./actor";
 import type { FairSemaphore } from "./fair-semaphore";
 import type { ScriptedRedis } from "./scripts";
 import type { Semaphore } from "./semaphore";
-import type { HostOptions, Runtime } from "./types";
+import type { HostOptions, Runtime, RuntimeObserver } from "./types";
 
 export interface ResolvedHostOptions {
   leaseMs: number;
@@ -84,6 +84,8 @@ export interface PartitionWorker {
   clearAttempts: string[];
   /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
   abandoned: Set<string>;
+  /** Entries left pending without running here (id, delivery count when read): their count is given back at release. */
+  unstarted: Array<[string, number]>;
   wakers: Set<() => void>;
 }
 
@@ -153,6 +155,18 @@ export class Capacity {
 
   get blocked(): boolean {
     return this.waiters.length > 0;
+  }
+}
+
+/** Calls one observer hook; a hook that throws is logged and ignored, never allowed to break the host. */
+export function observe<K extends keyof RuntimeObserver>(core: HostCore, hook: K, event: Parameters<NonNullable<RuntimeObserver[K]>>[0]): void {
+  const observer = core.runtime.observer;
+  const fn = observer[hook] as ((e: typeof event) => void) | undefined;
+  if (!fn) return;
+  try {
+    fn.call(observer, event);
+  } catch (err) {
+    core.log.warn({ err, hook }, "runtime observer hook threw; ignored");
   }
 }
 

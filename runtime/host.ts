@@ -180,6 +180,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
       await w.readerDone;
       await this.mailboxes.drained(w);
       await this.acks.flushAll();
+      if (release) await this.mailboxes.giveBackUnstarted(w).catch((err) => this.log.warn({ err, partition: w.p }, "giving back delivery counts failed"));
       if (release) {
         await this.redis.nmsRuntime_releaseLease(this.runtime.keys.lease(w.runner.actor.name, w.p), this.id).catch((err) => {
           this.log.warn({ err, partition: w.p }, "lease release failed; it will expire");

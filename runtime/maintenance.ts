@@ -4,7 +4,7 @@ import { GROUP } from "./keys";
 import type { Loop } from "./loop";
 import type { Mailboxes } from "./mailboxes";
 import type { PartitionReader } from "./partition-reader";
-import type { HostCore, PartitionWorker } from "./host-state";
+import { observe, type HostCore, type PartitionWorker } from "./host-state";
 import type { ScriptedRedis } from "./scripts";
 
 type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
@@ -22,7 +22,14 @@ export async function promoteTimers(core: HostCore): Promise<boolean> {
   const results = (await pipeline.exec()) ?? [];
   const failed = results.find(([err]) => err);
   if (failed) throw failed[0];
-  return results.some(([, n]) => Number(n) >= core.opts.batch);
+  let more = false;
+  results.forEach(([, reply], i) => {
+    const [moved, ...latenessMs] = (reply as number[]).map(Number);
+    if (moved! >= core.opts.batch) more = true;
+    const w = workers[i]!;
+    if (latenessMs.length) observe(core, "timersPromoted", { actor: w.runner.actor.name, partition: w.p, latenessMs });
+  });
+  return more;
 }
 
 /** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */

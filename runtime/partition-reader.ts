@@ -33,6 +33,7 @@ export class PartitionReader {
       acks: [],
       clearAttempts: [],
       abandoned: new Set(),
+      unstarted: [],
       wakers: new Set(),
     };
   }

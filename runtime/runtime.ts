@@ -2,14 +2,14 @@
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
 import Redis from "ioredis";
 import { silentLogger, type ActorAddress, type RuntimeLogger, type TimerOptions } from "./actor";
-import { encodeTimerPayload } from "./codec";
+import { compareEntryIds, encodeTimerPayload } from "./codec";
 import { startHost } from "./host";
 import { GROUP } from "./keys";
 import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
 import { createRateLimiter } from "./rateLimiter";
 import { withScripts, type ScriptedRedis } from "./scripts";
-import type { Runtime } from "./types";
+import type { Runtime, RuntimeObserver } from "./types";
 
 export type { Runtime } from "./types";
 
@@ -27,6 +27,8 @@ export interface RuntimeOptions {
   /** Multiplies timer delays and retry back-off (tests set it small); never leases or rate limits. */
   timeScale?: number;
   logger?: RuntimeLogger;
+  /** Observation hooks (handler runs, dead letters, deferrals, timer lateness); none by default. */
+  observer?: RuntimeObserver;
 }
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
@@ -55,6 +57,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     redis,
     logger,
     rateLimiter: createRateLimiter({ redis, prefix }),
+    observer: opts.observer ?? {},
     partitionsOf,
     partitionFor,
 
@@ -158,7 +161,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         const lastGenerated = String(info.get("last-generated-id") ?? "0-0");
         const lastDelivered = String(group?.get("last-delivered-id") ?? "0-0");
         // Unread entries exist when the stream grew past what the group has read.
-        if (compareIds(lastGenerated, lastDelivered) > 0) since = msOf(lastDelivered) + 1;
+        if (compareEntryIds(lastGenerated, lastDelivered) > 0) since = msOf(lastDelivered) + 1;
         const [count, oldest] = pending as [number, string | null];
         if (Number(count) > 0 && oldest) since = since === null ? msOf(oldest) : Math.min(since, msOf(oldest));
         out.push(since);
@@ -181,11 +184,4 @@ function fieldsOf(flat: unknown[]): Map<string, unknown> {
   const m = new Map<string, unknown>();
   for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
   return m;
-}
-
-/** Orders stream ids ("<ms>-<seq>") numerically. */
-function compareIds(a: string, b: string): number {
-  const [am, as] = a.split("-").map(Number) as [number, number];
-  const [bm, bs] = b.split("-").map(Number) as [number, number];
-  return am !== bm ? am - bm : as - bs;
 }

@@ -1,5 +1,5 @@
 // TypeBox schemas of the analytics routes (SPEC "Analytics", DESIGN.md 6): period/granularity
-// queries and the counter bodies (total, sent, delivered, failed, bounced, suppressed).
+// queries and the counter bodies (total, sent, delivered, failed, bounced, suppressed, opened, clicked, complained).
 import { t } from "elysia";
 
 const Period = t.Union([t.Literal("1h"), t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], { description: "default 24h" });
@@ -18,6 +18,9 @@ const counters = {
   failed: t.Integer(),
   bounced: t.Integer(),
   suppressed: t.Integer(),
+  opened: t.Integer({ description: "notifications opened at least once (tracking pixel, SendGrid open, WhatsApp read)" }),
+  clicked: t.Integer({ description: "notifications with at least one tracked link click" }),
+  complained: t.Integer({ description: "notifications reported as spam" }),
 };
 
 export const Overview = t.Object({ period: t.String(), ...counters, delivery_rate: t.Number({ description: "delivered / sent, 0 when nothing was sent" }) });

@@ -64,3 +64,5 @@ export const GuideKey = t.Object({
 });
 
 export const GuideKeyWithRaw = t.Composite([GuideKey, t.Object({ key: t.String() })]);
+
+export const GuideKeyListMeta = t.Object({ total: t.Integer(), page: t.Integer(), per_page: t.Integer() });

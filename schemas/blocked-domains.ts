@@ -14,3 +14,11 @@ export const BlockedDomainList = t.Object({
 });
 
 export const BlockedCheck = t.Object({ data: t.Object({ email: t.String(), blocked: t.Boolean() }) });
+
+export const BlockDomainBody = t.Object({ domain: t.String({ description: "A domain such as example.com; its subdomains are blocked too" }) });
+export const BlockedDomainResponse = t.Object({ data: BlockedDomain });
+export const BlockedDomainListQuery = t.Object({
+  search: t.Optional(t.String({ description: "Substring of the domain" })),
+  limit: t.Optional(t.String({ description: "1-500, default 50" })),
+  offset: t.Optional(t.String({ description: ">= 0, default 0" })),
+});

@@ -83,6 +83,9 @@ export const NotificationDetail = t.Object({
   error: t.Any(),
   provider: Nullable(t.String()),
   suppressed_reason: Nullable(t.String()),
+  warnings: t.Array(t.Object({ code: t.String(), message: t.String() }), {
+    description: "Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing)",
+  }),
   created_at: Nullable(t.String()),
   updated_at: Nullable(t.String()),
   sent_at: Nullable(t.String()),
@@ -90,6 +93,8 @@ export const NotificationDetail = t.Object({
   failed_at: Nullable(t.String()),
   bounced_at: Nullable(t.String()),
   opened_at: Nullable(t.String()),
+  clicked_at: Nullable(t.String({ description: "first tracked click (docs/delivery-receipts.md)" })),
+  complained_at: Nullable(t.String({ description: "when the recipient reported it as spam" })),
   attempts: t.Array(Attempt),
 });
 

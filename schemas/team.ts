@@ -13,3 +13,13 @@ export const InviteMemberBody = t.Object({
 export const UpdateMemberBody = t.Object({ role: RoleSchema });
 
 export const MemberParams = t.Object({ id: t.String() });
+
+/** A dashboard user of the tenant as the team routes return it. */
+export const TeamMember = t.Object({
+  id: t.String(),
+  email: t.String(),
+  name: t.Union([t.String(), t.Null()]),
+  role: RoleSchema,
+  created_at: t.String(),
+  last_login_at: t.Union([t.String(), t.Null()]),
+});

@@ -1,7 +1,8 @@
 // TypeBox schemas of the workflow and workflow-run routes (SPEC "Workflow", "Workflow run",
-// Endpoints "Workflows"): bodies, params, queries, records and the error body, with examples.
+// Endpoints "Workflows"): bodies, params, queries, records and the error responses, with examples.
 import { t } from "elysia";
 import { CHANNELS_TEXT } from "./channels";
+import { ErrorBody } from "./errors";
 import { PageMeta } from "./notifications";
 
 // Field rules beyond the JSON shape (lengths, the slug alphabet, per-type required fields, the
@@ -151,15 +152,6 @@ export const RunRecord = t.Object({
   data: t.Record(t.String(), t.Unknown()),
   started_at: t.String(),
   completed_at: Nullable(t.String()),
-});
-
-/** The standard error body (SPEC Errors): every non-2xx answer of these routes. */
-export const ErrorBody = t.Object({
-  error: t.Object({
-    code: t.String(),
-    message: t.String(),
-    details: t.Optional(t.Record(t.String(), t.Array(t.String()))),
-  }),
 });
 
 /** The standard error body under each status a route can answer besides its success (auth, rate limit and `statuses`). */

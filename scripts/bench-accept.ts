@@ -18,10 +18,10 @@ if (args.has("floor-server")) {
   const { Elysia } = await import("elysia");
   const { sql } = await import("../store/db");
   const { redis } = await import("../store/redis");
-  const { redisKey } = await import("../store/redis-keys");
+  const { redisKeys } = await import("../store/redis-keys");
   const { newId } = await import("../store/ids");
   const tenantId = process.env.BENCH_TENANT!;
-  const stream = redisKey("floor", "stream");
+  const stream = redisKeys.benchFloorStream();
   new Elysia()
     .get("/health", () => ({ ok: true }))
     .post("/floor", async ({ body, set }) => {

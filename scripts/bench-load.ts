@@ -152,3 +152,17 @@ export async function deletePrefix(redis: Redis, prefix: string): Promise<void> 
     if (keys.length) await redis.del(...keys);
   } while (cursor !== "0");
 }
+
+/** Calls onLine with each line a child process writes to the stream (its log lines, its ready line). */
+export async function forEachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  const dec = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    buf += dec.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      onLine(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+  }
+}

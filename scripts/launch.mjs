@@ -6,6 +6,7 @@
 import { spawn, spawnSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -101,22 +102,49 @@ async function ensurePostgres(url) {
   await waitFor(host, port, "PostgreSQL");
 }
 
+// ---- signals: the launcher stands in front of its Bun child, so it passes SIGINT/SIGTERM on and
+// exits with the child's status. `npm start` runs us through `sh -c`, and dash neither execs nor
+// forwards: npm's SIGTERM kills that shell and orphans us, so under npm a lost parent means stop.
+let current = null; // the Bun child running now
+let stopping = false;
+function stop(sig) {
+  if (!current || current.exitCode !== null || current.signalCode !== null) process.exit(128 + os.constants.signals[sig]);
+  current.kill(sig);
+  if (stopping) return;
+  stopping = true;
+  // the service gives itself 30 s to finish in-flight work (scripts/start.ts); past that, force it
+  setTimeout(() => current?.kill("SIGKILL"), 35_000).unref();
+}
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop(sig));
+if (process.env.npm_lifecycle_event) {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop("SIGTERM");
+  }, 250);
+  watch.unref();
+}
+
+function exitStatus(code, signal) {
+  return code ?? 128 + (os.constants.signals[signal] ?? 0);
+}
+
 function run(cmd, args, env) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
-    for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const child = (current = spawn(cmd, args, { cwd: root, env, stdio: "inherit" }));
+    child.on("exit", (code, signal) => resolve(exitStatus(code, signal)));
   });
 }
 
 function runCapture(cmd, args, env) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = (current = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] }));
     let tail = "";
     const keep = (chunk) => { tail = (tail + chunk.toString()).slice(-20000); };
     child.stdout.on("data", (c) => { process.stdout.write(c); keep(c); });
     child.stderr.on("data", (c) => { process.stderr.write(c); keep(c); });
-    child.on("exit", (code) => resolve({ code: code ?? 1, tail }));
+    child.on("exit", (code, signal) => resolve({ code: exitStatus(code, signal), tail }));
   });
 }
 

@@ -3,6 +3,7 @@
 import { config } from "../config";
 import { logger } from "../basics/log";
 import { startServer } from "../http/server";
+import { startMetricsServer } from "../http/metrics-server";
 import { startActors, actorKinds } from "../actors";
 import { warmBlocklist } from "../store/blocked-domains";
 
@@ -13,10 +14,47 @@ if (only && only !== "api" && !actorKinds().includes(only)) {
   process.exit(2);
 }
 
+const stops: (() => Promise<void>)[] = [];
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down: stop reading, finish in-flight work, release leases");
+  const timer = setTimeout(() => process.exit(1), 30_000);
+  for (const stop of [...stops].reverse()) {
+    try {
+      await stop();
+    } catch (err) {
+      logger.error({ err }, "error during shutdown");
+    }
+  }
+  clearTimeout(timer);
+  process.exit(0);
+}
+// Before anything starts, and so before the ready line: a signal that arrives as soon as a
+// supervisor sees "ready" must reach this handler, not Bun's default (exit 130/143 mid-work).
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+// Nothing may fail without a log line: a stray rejection is logged (the loops and handlers that
+// matter catch their own); an uncaught exception leaves the process in an unknown state, so it
+// is logged and the process exits for its supervisor to restart (nothing is lost: work is acked
+// only after commit, and the next owner claims what was pending).
+process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled promise rejection"));
+process.on("uncaughtException", (err) => {
+  logger.fatal({ err }, "uncaught exception; exiting");
+  setTimeout(() => process.exit(1), 100);
+});
+
 // the disposable-domain list is seeded/loaded once here, not on the first request's hot path
 await warmBlocklist();
 
-const stops: (() => Promise<void>)[] = [];
+if (config.metricsPort !== undefined) {
+  // actor processes have no other HTTP port (the API also serves /metrics on its own); started
+  // first so it is stopped last and a drain can be watched
+  const metrics = startMetricsServer(config.metricsPort);
+  stops.push(() => metrics.stop());
+  console.log(`Metrics: ${metrics.url}/metrics`);
+}
 if (!only || only === "api") {
   const server = startServer(config.port);
   stops.push(() => server.stop());
@@ -30,31 +68,3 @@ if (!only || only !== "api") {
   console.log(`Actors running: ${(only ? [only] : actorKinds()).join(", ") || "(none)"}`);
 }
 console.log(`ready: nms ${config.version} (${only ?? "api + all actors"}) pid ${process.pid}`);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down: stop reading, finish in-flight work, release leases");
-  const timer = setTimeout(() => process.exit(1), 30_000);
-  for (const stop of stops.reverse()) {
-    try {
-      await stop();
-    } catch (err) {
-      logger.error({ err }, "error during shutdown");
-    }
-  }
-  clearTimeout(timer);
-  process.exit(0);
-}
-// Nothing may fail without a log line: a stray rejection is logged (the loops and handlers that
-// matter catch their own); an uncaught exception leaves the process in an unknown state, so it
-// is logged and the process exits for its supervisor to restart (nothing is lost: work is acked
-// only after commit, and the next owner claims what was pending).
-process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled promise rejection"));
-process.on("uncaughtException", (err) => {
-  logger.fatal({ err }, "uncaught exception; exiting");
-  setTimeout(() => process.exit(1), 100);
-});
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -68,15 +68,36 @@ let loading: Promise<Set<string>> | null = null;
 let knownVersion: string | null = null;
 let lastPoll = 0;
 let subscribed = false;
+/**
+ * Edits this process committed and applied to the cache. A load whose read began before one may
+ * have read the table before it committed; installing those rows would undo the edit (a domain
+ * just unblocked would be blocked again until the next load).
+ */
+let localEdits = 0;
 
 async function load(): Promise<Set<string>> {
   await ensureBlocklistSeeded();
-  const version = await currentVersion();
-  const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
-  cache = new Set(rows.map((r) => r.domain));
-  knownVersion = version;
-  lastPoll = Date.now();
-  return cache;
+  for (let read = 1; ; read++) {
+    const editsBefore = localEdits;
+    const version = await currentVersion();
+    const rows = await sql<{ domain: string }[]>`select domain from blocked_domains`;
+    const raced = localEdits !== editsBefore;
+    if (raced && read < 3) continue; // read again: the edit has committed by now
+    // still racing a stream of edits: keep the cache they were applied to; each edit's announcement
+    // (pub/sub, heard by this process too) brings another load
+    if (raced && cache) return cache;
+    cache = new Set(rows.map((r) => r.domain));
+    knownVersion = version;
+    lastPoll = Date.now();
+    return cache;
+  }
+}
+
+/** After an edit has committed: into the cache at once, and counted so no older read undoes it. */
+function applyLocalEdit(domain: string, blocked: boolean): void {
+  localEdits++;
+  if (blocked) cache?.add(domain);
+  else cache?.delete(domain);
 }
 
 let reloadAgain = false;
@@ -207,7 +228,7 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
     return { row: (await findBlockedDomain(domain, tx))!, created: false };
   });
   if (result.created) {
-    cache?.add(domain);
+    applyLocalEdit(domain, true);
     await announceChange();
   }
   return result;
@@ -224,7 +245,7 @@ export async function unblockDomain(domain: string): Promise<boolean> {
     return true;
   });
   if (removed) {
-    cache?.delete(domain);
+    applyLocalEdit(domain, false);
     await announceChange();
   }
   return removed;

@@ -1,10 +1,14 @@
-// The PostgreSQL connection pool (postgres.js) shared by every repository module.
-// PostgreSQL is the source of truth; Redis only carries work.
+// The PostgreSQL connection pool (postgres.js) shared by every repository module, and the pipelined
+// transaction of batched writers. PostgreSQL is the source of truth; Redis only carries work.
 import postgres from "postgres";
 import { config } from "../config";
 
+/** Names this process's pool in pg_stat_activity, so the metrics can count its connections by state (store/metrics.ts). */
+export const poolApplicationName = `nms-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
 export const sql = postgres(config.databaseUrl, {
   max: config.databasePoolSize,
+  connection: { application_name: poolApplicationName },
   onnotice: () => {},
   // timestamps come back as Date; we format them in the serializers
   transform: { undefined: null },
@@ -22,6 +26,34 @@ export interface Scope {
  * custom types), so each of them fits without a cast.
  */
 export type Tx = postgres.ISql<{}>;
+
+/**
+ * A transaction on one reserved connection whose statements are pipelined: BEGIN goes out with
+ * fn's first statements and COMMIT with its tail (statements fn started and did not await), so a
+ * batch costs two round trips, not four. A failed statement aborts the transaction; the COMMIT
+ * sent behind it then rolls back, and the first failure in sending order is thrown (the cause,
+ * not a later "transaction is aborted").
+ */
+export async function inPipelinedTx<T>(fn: (tx: Tx) => Promise<{ value: T; tail: Promise<unknown>[] }>): Promise<T> {
+  const c = await sql.reserve();
+  try {
+    const begin = c`begin`.execute();
+    begin.catch(() => {}); // awaited below
+    try {
+      const out = await fn(c);
+      const commit = c`commit`.execute();
+      const settled = await Promise.allSettled([begin, ...out.tail, commit]);
+      const failed = settled.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
+      if (failed) throw failed.reason;
+      return out.value;
+    } catch (err) {
+      await c`rollback`.catch(() => {});
+      throw err;
+    }
+  } finally {
+    c.release();
+  }
+}
 
 export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {
   try {

@@ -32,8 +32,15 @@ export interface NotificationRow {
   opened_at: Date | null;
   clicked_at: Date | null;
   complained_at: Date | null;
+  /** sent with these warnings, e.g. domain_unhealthy (migration 0501); null when none */
+  warnings?: NotificationWarning[] | null;
   /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
   workflow_run_id: string | null;
+}
+
+export interface NotificationWarning {
+  code: string;
+  message: string;
 }
 
 export interface AttemptRow {
@@ -138,6 +145,12 @@ export async function listNotifications(
     limit ${q.limit + 1}`;
 }
 
+/** Records a warning on a notification being sent, once per code (a retried attempt adds nothing). */
+export async function addNotificationWarning(id: string, w: NotificationWarning): Promise<void> {
+  await sql`update notifications set warnings = coalesce(warnings, '[]'::jsonb) || ${sql.json([w] as any)}
+    where id = ${id} and not coalesce(warnings, '[]'::jsonb) @> ${sql.json([{ code: w.code }] as any)}`;
+}
+
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
   return await sql<AttemptRow[]>`select * from notification_attempts
     where notification_id = ${notificationId} order by attempt_number`;
@@ -181,6 +194,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     error: r.error ? { code: r.error.code, message: r.error.message } : null,
     provider: r.provider,
     suppressed_reason: r.suppressed_reason,
+    warnings: r.warnings ?? [],
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     sent_at: iso(r.sent_at),
@@ -188,6 +202,8 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     failed_at: iso(r.failed_at),
     bounced_at: iso(r.bounced_at),
     opened_at: iso(r.opened_at),
+    clicked_at: iso(r.clicked_at),
+    complained_at: iso(r.complained_at),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -200,4 +216,61 @@ export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "ch
   if (r.template_slug) out.template = r.template_slug;
   if (externalId) out.external_id = externalId;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider receipts and engagement (domain/receipts.ts): one notification at a time, locked with
+// FOR NO KEY UPDATE (a single row needs no ordering against the sender's id-ordered batches).
+
+/** The notification a provider callback names: by its provider message id within one configuration's scope. */
+export async function lockByProviderMessageId(
+  tx: Tx,
+  where: { tenantId: string; environment: string; channel: string; messageId: string },
+): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications
+    where provider_message_id = ${where.messageId} and tenant_id = ${where.tenantId}
+      and environment = ${where.environment} and channel = ${where.channel}
+    limit 1 for no key update`;
+  return rows[0] ?? null;
+}
+
+/** The notification a signed tracking token names (the token carries no tenant: the row does). */
+export async function lockNotification(tx: Tx, id: string): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications where id = ${id} for no key update`;
+  return rows[0] ?? null;
+}
+
+export interface ReceiptUpdate {
+  /** the new status, or null to keep it */
+  status: string | null;
+  error: { code: string; message: string } | null;
+  sentAt: Date | null;
+  deliveredAt: Date | null;
+  failedAt: Date | null;
+  bouncedAt: Date | null;
+  openedAt: Date | null;
+  clickedAt: Date | null;
+  complainedAt: Date | null;
+}
+
+/** Writes what a receipt changed; a null field keeps its column (first timestamps are never overwritten). */
+export async function applyReceiptUpdate(tx: Tx, id: string, u: ReceiptUpdate): Promise<void> {
+  await tx`update notifications set
+      status = coalesce(${u.status}::text, status),
+      error = coalesce(${u.error ? JSON.stringify(u.error) : null}::text::jsonb, error),
+      sent_at = coalesce(sent_at, ${u.sentAt}::timestamptz),
+      delivered_at = coalesce(delivered_at, ${u.deliveredAt}::timestamptz),
+      failed_at = coalesce(failed_at, ${u.failedAt}::timestamptz),
+      bounced_at = coalesce(bounced_at, ${u.bouncedAt}::timestamptz),
+      opened_at = coalesce(opened_at, ${u.openedAt}::timestamptz),
+      clicked_at = coalesce(clicked_at, ${u.clickedAt}::timestamptz),
+      complained_at = coalesce(complained_at, ${u.complainedAt}::timestamptz),
+      updated_at = now()
+    where id = ${id}`;
+}
+
+/** The stored (rendered) content of a notification named by a signed tracking token. */
+export async function findNotificationContent(id: string): Promise<Pick<NotificationRow, "id" | "channel" | "content"> | null> {
+  const rows = await sql<Pick<NotificationRow, "id" | "channel" | "content">[]>`select id, channel, content from notifications where id = ${id}`;
+  return rows[0] ?? null;
 }

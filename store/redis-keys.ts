@@ -1,5 +1,6 @@
 // Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only here
-// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`).
+// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`,
+// the domain-health cron's `nms:lease:{domain-health:tick:<tick ISO time>}`, one per tick, expiring after an hour).
 //
 // Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
 // that reads it; docs/runtime.md links this file. Keys start with REDIS_PREFIX; with the production `nms`:
@@ -15,6 +16,8 @@
 // | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
+// | nms:rl:domain-health-check:<domain id>      | string  | domain/domain-health.ts        | until the GCRA bucket is full again (60 s) |
+// | <bench prefix>:floor:stream                 | stream  | scripts/bench-accept.ts        | the bench run (it deletes its prefix)      |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -59,6 +62,13 @@ export const redisKeys = {
    * `redis-cli GET nms:oauth-state:<state>` · `redis-cli TTL nms:oauth-state:<state>`
    */
   oauthState: (state: string) => redisKey("oauth-state", state),
+
+  /**
+   * The accept benchmark's floor server XADDs here (one entry per request, never read): the cost of
+   * one XADD beside ours. Only under the bench's own REDIS_PREFIX, deleted with it at the end.
+   * `redis-cli XLEN <bench prefix>:floor:stream`
+   */
+  benchFloorStream: () => redisKey("floor", "stream"),
 };
 
 /**
@@ -73,4 +83,6 @@ export const rateLimitNames = {
   user: (userId: string) => `http:user:${userId}`,
   /** settings.rate_limit_per_second of a provider for one tenant and environment. */
   provider: (tenantId: string, environment: string, provider: string) => `provider:${tenantId}:${environment}:${provider}`,
+  /** POST /v1/domains/:id/health/check: one forced check per minute per domain (SPEC Limits). */
+  domainHealthCheck: (domainId: string) => `domain-health-check:${domainId}`,
 };

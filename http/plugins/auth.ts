@@ -276,7 +276,7 @@ export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ a
   }
 });
 
-function timingSafeEqualStr(a: string, b: string): boolean {
+export function timingSafeEqualStr(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
   if (ab.length !== bb.length) return false;

@@ -23,11 +23,13 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   email_not_verified: 400,
+  callback_expired: 400,
   // 401: who is calling is unknown
   invalid_api_key: 401,
   invalid_admin_token: 401,
   invalid_session: 401,
   invalid_signature: 401,
+  invalid_metrics_token: 401,
   // 403: known, but not allowed
   insufficient_permissions: 403,
   origin_not_allowed: 403,
@@ -42,6 +44,8 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   subscriber_erased: 409,
   email_taken: 409,
   last_owner: 409,
+  webhook_inactive: 409,
+  delivery_not_retryable: 409,
   // 413, 422, 429
   payload_too_large: 413,
   validation_failed: 422,
@@ -50,10 +54,12 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   template_render_failed: 422,
   template_not_active: 422,
   channel_not_configured: 422,
+  webhook_limit_reached: 422,
   rate_limited: 429,
   // 5xx
   internal_error: 500,
   service_unavailable: 503,
+  dns_unavailable: 503,
 };
 
 /** Families of codes: `template_not_found` 404, `idempotency_key_in_use` 409, `domain_already_blocked` 409. */

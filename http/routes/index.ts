@@ -17,6 +17,13 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
+import { webhookRoutes } from "./webhooks";
+import { domainRoutes } from "./domains";
+import { metricsRoutes } from "./metrics";
+import { deadLetterRoutes } from "./dead-letters";
 import { workflowRoutes } from "./workflows";
 import { workflowRunRoutes } from "./workflow-runs";
 
@@ -37,7 +44,14 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  metricsRoutes,
+  deadLetterRoutes,
   workflowRoutes,
   workflowRunRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  domainRoutes,
 ] as const;

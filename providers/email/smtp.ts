@@ -179,9 +179,13 @@ export const smtpDefinition: ProviderDefinition = {
     { name: "from_email", required: true, description: "sender address" },
     { name: "from_name", required: false, description: "sender display name" },
     { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)" },
+    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)" },
+    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
+    checks.optionalBoolean("settings", "track_opens");
+    checks.optionalBoolean("settings", "track_clicks");
     const user = checks.optionalString("credentials", "username");
     checks.optionalString("credentials", "password");
     if (user === undefined && checks.present("credentials", "password")) {

@@ -215,6 +215,23 @@ describe("DELETE /v1/admin/blocked-domains/:domain", () => {
     expect(await isBlockedEmail(`a@sub.${d}`)).toBe(false);
   });
 
+  test("a reload that began before an admin edit (after another process's change) does not undo it", async () => {
+    for (let round = 0; round < 5; round++) {
+      const d = dom(`reload-race-${round}`);
+      expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+      expect(await isBlockedDomain(d)).toBe(true);
+      // another process's change: this process starts reading the whole table
+      await redis.incr(redisKey("blocked-domains", "version"));
+      await redis.publish(redisKey("blocked-domains", "changed"), "x");
+      await Bun.sleep(round * 3);
+      expect((await call("DELETE", `/v1/admin/blocked-domains/${d}`, admin)).status).toBe(204);
+      expect(await isBlockedDomain(d)).toBe(false);
+      await Bun.sleep(250); // the reload has finished (it reads ~100k rows)
+      expect(await isBlockedDomain(d)).toBe(false);
+      await sql`delete from unblocked_domains where domain = ${d}`; // what the DELETE remembered
+    }
+  });
+
   test("not blocked -> 404 blocked_domain_not_found (a subdomain of a blocked domain is not an entry)", async () => {
     const res = await call("DELETE", `/v1/admin/blocked-domains/${dom("never")}`, admin);
     expect(res.status).toBe(404);

@@ -3,7 +3,7 @@
 // TIME_SCALE 0.002 (1m = 120 ms, FALLBACK_WAIT 10m = 1.2 s): exact step results, rendered data,
 // version pinning, cancel during a delay, the fallback rule, subscribers across channels, events.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { markFromProvider } from "../../domain/notifications";
+import { applyReceipt } from "../../domain/receipts";
 import { workflowRunAddress } from "../../schemas/workflow-messages";
 import { sql } from "../../store/db";
 import { getRuntime } from "../../store/runtime";
@@ -362,10 +362,13 @@ describe("waiting for an outcome (production, a Twilio-shaped provider that ends
       [sms] = await notificationsOf(run.id);
     }
     expect(sms!.status).toBe("sent");
-    // the provider's callback (here: the WhatsApp webhook's status path) says delivered before the bound
+    // the provider's status callback (the one receipt path, domain/receipts.ts) says delivered before the bound
     expect(Date.now()).toBeLessThan(Date.parse(waiting.step_state.due_at));
-    const moved = await markFromProvider({ tenantId: P.tenant.id, environment: "production", providerMessageId: sms!.provider_message_id, status: "delivered", at: new Date() });
-    expect(moved).toBe(true);
+    const receipt = await applyReceipt(
+      { kind: "message", tenantId: P.tenant.id, environment: "production", channel: "sms", messageId: sms!.provider_message_id },
+      { source: "twilio", kind: "delivered", providerStatus: "delivered", at: new Date() },
+    );
+    expect(receipt).toMatchObject({ found: true, changed: true, status: "delivered" });
     const done = await waitForRun(run.id);
     expect(done.step_results[1]).toEqual({ type: "fallback", step: 1, status: "skipped", reason: "previous_step_delivered" });
     expect(await notificationsOf(run.id)).toHaveLength(1);

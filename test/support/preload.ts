@@ -1,6 +1,25 @@
-// Loaded before every test file (bunfig.toml): marks the process as a test run so the
-// logger stays quiet and app.handle() may pass a client address header.
+// Loaded before every test file (bunfig.toml): marks the process as a test run so the logger
+// stays quiet and app.handle() may pass a client address header; cleans this run's Redis keys.
+import { afterAll } from "bun:test";
+
 process.env.NODE_ENV = "test";
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms_test";
 process.env.ADMIN_TOKEN ??= "test_admin_token";
+// A prefix chosen here belongs to this run alone, so the run may delete it; one given from
+// outside may be a development instance's and is never swept.
+const ownPrefix = process.env.REDIS_PREFIX === undefined;
 process.env.REDIS_PREFIX ??= `nmstest${process.pid}`;
+
+// Global hook (preload scope): runs once after the last file. The app's keys under the shared
+// prefix (idempotency records, rate-limit windows, auth epoch, streams) are expected and deleted;
+// keys under a file's private `<prefix>-<label>-*` prefix mean that file forgot its cleanup,
+// which fails the run (after deleting them, so Redis is clean either way).
+afterAll(async () => {
+  if (!ownPrefix) return;
+  const { sweepTestKeys } = await import("./redis-sweep");
+  const { leaked } = await sweepTestKeys(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", process.env.REDIS_PREFIX!);
+  if (leaked.size > 0) {
+    const list = [...leaked].map(([p, n]) => `${p} (${n} keys)`).join(", ");
+    throw new Error(`test files left Redis keys under their private prefixes: ${list}; delete them in the file's afterAll/afterEach`);
+  }
+});

@@ -1,11 +1,13 @@
-// Redis helpers for the runtime's tests: a random key prefix per test and SCAN+DEL cleanup
-// of exactly that prefix (never FLUSHALL: other engineers' tests share this Redis).
+// Redis helpers for the runtime's tests: a random key prefix per test under the run's own prefix,
+// and SCAN+DEL cleanup of exactly that prefix (never FLUSHALL: other engineers share this Redis).
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import Redis from "ioredis";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
+/** Under the run's REDIS_PREFIX (test/support/preload.ts), so the end-of-run sweep finds a leak. */
 export function randomPrefix(label = "rt"): string {
-  return `test-${label}-${Math.random().toString(36).slice(2, 10)}`;
+  return `${process.env.REDIS_PREFIX ?? "nmstest"}-${label}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 export function connect(): Redis {
@@ -34,4 +36,19 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number,
     value = await check();
   }
   return value;
+}
+
+/** Hooks of a runtime test file: one admin connection for the file, and cleanups that run after each test (last first). */
+export function runtimeTestHooks() {
+  const scope = { admin: undefined as unknown as Redis, cleanups: [] as Array<() => Promise<unknown>> };
+  beforeAll(() => {
+    scope.admin = connect();
+  });
+  afterEach(async () => {
+    while (scope.cleanups.length) await scope.cleanups.pop()!().catch(() => {});
+  });
+  afterAll(async () => {
+    await scope.admin.quit();
+  });
+  return scope;
 }

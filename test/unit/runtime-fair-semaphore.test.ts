@@ -75,12 +75,20 @@ describe("FairSemaphore", () => {
     expect(await waits[0]).toBe(true);
   });
 
-  test("shed leaves groups whose oldest waiter is younger than the age given", () => {
-    const s = new FairSemaphore(1);
-    expect(s.tryAcquire("a", share(1, 1))).toBe(true);
-    void s.acquire("a", share(1, 1));
-    expect(s.shed(10, () => 0, 60_000)).toBe(0);
-    expect(s.shed(10, () => 0, 0)).toBe(1);
+  test("shed leaves a group that is busy rather than stuck: its queue may be old, but its slots keep coming free", async () => {
+    const s = new FairSemaphore(2);
+    const p = share(2, 2);
+    expect(s.tryAcquire("a", p)).toBe(true);
+    expect(s.tryAcquire("a", p)).toBe(true);
+    void s.acquire("a", p);
+    const w2 = s.acquire("a", p);
+    expect(s.shed(10, () => 0, 60_000)).toBe(0); // nothing has waited a minute
+    await Bun.sleep(40);
+    s.release("a"); // the first waiter gets the slot; the second has waited 40 ms
+    expect(s.shed(10, () => 0, 20)).toBe(0); // a slot came free just now: busy, not stuck
+    await Bun.sleep(40);
+    expect(s.shed(10, () => 0, 20)).toBe(1); // no release for 40 ms: stuck
+    expect(await w2).toBe(false);
   });
 
   test("release without a slot is a bug and says so", () => {

@@ -1,5 +1,7 @@
-// Retry back-off policy (data + one pure function) and the handler concurrency semaphore.
+// Retry back-off policies (data + one pure function: the runtime's handler retries and the channel
+// sender's attempts) and the handler concurrency semaphore.
 import { describe, expect, test } from "bun:test";
+import { DELIVERY_RETRY_POLICY } from "../../domain/delivery-policy";
 import { DEFAULT_RETRY_POLICY, retryDelayFor } from "../../runtime/retry";
 import { Semaphore } from "../../runtime/semaphore";
 
@@ -23,6 +25,13 @@ describe("retryDelayFor(deliveries)", () => {
 
   test("never negative, even for deliveries < 1", () => {
     expect(retryDelayFor(0, noJitter)).toBe(200);
+  });
+
+  test("the sender's attempts: 30 s doubling before attempts 2 to 5 (DESIGN.md 7), never jittered, capped at the last", () => {
+    expect([1, 2, 3, 4].map((n) => retryDelayFor(n, DELIVERY_RETRY_POLICY, () => 0))).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect([1, 2, 3, 4].map((n) => retryDelayFor(n, DELIVERY_RETRY_POLICY, () => 1))).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect(retryDelayFor(5, DELIVERY_RETRY_POLICY)).toBe(240_000);
+    expect(retryDelayFor(0, DELIVERY_RETRY_POLICY)).toBe(30_000);
   });
 });
 

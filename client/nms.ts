@@ -1,0 +1,48 @@
+// The Nms client: one transport (credentials, retries, errors) shared by a namespace per
+// resource. A new resource is one file in resources/ plus one line here.
+import { Transport, type NmsOptions } from "./transport";
+import { Analytics } from "./resources/analytics";
+import { ApiKeys } from "./resources/api-keys";
+import { AuditLogs } from "./resources/audit-logs";
+import { BlockedDomains } from "./resources/blocked-domains";
+import { Channels } from "./resources/channels";
+import { InboxEmbed } from "./resources/inbox-embed";
+import { Me } from "./resources/me";
+import { Notifications } from "./resources/notifications";
+import { Subscribers } from "./resources/subscribers";
+import { TeamMembers } from "./resources/team-members";
+import { Templates } from "./resources/templates";
+import { Tenants } from "./resources/tenants";
+
+export class Nms {
+  readonly notifications: Notifications;
+  readonly templates: Templates;
+  readonly subscribers: Subscribers;
+  readonly channels: Channels;
+  readonly apiKeys: ApiKeys;
+  readonly inboxEmbed: InboxEmbed;
+  readonly analytics: Analytics;
+  // dashboard session
+  readonly me: Me;
+  readonly teamMembers: TeamMembers;
+  // admin token
+  readonly auditLogs: AuditLogs;
+  readonly blockedDomains: BlockedDomains;
+  readonly tenants: Tenants;
+
+  constructor(options: NmsOptions = {}) {
+    const t = new Transport(options);
+    this.notifications = new Notifications(t);
+    this.templates = new Templates(t);
+    this.subscribers = new Subscribers(t);
+    this.channels = new Channels(t);
+    this.apiKeys = new ApiKeys(t);
+    this.inboxEmbed = new InboxEmbed(t);
+    this.analytics = new Analytics(t);
+    this.me = new Me(t);
+    this.teamMembers = new TeamMembers(t);
+    this.auditLogs = new AuditLogs(t);
+    this.blockedDomains = new BlockedDomains(t);
+    this.tenants = new Tenants(t);
+  }
+}

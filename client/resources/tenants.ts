@@ -1,0 +1,13 @@
+// nms.tenants (admin token): creates a tenant with its first production secret key, whose raw
+// value is in this response only (POST /api/internal/tenants).
+import type { RequestOptions, Transport } from "../transport";
+import type { TenantCreateParams, TenantWithKey } from "../types";
+
+export class Tenants {
+  constructor(private readonly transport: Transport) {}
+
+  /** Not retried on ambiguous failures: a repeat would create a second tenant. */
+  create(params: TenantCreateParams, opts?: RequestOptions): Promise<TenantWithKey> {
+    return this.transport.data({ method: "POST", path: "/api/internal/tenants", body: params, admin: true }, opts);
+  }
+}

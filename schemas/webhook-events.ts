@@ -1,0 +1,28 @@
+// TypeBox schema of an outbound webhook delivery body (SPEC "Outbound webhook delivery"):
+// {id, type, created_at, data}, with every event type SPEC lists; signed by X-Service-Signature.
+import { t } from "elysia";
+
+export const WebhookEventType = t.Union([
+  t.Literal("notification.created"),
+  t.Literal("notification.sent"),
+  t.Literal("notification.delivered"),
+  t.Literal("notification.failed"),
+  t.Literal("notification.bounced"),
+  t.Literal("notification.opened"),
+  t.Literal("notification.clicked"),
+  t.Literal("notification.complained"),
+  t.Literal("notification.test"),
+  t.Literal("workflow.triggered"),
+  t.Literal("workflow.step.completed"),
+  t.Literal("workflow.step.failed"),
+  t.Literal("workflow.completed"),
+  t.Literal("inbox.notification.received"),
+  t.Literal("inbox.notification.read"),
+]);
+
+export const WebhookEvent = t.Object({
+  id: t.String({ description: "Event id; the same event may arrive twice" }),
+  type: WebhookEventType,
+  created_at: t.String({ description: "ISO 8601; order events by it, not by arrival" }),
+  data: t.Record(t.String(), t.Unknown()),
+});

@@ -1,0 +1,103 @@
+// The client package's boundaries: it imports only its own files and (types only) schemas/, it
+// type-checks without Bun or Node types, and its bundle runs in plain Node 20 and for browsers.
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+const clientDir = join(root, "client");
+const tmp = mkdtempSync(join(tmpdir(), "nms-client-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+describe("client/ imports", () => {
+  test("only its own files, and schemas/ or @sinclair/typebox as types only", () => {
+    const offending: string[] = [];
+    for (const file of sources(clientDir)) {
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms)) {
+        const [, , typeOnly, spec] = m;
+        const target = spec!.startsWith(".") ? relative(root, join(file, "..", spec!)) : spec!;
+        const ownFile = target.startsWith("client/");
+        const typesOnly = typeOnly !== undefined && (target.startsWith("schemas/") || target === "@sinclair/typebox");
+        if (!ownFile && !typesOnly) offending.push(`${relative(root, file)}: ${m[0].split("\n")[0]}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  test("type-checks with the DOM and ES2022 libraries only (no Bun, no Node types)", () => {
+    const r = spawnSync(join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", "client"], { cwd: root, encoding: "utf8" });
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+});
+
+describe("client bundle", () => {
+  test("for browsers: no server code, no Node built-ins", async () => {
+    const out = await Bun.build({ entrypoints: [join(clientDir, "index.ts")], target: "browser", minify: false });
+    expect(out.success).toBe(true);
+    const js = await out.outputs[0]!.text();
+    expect(js).not.toMatch(/from\s*"node:|require\("node:|elysia|postgres|ioredis/);
+    expect(js).toContain("class Nms");
+  });
+
+  test("runs in plain Node: a request through fetch and a webhook check through Web Crypto", async () => {
+    const out = await Bun.build({ entrypoints: [join(clientDir, "index.ts")], target: "node", format: "esm" });
+    expect(out.success).toBe(true);
+    writeFileSync(join(tmp, "client.mjs"), await out.outputs[0]!.text());
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) => Response.json({ data: [{ channel: "sms", auth: req.headers.get("authorization") }] }),
+    });
+    try {
+      writeFileSync(
+        join(tmp, "check.mjs"),
+        `import { Nms, verifyWebhookSignature } from "./client.mjs";
+const nms = new Nms({ baseUrl: ${JSON.stringify(`http://127.0.0.1:${server.port}`)}, apiKey: "nk_test_node" });
+const channels = await nms.channels.list();
+const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+const mac = Buffer.from(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("body"))).toString("hex");
+console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWebhookSignature("body", "sha256=" + mac, "s") }));`,
+      );
+      const r = Bun.spawn(["node", join(tmp, "check.mjs")], { stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr] = await Promise.all([new Response(r.stdout).text(), new Response(r.stderr).text()]);
+      expect(stderr).toBe("");
+      const result = JSON.parse(stdout);
+      expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
+      expect(result.channels).toEqual([{ channel: "sms", auth: "Bearer nk_test_node" }]);
+      expect(result.ok).toBe(true);
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("client coverage", () => {
+  test("every resource method of Nms is called in test/client/resources.test.ts", async () => {
+    const { Nms } = await import("../../client");
+    const calls = readFileSync(join(import.meta.dir, "resources.test.ts"), "utf8");
+    const methods: string[] = [];
+    const walk = (obj: object, path: string) => {
+      for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(obj))) {
+        if (name !== "constructor") methods.push(`${path}.${name}`);
+      }
+      for (const [key, value] of Object.entries(obj)) {
+        // nested namespaces (subscribers.inbox, apiKeys.guide ...), not the shared transport
+        if (key !== "transport" && value && typeof value === "object") walk(value, `${path}.${key}`);
+      }
+    };
+    walk(new Nms(), "");
+    expect(methods.length).toBeGreaterThan(50);
+    const missing = methods.map((m) => m.slice(1)).filter((m) => !new RegExp(`\\.${m.replace(/\./g, "\\.")}\\(`).test(calls));
+    expect(missing).toEqual([]);
+  });
+});

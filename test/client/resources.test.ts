@@ -1,0 +1,478 @@
+// The client library (client/) against a real API process and a real channel sender: every
+// resource method once with typed results, pagination over several pages, NmsError contents.
+import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { Nms, NmsError, TemplateStatus, type GuideApiKeyWithSecret, type Notification, type Subscriber } from "../../client";
+import { startDeliveryHost } from "../integration/delivery-support";
+import { startApiProcess, type ApiProcess } from "../support/api-process";
+import { ADMIN_TOKEN } from "../support/fixtures";
+import { waitFor } from "../support/runtime-redis";
+import { deleteTenants } from "../support/tenant-cleanup";
+import { SESSION_COOKIE } from "../../http/session";
+import { sql, type Tx } from "../../store/db";
+import { createSession } from "../../store/sessions";
+import { insertUser } from "../../store/users";
+
+const run = crypto.randomUUID().slice(0, 8);
+// the API process's APP_URL: a session request that changes state must carry it as Origin
+const APP_URL = "http://localhost:5999";
+const blockedDomains = [`client-${run}-a.com`, `client-${run}-b.com`];
+
+let api: ApiProcess;
+let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
+let admin: Nms;
+let live: Nms;
+let sandbox: Nms;
+let sandboxKey: string;
+let tenantId: string;
+let liveKeyId: string;
+const tenantIds: string[] = [];
+
+beforeAll(async () => {
+  api = await startApiProcess({ APP_URL });
+  delivery = await startDeliveryHost();
+  admin = new Nms({ baseUrl: api.url, adminToken: ADMIN_TOKEN });
+  const tenant = await admin.tenants.create({ name: `client-${run}` });
+  tenantIds.push(tenant.id);
+  tenantId = tenant.id;
+  liveKeyId = tenant.api_key.id;
+  live = new Nms({ baseUrl: api.url, apiKey: tenant.api_key.raw_key });
+  sandboxKey = (await live.apiKeys.create({ environment: "sandbox", label: `client ${run}` })).raw_key;
+  sandbox = new Nms({ baseUrl: api.url, apiKey: sandboxKey });
+});
+
+afterAll(async () => {
+  for (const d of blockedDomains) await admin?.blockedDomains.del(d).catch(() => undefined);
+  await api?.stop();
+  await delivery?.stop();
+  await deleteTenants(tenantIds);
+});
+
+async function delivered(nms: Nms, id: string): Promise<Notification> {
+  const n = await waitFor(async () => {
+    const got = await nms.notifications.retrieve(id);
+    return got.status === "delivered" ? got : null;
+  }, 15_000, 50);
+  if (!n) throw new Error(`notification ${id} was not delivered`);
+  return n;
+}
+
+describe("admin: tenants", () => {
+  test("tenants.create returns the tenant and its first production secret key, once", async () => {
+    const t = await admin.tenants.create({ name: `client-${run}-second` });
+    tenantIds.push(t.id);
+    expect(t.name).toBe(`client-${run}-second`);
+    expect(t.api_key.environment).toBe("production");
+    expect(t.api_key.raw_key.startsWith("nk_live_")).toBe(true);
+    expect(t.api_key.raw_key.startsWith(t.api_key.prefix)).toBe(true);
+  });
+});
+
+describe("notifications", () => {
+  test("create (202 pending), retrieve once delivered with its attempts, attempts()", async () => {
+    const accepted = await sandbox.notifications.create({ channel: "sms", to: "+5511912345678", data: { content: `hello ${run}` } });
+    expectTypeOf(accepted.status).toEqualTypeOf<string>();
+    expect(accepted).toMatchObject({ channel: "sms", recipient: "+5511912345678", status: "pending" });
+    const n = await delivered(sandbox, accepted.id);
+    expect(n.id).toBe(accepted.id);
+    expect(n.delivered_at).not.toBeNull();
+    expect(n.attempts.length).toBe(1);
+    const attempts = await sandbox.notifications.attempts(accepted.id);
+    expect(attempts.map((a) => [a.attempt_number, a.status, a.provider])).toEqual([[1, "success", "sandbox"]]);
+  });
+
+  test("list: one page with meta, and `for await` walks every page (cursor)", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await sandbox.notifications.create({ channel: "email", to: `list-${i}@client-${run}.com`, data: { subject: "s", body: "b" } })).id);
+    const page = await sandbox.notifications.list({ limit: 2 });
+    expect(page.data.length).toBe(2);
+    expect(page.meta.has_more).toBe(true);
+    expect(typeof page.meta.cursor).toBe("string");
+
+    const pages: string[][] = [];
+    for await (const p of sandbox.notifications.list({ limit: 2, channel: "email" }).pages()) pages.push(p.data.map((n) => n.id));
+    expect(pages.length).toBe(3);
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+
+    const walked: string[] = [];
+    for await (const n of sandbox.notifications.list({ limit: 2, channel: "email" })) walked.push(n.id);
+    expect(walked).toEqual([...ids].reverse()); // newest first, each once
+  });
+
+  test("a retry after a lost response carries the same Idempotency-Key: the server replays, one record", async () => {
+    let tries = 0;
+    // the request reaches the server and is processed; its answer is lost on the way back
+    const losesFirstAnswer: typeof fetch = Object.assign(
+      async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        if (++tries === 1) {
+          await res.text();
+          throw new TypeError("connection reset after the server answered");
+        }
+        return res;
+      },
+      { preconnect: fetch.preconnect },
+    );
+    const flaky = new Nms({ baseUrl: api.url, apiKey: sandboxKey, fetch: losesFirstAnswer });
+    const to = `idem-${run}@client-${run}.com`;
+    const n = await flaky.notifications.create({ channel: "email", to, data: { subject: "s", body: "b" } });
+    expect(tries).toBe(2);
+    const rows = await sql`select id from notifications where tenant_id = ${tenantId} and recipient = ${to}`;
+    expect(rows.map((r) => r.id)).toEqual([n.id]);
+  });
+
+  test("list filters by status", async () => {
+    const one = await sandbox.notifications.create({ channel: "sms", to: "+5511900000000", data: { content: "x" } });
+    await delivered(sandbox, one.id);
+    const all = await sandbox.notifications.list({ status: "delivered" }).toArray();
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.every((n) => n.status === "delivered")).toBe(true);
+  });
+});
+
+describe("templates", () => {
+  test("create, retrieve, update, list (cursor pages), preview, validate, del", async () => {
+    const slugs = ["welcome", "reset", "digest"].map((s) => `${s}-${run}`);
+    for (const slug of slugs) {
+      await sandbox.templates.create({
+        slug,
+        name: `Template ${slug}`,
+        channel: "email",
+        content: "Hello {{ name }}",
+        variants: { subject: "Hi {{ name }}" },
+      });
+    }
+    const t = await sandbox.templates.retrieve(slugs[0]!);
+    expect(t).toMatchObject({ slug: slugs[0], status: "draft", variables: ["name"] });
+
+    const updated = await sandbox.templates.update(t.id, { status: TemplateStatus.Active });
+    expect(updated.status).toBe("active");
+
+    const pages = [];
+    for await (const p of sandbox.templates.list({ limit: 2, channel: "email" }).pages()) pages.push(p);
+    expect(pages.length).toBe(2);
+    expect(pages.flatMap((p) => p.data.map((x) => x.slug)).sort()).toEqual([...slugs].sort());
+    expect((await sandbox.templates.list({ status: "active" })).data.map((x) => x.slug)).toEqual([slugs[0]]);
+
+    const preview = await sandbox.templates.preview(slugs[0]!, { variables: { name: "Ana" } });
+    expect(preview.rendered).toMatchObject({ body: "Hello Ana", subject: "Hi Ana" });
+    expect(preview.validation.valid).toBe(true);
+
+    const inline = await sandbox.templates.previewInline({ channel: "sms", content: "Code {{ code }}", variables: { code: "42" } });
+    expect(inline.rendered.body).toBe("Code 42");
+
+    const validation = await sandbox.templates.validate(slugs[1]!);
+    expect(validation).toMatchObject({ valid: true, variables: ["name"] });
+    const noSubject = await sandbox.templates.validateInline({ channel: "email", content: "Hi {{ x }}" });
+    expect(noSubject.valid).toBe(true);
+    expect(noSubject.warnings.length).toBeGreaterThan(0);
+
+    await sandbox.templates.del(slugs[2]!);
+    const gone = await sandbox.templates.retrieve(slugs[2]!).catch((e) => e);
+    expect(gone).toBeInstanceOf(NmsError);
+    expect(gone.status).toBe(404);
+  });
+});
+
+describe("subscribers, preferences and inbox", () => {
+  test("create/upsert, retrieve, update, list (offset pages), import, del", async () => {
+    const created = await sandbox.subscribers.create({ external_id: `u1-${run}`, email: `u1@client-${run}.com`, name: "Ana" });
+    expectTypeOf(created).toEqualTypeOf<Subscriber>();
+    expect(created).toMatchObject({ external_id: `u1-${run}`, email: `u1@client-${run}.com`, name: "Ana" });
+    expect(created.consent?.method).toBeTruthy();
+    const upserted = await sandbox.subscribers.upsert({ external_id: `u1-${run}`, name: "Ana Maria" });
+    expect(upserted.id).toBe(created.id);
+    expect(upserted.name).toBe("Ana Maria");
+
+    expect((await sandbox.subscribers.retrieve(`u1-${run}`)).id).toBe(created.id);
+    const updated = await sandbox.subscribers.update(created.id, { locale: "pt-BR", custom_properties: { plan: "pro" } });
+    expect(updated.custom_properties).toEqual({ plan: "pro" });
+
+    const imported = await sandbox.subscribers.import(
+      Array.from({ length: 4 }, (_, i) => ({ external_id: `imp${i}-${run}`, email: `imp${i}@client-${run}.com` })),
+    );
+    expect(imported.imported).toBe(4);
+    expect(imported.subscribers.map((s) => s.external_id)).toEqual([0, 1, 2, 3].map((i) => `imp${i}-${run}`));
+
+    const first = await sandbox.subscribers.list({ search: `client-${run}`, limit: 2 });
+    expect(first.meta).toEqual({ total: 5, limit: 2, offset: 0 });
+    const pages = [];
+    for await (const p of sandbox.subscribers.list({ search: `client-${run}`, limit: 2 }).pages()) pages.push(p.data.length);
+    expect(pages).toEqual([2, 2, 1]);
+    const everyone = await sandbox.subscribers.list({ search: `client-${run}`, limit: 2 }).toArray();
+    expect(new Set(everyone.map((s) => s.id)).size).toBe(5);
+
+    await sandbox.subscribers.del(`imp3-${run}`);
+    const erased = await sandbox.subscribers.retrieve(`imp3-${run}`).catch((e) => e);
+    expect([erased.status, erased.code]).toEqual([404, "subscriber_not_found"]);
+  });
+
+  test("a failed import is one NmsError 422 naming the entry; nothing is written", async () => {
+    const err = await sandbox.subscribers
+      .import([{ external_id: `ok-${run}` }, { external_id: `bad-${run}`, email: "not an email" }])
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(NmsError);
+    expect(err.status).toBe(422);
+    expect(err.code).toBe("validation_failed");
+    expect(Object.keys(err.details)).toEqual(["subscribers[1].email"]);
+    expect((err.body as { error: { index: number } }).error.index).toBe(1);
+    expect(await sandbox.subscribers.retrieve(`ok-${run}`).catch((e) => e.status)).toBe(404);
+  });
+
+  test("preferences retrieve and update", async () => {
+    const s = await sandbox.subscribers.create({ external_id: `prefs-${run}` });
+    expect(await sandbox.subscribers.preferences.retrieve(s.id)).toEqual([]);
+    const set = await sandbox.subscribers.preferences.update(s.id, [
+      { category: "marketing", channel: "email", enabled: false },
+      { category: "all", channel: "sms", enabled: true },
+    ]);
+    expect(set).toContainEqual({ category: "marketing", channel: "email", enabled: false });
+    expect(await sandbox.subscribers.preferences.retrieve(s.external_id)).toEqual(set);
+  });
+
+  test("inbox: list (offset pages), unreadCount, read, readAll", async () => {
+    const s = await sandbox.subscribers.create({ external_id: `inbox-${run}` });
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      sent.push(await sandbox.notifications.create({ channel: "in_app", to: s.external_id, data: { title: `T${i}`, body: `B${i}` } }));
+    }
+    for (const n of sent) await delivered(sandbox, n.id);
+
+    expect(await sandbox.subscribers.inbox.unreadCount(s.id)).toEqual({ count: 3 });
+    const first = await sandbox.subscribers.inbox.list(s.id, { limit: 2 });
+    expect(first.meta).toMatchObject({ total: 3, limit: 2, offset: 0, unread_count: 3 });
+    const items = await sandbox.subscribers.inbox.list(s.id, { limit: 2 }).toArray();
+    expect(items.map((i) => i.title).sort()).toEqual(["T0", "T1", "T2"]);
+
+    const read = await sandbox.subscribers.inbox.read(s.id, items[0]!.id);
+    expect(read.read).toBe(true);
+    expect((await sandbox.subscribers.inbox.list(s.id, { unread_only: true })).data.length).toBe(2);
+    expect(await sandbox.subscribers.inbox.readAll(s.id)).toEqual({ updated: 2 });
+    expect(await sandbox.subscribers.inbox.unreadCount(s.external_id)).toEqual({ count: 0 });
+  });
+
+  test("publishable-key mode: X-Subscriber-Id / X-Subscriber-Hash reach the subscriber's own inbox", async () => {
+    const settings = await sandbox.inboxEmbed.settings.update({ developer_mode: true });
+    const pk = await sandbox.apiKeys.create({ key_type: "publishable", label: "widget" });
+    expect(pk.raw_key.startsWith("pk_test_")).toBe(true);
+    const externalId = `widget-${run}`;
+    await sandbox.subscribers.create({ external_id: externalId });
+    const browser = new Nms({
+      baseUrl: api.url,
+      apiKey: pk.raw_key,
+      subscriberId: externalId,
+      subscriberHash: createHmac("sha256", settings.inbox_secret).update(externalId).digest("hex"),
+      headers: { origin: "http://localhost:5173" }, // a browser sets it; developer mode allows localhost
+    });
+    expect(await browser.subscribers.inbox.unreadCount(externalId)).toEqual({ count: 0 });
+    const refused = await browser.subscribers.inbox.unreadCount(`inbox-${run}`).catch((e) => e);
+    expect(refused).toBeInstanceOf(NmsError);
+    expect(refused.status).toBe(403);
+    await sandbox.inboxEmbed.settings.update({ developer_mode: false });
+  });
+});
+
+describe("channels", () => {
+  test("create, retrieve, list, update, test, del", async () => {
+    const created = await sandbox.channels.create({
+      channel: "email",
+      provider: "smtp",
+      credentials: { username: "u", password: "secret-pass" },
+      settings: { host: "127.0.0.1", port: 2525, from_email: `noreply@client-${run}.com` },
+    });
+    expect(created).toMatchObject({ channel: "email", provider: "smtp", active: true });
+    expect(created.credential_keys.sort()).toEqual(["password", "username"]);
+    expect(JSON.stringify(created)).not.toContain("secret-pass");
+
+    expect((await sandbox.channels.retrieve("email")).id).toBe(created.id);
+    expect((await sandbox.channels.list()).map((c) => c.channel)).toEqual(["email"]);
+    const paused = await sandbox.channels.update("email", { active: false });
+    expect(paused.active).toBe(false);
+    const tested = await sandbox.channels.test("email", { to: `t@client-${run}.com` });
+    expect(tested.success).toBe(false); // inactive: the check answers without sending
+    expect(tested.message).toContain("inactive");
+
+    await sandbox.channels.create({ channel: "sms", provider: "sandbox" });
+    const sms = await sandbox.channels.test("sms", { to: "+5511912345678" });
+    expect(sms.success).toBe(true);
+    expect(typeof sms.notification_id).toBe("string");
+
+    await sandbox.channels.del("email");
+    expect((await sandbox.channels.list()).map((c) => c.channel)).toEqual(["sms"]);
+  });
+});
+
+describe("API keys", () => {
+  test("reference shape: create, list, rotate, revoke", async () => {
+    const k = await live.apiKeys.create({ label: "ci", permissions: ["read"] });
+    expect(k).toMatchObject({ key_type: "secret", environment: "production", label: "ci", permissions: ["read"] });
+    expect(k.raw_key.startsWith("nk_live_")).toBe(true);
+    expect((await live.apiKeys.list()).map((x) => x.id)).toContain(k.id);
+
+    const rotated = await live.apiKeys.rotate(k.id, { grace_period_hours: 1 });
+    expect(rotated.rotated_from.id).toBe(k.id);
+    expect(rotated.raw_key).not.toBe(k.raw_key);
+
+    await live.apiKeys.revoke(rotated.id, { reason: "test over" });
+    const revoked = new Nms({ baseUrl: api.url, apiKey: rotated.raw_key, maxRetries: 0 });
+    const err = await revoked.notifications.list().firstPage().catch((e) => e);
+    expect(err).toBeInstanceOf(NmsError);
+    expect([err.status, err.code]).toEqual([401, "invalid_api_key"]);
+  });
+
+  test("guide shape: create, list (numbered pages), revoke", async () => {
+    const made: GuideApiKeyWithSecret[] = [];
+    for (const name of ["one", "two"]) made.push(await live.apiKeys.guide.create({ name: `${name}-${run}`, permissions: ["read", "write"] }));
+    expect(made[0]!.key.startsWith("nk_live_")).toBe(true);
+    const first = await live.apiKeys.guide.list({ per_page: 1 });
+    expect(first.meta.page).toBe(1);
+    expect(first.data.length).toBe(1);
+    const all = await live.apiKeys.guide.list({ per_page: 1 }).toArray();
+    expect(all.length).toBe(first.meta.total);
+    expect(all.map((k) => k.id)).toEqual(expect.arrayContaining(made.map((k) => k.id)));
+    for (const k of made) await live.apiKeys.guide.revoke(k.id);
+    const after = await live.apiKeys.guide.list({ per_page: 100 }).toArray();
+    expect(after.some((k) => made.some((m) => m.id === k.id))).toBe(false);
+  });
+});
+
+describe("inbox embed", () => {
+  test("settings retrieve/update, allowed origins create/list/del", async () => {
+    const s = await live.inboxEmbed.settings.retrieve();
+    expect(s).toMatchObject({ developer_mode: false, allowed_origins_count: 0 });
+    expect((await live.inboxEmbed.settings.update({ developer_mode: true })).developer_mode).toBe(true);
+    const o = await live.inboxEmbed.allowedOrigins.create({ origin: "https://app.example.com" });
+    expect(o.origin).toBe("https://app.example.com");
+    expect((await live.inboxEmbed.allowedOrigins.list()).map((x) => x.id)).toEqual([o.id]);
+    expect((await live.inboxEmbed.settings.retrieve()).allowed_origins_count).toBe(1);
+    await live.inboxEmbed.allowedOrigins.del(o.id);
+    expect(await live.inboxEmbed.allowedOrigins.list()).toEqual([]);
+    const bad = await live.inboxEmbed.allowedOrigins.create({ origin: "https://app.example.com/" }).catch((e) => e);
+    expect([bad.status, bad.code, bad.details.origin]).toEqual([422, "validation_failed", ["must not end with a trailing slash"]]);
+  });
+});
+
+describe("analytics", () => {
+  test("overview, channels, timeseries, templates count what the sandbox sent", async () => {
+    const viaTemplate = await sandbox.notifications.create({ channel: "email", to: `tpl@client-${run}.com`, template: `welcome-${run}`, data: { name: "Ana" } });
+    await delivered(sandbox, viaTemplate.id);
+    const overview = await sandbox.analytics.overview({ period: "24h" });
+    expect(overview.period).toBe("24h");
+    expect(overview.total).toBeGreaterThan(0);
+    expect(overview.delivered).toBeGreaterThan(0);
+    const channels = await sandbox.analytics.channels({ period: "1h" });
+    expect(channels.map((c) => c.channel)).toContain("sms");
+    const series = await sandbox.analytics.timeseries({ period: "24h" });
+    expect(series.granularity).toBe("hour");
+    expect(series.points.reduce((sum, p) => sum + p.total, 0)).toBe(overview.total);
+    const top = await sandbox.analytics.templates({ limit: 5 });
+    expect(top.find((r) => r.template === `welcome-${run}`)).toMatchObject({ total: 1, delivered: 1 });
+    expect(top.length).toBeLessThanOrEqual(5);
+  });
+});
+
+describe("admin: audit logs and blocked domains", () => {
+  test("auditLogs.list with every filter, and retrieve by id", async () => {
+    const before = new Date(Date.now() - 1000);
+    const k = await live.apiKeys.create({ label: `audited-${run}` });
+    const all = await admin.auditLogs.list({ tenant_id: tenantId });
+    expect(all.count).toBe(all.audit_logs.length);
+    const filtered = await admin.auditLogs.list({
+      tenant_id: tenantId,
+      action: "api_key.created",
+      resource_type: "api_key",
+      resource_id: k.id,
+      actor_type: "api_key",
+      actor_id: liveKeyId,
+      start_date: before,
+      end_date: new Date(Date.now() + 60_000),
+      limit: 10,
+    });
+    expect(filtered.count).toBe(1);
+    const entry = filtered.audit_logs[0]!;
+    expect(entry).toMatchObject({ tenant_id: tenantId, action: "api_key.created", resource_id: k.id, actor_id: liveKeyId });
+    expect(entry.inserted_at).toMatch(/\.\d{6}Z$/);
+    expect(await admin.auditLogs.retrieve(entry.id)).toEqual(entry);
+    const none = await admin.auditLogs.list({ tenant_id: tenantId, resource_id: k.id, end_date: before });
+    expect(none.count).toBe(0);
+    const asKey = await live.auditLogs.list({ tenant_id: tenantId }).catch((e) => e);
+    expect([asKey.status, asKey.code]).toEqual([401, "invalid_admin_token"]);
+  });
+
+  test("blockedDomains create, check, list (offset pages with search), del", async () => {
+    for (const d of blockedDomains) expect((await admin.blockedDomains.create(d)).domain).toBe(d);
+    expect(await admin.blockedDomains.check(`x@${blockedDomains[0]}`)).toEqual({ email: `x@${blockedDomains[0]}`, blocked: true });
+    const pages = [];
+    for await (const p of admin.blockedDomains.list({ search: `client-${run}`, limit: 1 }).pages()) pages.push(p.data.map((d) => d.domain));
+    expect(pages.flat().sort()).toEqual([...blockedDomains].sort());
+    expect(pages.length).toBe(2);
+    const dup = await admin.blockedDomains.create(blockedDomains[0]!).catch((e) => e);
+    expect([dup.status, dup.code]).toEqual([409, "domain_already_blocked"]);
+    for (const d of blockedDomains) await admin.blockedDomains.del(d);
+    expect((await admin.blockedDomains.check(`x@${blockedDomains[0]}`)).blocked).toBe(false);
+  });
+});
+
+describe("dashboard session mode (cookie + X-Environment)", () => {
+  async function signIn(role: "owner" | "admin" | "member") {
+    const { user, session } = await sql.begin(async (t) => {
+      const tx = t as unknown as Tx;
+      const user = await insertUser(tx, { tenantId, email: `${role}-${run}@client-${run}.com`, role });
+      const session = await createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
+      return { user, session };
+    });
+    // In a browser `credentials: "include"` sends the cookie and the browser the Origin; here both by hand.
+    const nms = new Nms({
+      baseUrl: api.url,
+      credentials: "include",
+      environment: "sandbox",
+      headers: { cookie: `${SESSION_COOKIE}=${session.token}`, origin: APP_URL },
+    });
+    return { user, nms };
+  }
+
+  test("me, teamMembers list/invite/update/del, and X-Environment scoping", async () => {
+    const { user, nms } = await signIn("owner");
+    expect(await nms.me.retrieve()).toEqual({ id: user.id, email: user.email, name: null, tenant_id: tenantId, role: "owner" });
+    expect((await nms.teamMembers.list()).map((m) => m.email)).toEqual([user.email]);
+    const invited = await nms.teamMembers.invite({ email: `new-${run}@client-${run}.com`, role: "member" });
+    expect(invited).toMatchObject({ email: `new-${run}@client-${run}.com`, role: "member", last_login_at: null });
+    expect((await nms.teamMembers.update(invited.id, { role: "admin" })).role).toBe("admin");
+    await nms.teamMembers.del(invited.id);
+    expect((await nms.teamMembers.list()).map((m) => m.id)).toEqual([user.id]);
+
+    // environment: "sandbox" sees the sandbox key's templates, not production's
+    expect((await nms.templates.list()).data.some((t) => t.slug === `welcome-${run}`)).toBe(true);
+    expect((await live.templates.list()).data.some((t) => t.slug === `welcome-${run}`)).toBe(false);
+  });
+});
+
+describe("NmsError", () => {
+  test("carries status, code, message, details and the response's X-Request-Id", async () => {
+    const err = await sandbox.notifications.create({ channel: "email" }).catch((e) => e);
+    expect(err).toBeInstanceOf(NmsError);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.name).toBe("NmsError");
+    expect(err.status).toBe(422);
+    expect(err.code).toBe("validation_failed");
+    expect(err.message).toBeTruthy();
+    expect(err.details).toEqual({ to: ["is required (or recipient)"] });
+    expect(err.requestId).toMatch(/\S+/);
+    expect(err.headers.get("x-request-id")).toBe(err.requestId);
+
+    const missing = await sandbox.notifications.retrieve(crypto.randomUUID()).catch((e) => e);
+    expect([missing.status, missing.code, missing.details]).toEqual([404, "notification_not_found", undefined]);
+
+    const anonymous = new Nms({ baseUrl: api.url });
+    const unauth = await anonymous.channels.list().catch((e) => e);
+    expect([unauth.status, unauth.code]).toEqual([401, "invalid_api_key"]);
+  });
+
+  test("no server: status 0, code connection_error, no request id", async () => {
+    const nowhere = new Nms({ baseUrl: "http://127.0.0.1:9", apiKey: "nk_test_x", maxRetries: 0 });
+    const err = await nowhere.channels.list().catch((e) => e);
+    expect(err).toBeInstanceOf(NmsError);
+    expect([err.status, err.code]).toEqual([0, "connection_error"]);
+    expect(err.requestId).toBeUndefined();
+  });
+});
