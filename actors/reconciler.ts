@@ -135,7 +135,7 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number;
     // the same lease also keeps the analytics rollups compact (store/analytics.ts)
     await compactCounters();
     // and restarts workflow runs whose job or timer is gone (domain/workflow-recovery.ts)
-    const runs = await requeueOverdueRuns({ staleAfterMs: opts.staleAfterMs, tenantId: opts.tenantId });
+    const runs = await requeueOverdueRuns({ staleAfterMs: opts.staleAfterMs ?? STALE_AFTER_MS, tenantId: opts.tenantId });
     if (runs.requeued) log.info(runs, "reconciler re-enqueued overdue workflow runs");
   }).start(opts.everyMs ?? SCAN_EVERY_MS);
   return {
