@@ -9,6 +9,7 @@ import { requeueOverdueRuns } from "../../domain/workflow-recovery";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { sleep, waitFor } from "../support/runtime-redis";
+import { spawnUntilReady } from "../support/spawn-ready";
 import { createWorkflow, dropTenant, startWorkflowHost, trigger, wipeRedis } from "./workflow-support";
 
 const root = join(import.meta.dir, "..", "..");
@@ -86,25 +87,14 @@ test("Redis emptied while runs wait in delays (and one run's first job is lost):
 }, 30_000);
 
 async function spawnWorker(id: string): Promise<Subprocess> {
-  const proc = Bun.spawn([BUN, WORKER], {
+  const proc = await spawnUntilReady([BUN, WORKER], {
     cwd: root,
     // FALLBACK_WAIT keeps production's proportion to the reconciler (10 min against ~75 s): a
     // notification whose XADD died with the process is re-enqueued well before the bound (3.6 s here)
     env: { ...process.env, WF_HOST_ID: id, WF_TIME_SCALE: "0.001", WF_LEASE_MS: "1500", FALLBACK_WAIT: "60m", LOG_LEVEL: "error" },
-    stdout: "pipe",
-    stderr: "inherit",
+    ready: `ready ${id}`,
   });
   procs.push(proc);
-  const reader = proc.stdout.getReader();
-  let out = "";
-  const deadline = Date.now() + 15_000;
-  while (!out.includes(`ready ${id}`)) {
-    if (Date.now() > deadline) throw new Error(`worker ${id} did not become ready: ${out}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`worker ${id} exited before ready: ${out}`);
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
   return proc;
 }
 
