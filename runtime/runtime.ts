@@ -103,10 +103,11 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       const P = partitionsOf(actor);
       const home = partitionOf(key, P);
       const delay = timerOpts?.unscaled ? delayMs : delayMs * timeScale;
-      // Same id = replace, even when the new message's key lives in another partition.
+      // Same id = replace, even when the new message's key lives in another partition (unless the
+      // caller says the id never changes key: then only its own partition can hold it).
       const pipeline = redis.pipeline() as unknown as Pipeline;
       for (let p = 0; p < P; p++) {
-        if (p === home) continue;
+        if (p === home || timerOpts?.keyBound) continue;
         pipeline.zrem(keys.timers(actor.name, p), timerId);
         pipeline.hdel(keys.timerData(actor.name, p), timerId);
       }
