@@ -18,6 +18,16 @@ function numberEnv(name: string, fallback: number): number {
   return n;
 }
 
+/** A wait written `<N>s`, `<N>m`, `<N>h` or a plain number of milliseconds (FALLBACK_WAIT). */
+function durationEnv(name: string, fallbackMs: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallbackMs;
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!m || Number(m[1]) <= 0) throw new Error(`${name} must be a positive duration such as 90s, 10m or 1h, got ${JSON.stringify(raw)}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms" | "s" | "m" | "h"];
+  return Number(m[1]) * unit;
+}
+
 const nodeEnv = env("NODE_ENV") ?? "development";
 const isProduction = nodeEnv === "production";
 
@@ -186,6 +196,8 @@ export const config = {
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
   /** In-flight sends past which a process counts as busy and tenant shares apply. */
   senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", 184) || 184),
+  /** How long a workflow fallback step waits for a final status before treating it as not delivered (TIME_SCALE applies). */
+  fallbackWaitMs: durationEnv("FALLBACK_WAIT", 10 * 60_000),
   /** Secure cookies everywhere but local development and tests, which run over plain http. */
   get secureCookies(): boolean {
     return this.nodeEnv !== "development" && this.nodeEnv !== "test";

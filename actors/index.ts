@@ -6,6 +6,7 @@ import { channelSender } from "./channel-sender";
 import { startReconciler } from "./reconciler";
 import { domainHealth, startDomainHealthCron } from "./domain-health";
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
+import { workflowRun, WORKFLOW_HOST_OPTIONS } from "./workflow-run";
 import { getRuntime } from "../store/runtime";
 import { watchHost } from "../store/metrics";
 
@@ -18,10 +19,12 @@ const streamActors: Record<string, Actor<any>> = {
   "channel-sender": channelSender,
   "domain-health": domainHealth,
   "webhook-dispatcher": webhookDispatcher,
+  "workflow-run": workflowRun,
 };
 /** Stream actors that run in a host of their own (their own slots and back-pressure), with these options. */
 const ownHost: Record<string, Omit<HostOptions, "actors">> = {
   "webhook-dispatcher": WEBHOOK_HOST_OPTIONS,
+  "workflow-run": WORKFLOW_HOST_OPTIONS,
 };
 const periodic: Record<string, () => RunningActors> = {
   reconciler: () => startReconciler(),

@@ -8,6 +8,7 @@ import { MAX_ATTEMPTS, senderTimers } from "../domain/delivery-policy";
 import { recordLostAttempt } from "../domain/lost-attempts";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
+import { requeueOverdueRuns } from "../domain/workflow-recovery";
 import { pendingByIds, stalePending, touchPending, type StaleCandidate } from "../store/attempts";
 import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
@@ -133,6 +134,9 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number;
     else if (r.inBacklog) log.debug(r, "reconciler left stale rows to the sender backlog");
     // the same lease also keeps the analytics rollups compact (store/analytics.ts)
     await compactCounters();
+    // and restarts workflow runs whose job or timer is gone (domain/workflow-recovery.ts)
+    const runs = await requeueOverdueRuns({ staleAfterMs: opts.staleAfterMs ?? STALE_AFTER_MS, tenantId: opts.tenantId });
+    if (runs.requeued) log.info(runs, "reconciler re-enqueued overdue workflow runs");
   }).start(opts.everyMs ?? SCAN_EVERY_MS);
   return {
     get failures() {

@@ -41,6 +41,12 @@ export interface AcceptInput {
   category?: string | null;
   /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
   idempotencyKey?: string | null;
+  /** workflow steps: the run waiting on its outcome (its status moves wake the run) */
+  workflowRunId?: string | null;
+  /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
+  subscriber?: { id: string; external_id: string } | null;
+  /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
+  templateForAnyChannel?: boolean;
 }
 
 export interface AcceptedNotification {
@@ -201,7 +207,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   let content: StoredContent;
   if (template) {
     assertTemplateUsable(template, input.environment);
-    if (template.channel !== channel) {
+    if (template.channel !== channel && !input.templateForAnyChannel) {
       throw validationFailed({ [templateField]: [`is a ${template.channel} template, not ${channel}`] });
     }
     content = templateContent(channel, template, data, templateField);
@@ -209,17 +215,16 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content = rawContent(channel, data, "data");
   }
 
-  if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
-    if (existing) return accepted(existing, false);
-  }
+  // A deterministic key is looked up only when its insert conflicts (below): workflow steps, its
+  // callers, create it once per step, and a look-up first cost every step a round trip.
+  const linked = subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : (input.subscriber ?? null);
   const row: NewNotification = {
     id: newId(),
     tenantId: input.tenantId,
     environment: input.environment,
     channel,
     recipient,
-    subscriberId: subscriber?.id ?? null,
+    subscriberId: linked?.id ?? null,
     templateSlug: template?.slug ?? null,
     category: input.category ?? null,
     data,
@@ -227,8 +232,9 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
+    workflowRunId: input.workflowRunId ?? null,
   };
-  const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
+  const created = await acceptBatcher.submit({ row, subscriber: linked });
   if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);

@@ -104,10 +104,11 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       const P = partitionsOf(actor);
       const home = partitionOf(key, P);
       const delay = timerOpts?.unscaled ? delayMs : delayMs * timeScale;
-      // Same id = replace, even when the new message's key lives in another partition.
+      // Same id = replace, even when the new message's key lives in another partition (unless the
+      // caller says the id never changes key: then only its own partition can hold it).
       const batch = new SlotBatch(redis);
       for (let p = 0; p < P; p++) {
-        if (p === home) continue;
+        if (p === home || timerOpts?.keyBound) continue;
         batch.add(keys.timers(actor.name, p), (pipeline) => pipeline.zrem(keys.timers(actor.name, p), timerId).hdel(keys.timerData(actor.name, p), timerId));
       }
       const timers = keys.timers(actor.name, home);

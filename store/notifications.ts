@@ -34,6 +34,8 @@ export interface NotificationRow {
   complained_at: Date | null;
   /** sent with these warnings, e.g. domain_unhealthy (migration 0501); null when none */
   warnings?: NotificationWarning[] | null;
+  /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
+  workflow_run_id: string | null;
 }
 
 export interface NotificationWarning {
@@ -68,6 +70,7 @@ export interface NewNotification {
   content: Record<string, unknown> | null;
   idempotencyKey: string | null;
   createdAt: Date;
+  workflowRunId?: string | null;
 }
 
 /**
@@ -100,16 +103,17 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       content: r.content,
       idempotency_key: r.idempotencyKey,
       created_at: r.createdAt.toISOString(),
+      workflow_run_id: r.workflowRunId ?? null,
     })),
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at)
+      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at
+      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
       subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz)
+      created_at timestamptz, workflow_run_id uuid)
     on conflict do nothing
     returning id`;
 }

@@ -24,6 +24,8 @@ import { webhookRoutes } from "./webhooks";
 import { domainRoutes } from "./domains";
 import { metricsRoutes } from "./metrics";
 import { deadLetterRoutes } from "./dead-letters";
+import { workflowRoutes } from "./workflows";
+import { workflowRunRoutes } from "./workflow-runs";
 
 export const routePlugins = [
   healthRoutes,
@@ -44,6 +46,8 @@ export const routePlugins = [
   whatsappWebhookRoutes,
   metricsRoutes,
   deadLetterRoutes,
+  workflowRoutes,
+  workflowRunRoutes,
   webAssetRoutes(),
   providerCallbackRoutes,
   trackingRoutes,

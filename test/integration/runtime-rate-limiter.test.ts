@@ -36,10 +36,12 @@ describeEachRedis("rate limiter", (target) => {
 
     test("refills one unit per periodMs/limit", async () => {
       const rl = createRateLimiter({ redis, prefix });
-      const rule = { limit: 10, periodMs: 500 }; // one unit every 50 ms
+      // one unit every 500 ms: wide enough that a loaded machine's slow round trips (tens of ms each)
+      // cannot refill a unit between the takes below (at 50 ms per unit they did, 2 runs in 5 at load 10)
+      const rule = { limit: 10, periodMs: 5000 };
       for (let i = 0; i < 10; i++) expect((await rl.take("refill", rule)).allowed).toBe(true);
       expect((await rl.take("refill", rule)).allowed).toBe(false);
-      await sleep(120);
+      await sleep(1100);
       expect((await rl.take("refill", rule)).allowed).toBe(true);
       expect((await rl.take("refill", rule)).allowed).toBe(true);
       expect((await rl.take("refill", rule)).allowed).toBe(false);

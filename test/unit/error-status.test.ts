@@ -32,6 +32,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "event_not_found",
     "domain_not_found",
     "dead_letter_not_found",
+    "workflow_run_not_found",
   ],
   409: [
     "conflict",
