@@ -2,7 +2,6 @@
 // Endpoints "Workflows"): bodies, params, queries, records and the error responses, with examples.
 import { t } from "elysia";
 import { CHANNELS_TEXT } from "./channels";
-import { ErrorBody } from "./errors";
 import { PageMeta } from "./notifications";
 
 // Field rules beyond the JSON shape (lengths, the slug alphabet, per-type required fields, the
@@ -154,10 +153,41 @@ export const RunRecord = t.Object({
   completed_at: Nullable(t.String()),
 });
 
-/** The standard error body under each status a route can answer besides its success (auth, rate limit and `statuses`). */
-export const errorResponses = (...statuses: number[]) => Object.fromEntries([401, 403, 429, ...statuses].map((s) => [s, ErrorBody]));
+const WORKFLOW_EXAMPLE = {
+  id: "0195f1c2-7b7e-7a41-9c3e-2f4b6d8e1a01",
+  slug: "welcome",
+  name: "Welcome series",
+  steps: [
+    { type: "send", channel: "email", template: "welcome-email" },
+    { type: "delay", duration: "1d" },
+    { type: "fallback", channels: ["sms", "whatsapp"], template: "welcome-sms", condition: "not_delivered" },
+  ],
+  version: 1,
+  active: true,
+  inserted_at: "2026-11-24T10:00:00.000Z",
+  updated_at: "2026-11-24T10:00:00.000Z",
+};
 
-export const WorkflowResponse = t.Object({ data: WorkflowRecord });
-export const WorkflowListResponse = t.Object({ data: t.Array(WorkflowRecord), meta: PageMeta });
-export const RunResponse = t.Object({ data: RunRecord });
-export const RunListResponse = t.Object({ data: t.Array(RunRecord), meta: PageMeta });
+const RUN_EXAMPLE = {
+  id: "0195f1c3-0a10-7c2d-8e4f-5a6b7c8d9e02",
+  workflow_id: WORKFLOW_EXAMPLE.id,
+  workflow_slug: "welcome",
+  workflow_version: 1,
+  recipient: "user-123",
+  status: "running",
+  current_step: 2,
+  step_results: [
+    { type: "send", step: 0, channel: "email", notification_id: "0195f1c3-0a11-7000-8000-000000000003", status: "enqueued" },
+    { type: "delay", step: 1, duration: "1d", duration_seconds: 86400, scheduled_at: "2026-11-25T10:00:00.000Z" },
+  ],
+  data: { name: "Ana" },
+  started_at: "2026-11-24T10:00:00.000Z",
+  completed_at: null,
+};
+
+const PAGE_EXAMPLE = { cursor: "eyJ0IjoiMjAyNi0xMS0yNFQxMDowMDowMC4wMDBaIiwiaWQiOiIwMTk1In0", has_more: true };
+
+export const WorkflowResponse = t.Object({ data: WorkflowRecord }, { examples: [{ data: WORKFLOW_EXAMPLE }] });
+export const WorkflowListResponse = t.Object({ data: t.Array(WorkflowRecord), meta: PageMeta }, { examples: [{ data: [WORKFLOW_EXAMPLE], meta: PAGE_EXAMPLE }] });
+export const RunResponse = t.Object({ data: RunRecord }, { examples: [{ data: RUN_EXAMPLE }] });
+export const RunListResponse = t.Object({ data: t.Array(RunRecord), meta: PageMeta }, { examples: [{ data: [RUN_EXAMPLE], meta: PAGE_EXAMPLE }] });

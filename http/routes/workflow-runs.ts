@@ -2,13 +2,14 @@
 // one run with its step results, and cancel (200 cancelled; 409 run_not_cancellable when terminal).
 import { Elysia } from "elysia";
 import { cancelRun } from "../../domain/workflow-runs";
-import { errorResponses, RunIdParams, RunListQuery, RunListResponse, RunResponse } from "../../schemas/workflows";
+import { RunIdParams, RunListQuery, RunListResponse, RunResponse } from "../../schemas/workflows";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { getRun, listRuns, serializeRun } from "../../store/workflow-runs";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf } from "../plugins/auth";
+import { errors, KEY_ERRORS } from "../route-docs";
 
 const LIST_DEFAULT = 50; // SPEC Limits: workflow run list default 50
 const RUN_STATUSES = ["running", "completed", "failed", "cancelled"];
@@ -32,7 +33,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     },
     {
       query: RunListQuery,
-      response: { 200: RunListResponse, ...errorResponses(422) },
+      response: { 200: RunListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List workflow runs, newest first", tags: ["workflows"] },
     },
   )
@@ -45,7 +46,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     },
     {
       params: RunIdParams,
-      response: { 200: RunResponse, ...errorResponses(404) },
+      response: { 200: RunResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A workflow run with its step results", tags: ["workflows"] },
     },
   )
@@ -57,7 +58,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     },
     {
       params: RunIdParams,
-      response: { 200: RunResponse, ...errorResponses(404, 409) },
+      response: { 200: RunResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", tags: ["workflows"] },
     },
   );

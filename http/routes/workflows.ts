@@ -4,7 +4,6 @@ import { Elysia } from "elysia";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflow-definitions";
 import { triggerWorkflow } from "../../domain/workflow-runs";
 import {
-  errorResponses,
   RunResponse,
   TriggerBody,
   WorkflowCreateBody,
@@ -22,6 +21,7 @@ import { serializeRun } from "../../store/workflow-runs";
 import { findWorkflow, listWorkflows, serializeWorkflow } from "../../store/workflows";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const LIST_DEFAULT = 50;
 
@@ -37,7 +37,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     },
     {
       body: WorkflowCreateBody,
-      response: { 201: WorkflowResponse, ...errorResponses(409, 422) },
+      response: { 201: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Create a workflow (version 1, active)", tags: ["workflows"] },
     },
   )
@@ -60,7 +60,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     },
     {
       query: WorkflowListQuery,
-      response: { 200: WorkflowListResponse, ...errorResponses(422) },
+      response: { 200: WorkflowListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List workflows (active versions unless include_inactive=true), newest first", tags: ["workflows"] },
     },
   )
@@ -73,7 +73,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     },
     {
       params: WorkflowIdParams,
-      response: { 200: WorkflowResponse, ...errorResponses(404) },
+      response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A workflow version by id (inactive versions too)", tags: ["workflows"] },
     },
   )
@@ -87,7 +87,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     {
       params: WorkflowIdParams,
       body: WorkflowUpdateBody,
-      response: { 200: WorkflowResponse, ...errorResponses(404, 409, 422) },
+      response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: {
         summary: "Update: a new version (new id, version + 1, active) replaces the active version; the slug may change",
         tags: ["workflows"],
@@ -100,12 +100,10 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       if (!isUuid(params.id)) throw workflowNotFound();
       await deleteWorkflow(scopeOf(auth), params.id);
       set.status = 204;
-      return null;
     },
     {
       params: WorkflowIdParams,
-      // 204 has no body (a 204 schema would make the generated OpenAPI document invalid)
-      response: errorResponses(404, 409),
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 409) },
       detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", tags: ["workflows"] },
     },
   )
@@ -119,7 +117,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
     {
       params: WorkflowSlugParams,
       body: TriggerBody,
-      response: { 202: RunResponse, ...errorResponses(404, 409, 422) },
+      response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Start a run of the active version for one recipient (202; steps run asynchronously)", tags: ["workflows"] },
     },
   );

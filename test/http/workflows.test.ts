@@ -340,6 +340,6 @@ test("the OpenAPI document lists every workflow route with its error responses",
   const r = await call("GET", "/openapi.json");
   const paths = r.body.paths;
   expect(Object.keys(paths)).toEqual(expect.arrayContaining(["/v1/workflows", "/v1/workflows/{id}", "/v1/workflows/{slug}/trigger", "/v1/workflow-runs", "/v1/workflow-runs/{id}", "/v1/workflow-runs/{id}/cancel"]));
-  expect(Object.keys(paths["/v1/workflows/{slug}/trigger"].post.responses).sort()).toEqual(["202", "401", "403", "404", "409", "422", "429"]);
+  expect(Object.keys(paths["/v1/workflows/{slug}/trigger"].post.responses).sort()).toEqual(["202", "400", "401", "403", "404", "409", "413", "415", "422", "429"]);
   expect(Object.keys(paths["/v1/workflow-runs/{id}/cancel"].post.responses)).toContain("409");
 });
