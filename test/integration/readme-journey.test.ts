@@ -11,7 +11,7 @@ import { deleteTenants } from "../support/tenant-cleanup";
 const root = join(import.meta.dir, "..", "..");
 const prefix = randomPrefix("readme");
 const port = 20000 + Math.floor(Math.random() * 12000);
-let service: { kill(signal?: string): void; exited: Promise<number> } | null = null;
+let service: Awaited<ReturnType<typeof spawnUntilReady>> | null = null;
 
 afterAll(async () => {
   service?.kill("SIGTERM");
