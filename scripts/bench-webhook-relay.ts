@@ -4,6 +4,7 @@
 //
 // Usage: bun scripts/bench-webhook-relay.ts [--rounds 20] [--batch 1000]
 // Bounded (rounds x batch rows); removes its tenant, rows and Redis keys.
+export {}; // a module: top-level await, and the imports below come after REDIS_PREFIX is set
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
 const ROUNDS = Number(args.get("rounds") ?? 20);
