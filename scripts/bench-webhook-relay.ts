@@ -75,6 +75,7 @@ try {
   console.log(`record, 500-outcome transaction: ${stats(record)}`);
 } finally {
   await sql`delete from webhook_outbox where webhook_id = any(${webhooks}::uuid[])`;
+  await sql`delete from webhook_due where webhook_id = any(${webhooks}::uuid[])`;
   await getRuntime().close();
   await removeBenchData(sql, redis, tenant.id, prefix);
   redis.disconnect();
