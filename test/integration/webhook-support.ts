@@ -1,6 +1,6 @@
 // Test support for webhook delivery: the webhook-dispatcher in a runtime host on this test process's
 // REDIS_PREFIX with a tiny TIME_SCALE, its relay loop, event emission and polling helpers.
-import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
+import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS, type RepairLoopOptions } from "../../actors/webhook-dispatcher";
 import { config } from "../../config";
 import { emitEvents } from "../../domain/events";
 import { createRuntime } from "../../runtime/runtime";
@@ -15,7 +15,7 @@ export const TEST_TIME_SCALE = 0.0001;
  * Starts the dispatcher host and the relay. config.timeScale is set to TEST_TIME_SCALE meanwhile
  * (the dispatcher computes its real-time waits from it), and put back by stop().
  */
-export async function startWebhookHost(opts: { timeScale?: number } = {}) {
+export async function startWebhookHost(opts: { timeScale?: number; repair?: RepairLoopOptions | false } = {}) {
   const saved = { timeScale: config.timeScale, allowPrivate: config.webhookAllowPrivate };
   const timeScale = opts.timeScale ?? TEST_TIME_SCALE;
   (config as any).timeScale = timeScale;
@@ -23,7 +23,8 @@ export async function startWebhookHost(opts: { timeScale?: number } = {}) {
   const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale });
   const host = runtime.startHost({ ...WEBHOOK_HOST_OPTIONS, actors: [webhookDispatcher], leaseMs: 3000, blockMs: 100, timerPollMs: 10 });
   await host.ready;
-  const relay = startWebhookRelay({ everyMs: 20, runtime });
+  // the repair scan runs only where a test asks for it (tests call repairWebhookWork themselves)
+  const relay = startWebhookRelay({ everyMs: 20, runtime, repair: opts.repair ?? false });
   return {
     runtime,
     host,
@@ -65,9 +66,12 @@ export async function deliveriesOf(webhookId: string, eventId?: string) {
 /** waitFor with this file's defaults: 10 s, every 20 ms. */
 export const until = <T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20) => waitFor(check, timeoutMs, everyMs);
 
-/** Deletes test tenants and everything of theirs (webhooks, deliveries, events, audit), queued outbox rows first. */
+/** Deletes test tenants and everything of theirs (webhooks, deliveries, events, audit), queued outbox rows and markers first. */
 export async function cleanupTenants(tenantIds: string[]) {
   if (!tenantIds.length) return;
-  await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = any(${tenantIds}::uuid[]))`;
+  const webhooks = (await sql<{ id: string }[]>`select id from webhooks where tenant_id = any(${tenantIds}::uuid[])`).map((w) => w.id);
+  await sql`delete from webhook_outbox where webhook_id = any(${webhooks}::uuid[])`;
   await deleteTenants(tenantIds);
+  // after the tenants: an outcome recorded meanwhile (its record needs the tenant row) left its marker
+  await sql`delete from webhook_due where webhook_id = any(${webhooks}::uuid[])`;
 }
