@@ -3,7 +3,8 @@
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS, type RepairLoopOptions } from "../../actors/webhook-dispatcher";
 import { config } from "../../config";
 import { emitEvents } from "../../domain/events";
-import { createRuntime } from "../../runtime/runtime";
+import { createRuntime, type Runtime } from "../../runtime/runtime";
+import { webhookDispatcherAddress } from "../../schemas/webhook-messages";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";
@@ -28,6 +29,11 @@ export async function startWebhookHost(opts: { timeScale?: number; repair?: Repa
   return {
     runtime,
     host,
+    /** Stops the dispatcher (host and relay) and leaves its Redis keys: a dispatcher that is not running. */
+    async halt() {
+      await relay.stop();
+      await host.stop();
+    },
     async stop() {
       await relay.stop();
       await host.stop();
@@ -74,4 +80,35 @@ export async function cleanupTenants(tenantIds: string[]) {
   await deleteTenants(tenantIds);
   // after the tenants: an outcome recorded meanwhile (its record needs the tenant row) left its marker
   await sql`delete from webhook_due where webhook_id = any(${webhooks}::uuid[])`;
+}
+
+/**
+ * Deletes this run's Redis keys of the webhook-dispatcher's partitions (streams, timers, timer data,
+ * failure counts), as a Redis restart without persistence would; `endingWith` picks some (":timers").
+ */
+export async function dropDispatcherKeys(endingWith?: string[]): Promise<number> {
+  const r = connect();
+  let cursor = "0";
+  let deleted = 0;
+  try {
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${config.redisPrefix}:{webhook-dispatcher:*`, "COUNT", 1000);
+      cursor = next;
+      const picked = endingWith ? keys.filter((k) => endingWith.some((e) => k.endsWith(e))) : keys;
+      if (picked.length) deleted += await r.del(...picked);
+    } while (cursor !== "0");
+  } finally {
+    await r.quit();
+  }
+  return deleted;
+}
+
+/** Messages for one webhook now in the dispatcher's streams (read or not). */
+export async function messagesInStreams(runtime: Runtime, webhookId: string): Promise<number> {
+  let n = 0;
+  for (let p = 0; p < runtime.partitionsOf(webhookDispatcherAddress); p++) {
+    const entries = await runtime.redis.xrange(runtime.keys.stream(webhookDispatcherAddress.name, p), "-", "+");
+    n += entries.filter(([, fields]) => String(fields[1]).startsWith(`${webhookId}:`)).length;
+  }
+  return n;
 }
