@@ -180,21 +180,23 @@ export interface RunningRepair {
 }
 
 const REPAIR_EVERY_MS = 15_000;
-const REPAIR_LEASE_MS = 30_000;
+const REPAIR_DEADLINE_MS = 30_000;
 
 /**
  * The repair scan of the dispatcher processes (domain/webhook-repair.ts): every 15 s, one process
- * at a time (the runtime's named lease `webhook-repair`), it re-enqueues webhook attempts whose
- * message Redis lost. It runs where webhook work runs, not in the reconciler: without a dispatcher
- * there is nothing to re-enqueue for, and a slow webhook scan never delays the notifications' one.
+ * at a time (the runtime's named lease `webhook-repair`, held for two periods, so a successor takes
+ * over 30 s after a holder died), it re-enqueues webhook attempts whose message Redis lost. It runs
+ * where webhook work runs, not in the reconciler: without a dispatcher there is nothing to
+ * re-enqueue for, and a slow webhook scan never delays the notifications' one. Two scans at once
+ * (a scan longer than the lease) are harmless: a marker is re-enqueued by whichever marks it first.
  */
 export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair {
   const runtime = opts.runtime ?? getRuntime();
-  const lease = createLease(runtime, "webhook-repair", { ttlMs: REPAIR_LEASE_MS });
-  const log = logger.child({ component: "webhook-repair" });
   const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
+  const lease = createLease(runtime, "webhook-repair", { ttlMs: 2 * everyMs });
+  const log = logger.child({ component: "webhook-repair" });
   let scans = 0;
-  const loop = new Loop({ name: "webhook repair", everyMs, runDeadlineMs: REPAIR_LEASE_MS, log }, async () => {
+  const loop = new Loop({ name: "webhook repair", everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log }, async () => {
     if (!(await lease.hold())) return;
     scans++;
     const limit = opts.limit ?? REPAIR_LIMIT;

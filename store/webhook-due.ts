@@ -147,9 +147,9 @@ export async function markTimerGone(keys: DueKey[]): Promise<void> {
 }
 
 /**
- * Marks markers as re-enqueued now (one more repair) when they are still there and still overdue;
- * resolves to those, the ones to send. Rows another transaction holds (the dispatcher recording
- * them) are skipped, in key order like everyone's.
+ * Marks markers as re-enqueued now (one more repair) when they are still there and still overdue
+ * (so of two scans at once, one sends); resolves to those, the ones to send. Rows another
+ * transaction holds (the dispatcher recording them) are skipped, in key order like everyone's.
  */
 export async function touchRepaired(keys: DueKey[], graceMs: number): Promise<DueKey[]> {
   if (!keys.length) return [];
@@ -161,6 +161,7 @@ export async function touchRepaired(keys: DueKey[], graceMs: number): Promise<Du
       join jsonb_to_recordset(${keysDoc(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
         on d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.attempt = v.attempt
       where d.due_at < now() - ${grace}::interval
+        and (d.enqueued_at is null or d.enqueued_at < now() - ${grace}::interval * power(2, least(d.repairs, 5)))
       order by d.webhook_id, d.event_id, d.attempt
       for update of d skip locked)
     returning u.webhook_id, u.event_id, u.attempt`;
