@@ -112,13 +112,17 @@ export async function dueCandidates(opts: { graceMs: number; limit: number; tena
             select 1 from webhook_deliveries d
             where d.webhook_id = u.webhook_id and d.event_id = u.event_id and (d.attempt >= u.attempt or d.status = 'success'))
       end, false) as owed
-    from webhook_due u
-    ${opts.tenantId ? sql`join webhooks w on w.id = u.webhook_id and w.tenant_id = ${opts.tenantId}` : sql`left join webhooks w on w.id = u.webhook_id`}
+    from (
+      -- the page first (the due_at index, oldest first), then one lookup per row of it
+      select u.* from webhook_due u
+      ${opts.tenantId ? sql`join webhooks t on t.id = u.webhook_id and t.tenant_id = ${opts.tenantId}` : sql``}
+      where u.due_at < now() - ${grace}::interval
+        and (u.enqueued_at is null or u.enqueued_at < now() - ${grace}::interval * power(2, least(u.repairs, 5)))
+      order by u.due_at
+      limit ${opts.limit}) u
+    left join webhooks w on w.id = u.webhook_id
     left join events e on e.id = u.event_id
-    where u.due_at < now() - ${grace}::interval
-      and (u.enqueued_at is null or u.enqueued_at < now() - ${grace}::interval * power(2, least(u.repairs, 5)))
-    order by u.due_at
-    limit ${opts.limit}`;
+    order by u.due_at`;
 }
 
 const keysDoc = (keys: DueKey[]) => JSON.stringify(keys.map((k) => ({ webhook_id: k.webhook_id, event_id: k.event_id, attempt: k.attempt })));
