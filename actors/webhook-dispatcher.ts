@@ -33,7 +33,7 @@ export const WEBHOOK_HOST_OPTIONS: Omit<HostOptions, "actors"> = { concurrency: 
 /**
  * When a handler fails (the database is down, not a receiver: receivers' failures are records), it
  * runs again after 1 s doubling up to a minute, 8 runs in all: about two minutes of outage before the
- * message is dead-lettered (replay resends what that lost).
+ * message is dead-lettered (its marker stays: the repair scan re-enqueues it later).
  */
 const HANDLER_RETRY: RetryPolicy = { baseMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.2 };
 const HANDLER_RUNS = 8;
