@@ -69,6 +69,14 @@ export async function deliveriesOf(webhookId: string, eventId?: string) {
   return await sql`select * from webhook_deliveries where webhook_id = ${webhookId} ${eventId ? sql`and event_id = ${eventId}` : sql``} order by attempt, created_at`;
 }
 
+/** The webhook's delivery records once there are at least `n` (null if not within the time). */
+export async function deliveriesAtLeast(webhookId: string, n: number, timeoutMs = 10_000) {
+  return await waitFor(async () => {
+    const x = await deliveriesOf(webhookId);
+    return x.length >= n ? x : null;
+  }, timeoutMs, 20);
+}
+
 /** waitFor with this file's defaults: 10 s, every 20 ms. */
 export const until = <T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20) => waitFor(check, timeoutMs, everyMs);
 

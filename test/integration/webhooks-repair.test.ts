@@ -12,6 +12,7 @@ import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import {
   cleanupTenants,
   createWebhook,
+  deliveriesAtLeast,
   deliveriesOf,
   dropDispatcherKeys,
   emit,
@@ -28,6 +29,9 @@ const hosts: Host[] = [];
 const GRACE_MS = 100;
 /** Retry waits of 5 min x 0.01 = 3 s: long enough to lose a timer before it fires. */
 const SLOW_TIME_SCALE = 0.01;
+
+/** A receiver's answers: 500 to the first request, 200 after. */
+const failsOnce = (_: unknown, n: number) => new Response(n === 1 ? "boom" : "fine", { status: n === 1 ? 500 : 200 });
 
 function receiver(respond?: Parameters<typeof startReceiver>[0]) {
   const r = startReceiver(respond);
@@ -66,6 +70,16 @@ async function relayAll(runtime: Host["runtime"], webhookId: string) {
     const [left] = await sql`select count(*)::int as n from webhook_outbox where webhook_id = ${webhookId}`;
     return left!.n === 0;
   });
+}
+
+/** A webhook whose receiver fails once, with its event's attempt 1 recorded as failed (attempt 2 is 3 s away). */
+async function firstAttemptFailed(type: string) {
+  const rx = receiver(failsOnce);
+  const W = await webhook(rx.url, [type]);
+  const h = await host(SLOW_TIME_SCALE);
+  const [id] = await emit(T.tenant.id, "production", type, 1);
+  const [first] = (await deliveriesAtLeast(W.id, 1))!;
+  return { rx, W, h, id: id!, first: first! };
 }
 
 beforeAll(async () => {
@@ -110,22 +124,15 @@ test("relayed, then Redis loses the dispatcher's streams before any attempt: the
 }, 20_000);
 
 test("a retry timer lost after attempt 1 failed: the repair re-enqueues it and attempt 2 succeeds", async () => {
-  const rx = receiver((_, n) => new Response(n === 1 ? "boom" : "fine", { status: n === 1 ? 500 : 200 }));
-  const W = await webhook(rx.url, ["notification.failed"]);
-  const h = await host(SLOW_TIME_SCALE);
-  const [id] = await emit(T.tenant.id, "production", "notification.failed", 1);
-  const [first] = (await until(async () => {
-    const x = await deliveriesOf(W.id);
-    return x.length ? x : null;
-  }))!;
+  const { rx, W, h, id, first } = await firstAttemptFailed("notification.failed");
   expect(first).toMatchObject({ attempt: 1, status: "failed", response_status: 500 });
-  const retryAt = first!.next_retry_at as Date;
+  const retryAt = first.next_retry_at as Date;
   expect(retryAt.getTime()).toBeGreaterThan(Date.now()); // 3 s away
   // attempt 1 settled its own marker and left attempt 2's, carried by a timer meanwhile
-  expect(await markersOf(W.id)).toEqual([{ event_id: id!, attempt: 2, enqueued_at: null, repairs: 0 }]);
-  const msg = { type: "attempt" as const, webhookId: W.id, eventId: id!, attempt: 2 };
+  expect(await markersOf(W.id)).toEqual([{ event_id: id, attempt: 2, enqueued_at: null, repairs: 0 }]);
+  const msg = { type: "attempt" as const, webhookId: W.id, eventId: id, attempt: 2 };
   const timers = h.runtime.keys.timers(webhookDispatcherAddress.name, h.runtime.partitionFor(webhookDispatcherAddress, msg));
-  expect(await h.runtime.redis.zscore(timers, retryTimerId(W.id, id!))).not.toBeNull();
+  expect(await h.runtime.redis.zscore(timers, retryTimerId(W.id, id))).not.toBeNull();
 
   expect(await dropDispatcherKeys([":timers", ":timer-data"])).toBeGreaterThan(0);
   // before it is due, a scan does not touch it (nothing is overdue)
@@ -135,10 +142,7 @@ test("a retry timer lost after attempt 1 failed: the repair re-enqueues it and a
 
   const r = await repair(h.runtime);
   expect(r).toMatchObject({ scanned: 1, requeued: 1, scheduled: 0 });
-  const recs = await until(async () => {
-    const x = await deliveriesOf(W.id);
-    return x.length >= 2 ? x : null;
-  });
+  const recs = await deliveriesAtLeast(W.id, 2);
   expect(recs!.map((x) => [x.attempt, x.status, x.response_status])).toEqual([
     [1, "failed", 500],
     [2, "success", 200],
@@ -149,20 +153,13 @@ test("a retry timer lost after attempt 1 failed: the repair re-enqueues it and a
 }, 20_000);
 
 test("a retry timer lost while its partition has a backlog: left to a later scan, re-enqueued once that backlog is gone", async () => {
-  const rx = receiver((_, n) => new Response(n === 1 ? "boom" : "fine", { status: n === 1 ? 500 : 200 }));
-  const W = await webhook(rx.url, ["notification.complained"]);
-  const h = await host(SLOW_TIME_SCALE);
-  const [id] = await emit(T.tenant.id, "production", "notification.complained", 1);
-  const [first] = (await until(async () => {
-    const x = await deliveriesOf(W.id);
-    return x.length ? x : null;
-  }))!;
+  const { rx, W, h, id, first } = await firstAttemptFailed("notification.complained");
   await h.halt();
   // an unread message in the retry's partition (same key; the dispatcher will find nothing to do
   // with it): the fired retry could be waiting behind it, so a missing timer proves nothing yet
-  await h.runtime.send(webhookDispatcherAddress, { type: "manual", webhookId: W.id, eventId: id!, deliveryId: crypto.randomUUID() });
+  await h.runtime.send(webhookDispatcherAddress, { type: "manual", webhookId: W.id, eventId: id, deliveryId: crypto.randomUUID() });
   expect(await dropDispatcherKeys([":timers", ":timer-data"])).toBeGreaterThan(0);
-  await sleep((first!.next_retry_at as Date).getTime() - Date.now() + GRACE_MS + 200);
+  await sleep((first.next_retry_at as Date).getTime() - Date.now() + GRACE_MS + 200);
 
   expect(await repair(h.runtime)).toMatchObject({ scanned: 1, timerGone: 1, requeued: 0 });
   const [marker] = await markersOf(W.id);
@@ -175,10 +172,7 @@ test("a retry timer lost while its partition has a backlog: left to a later scan
   await until(async () => (await back.runtime.unfinishedSince(webhookDispatcherAddress)).every((x) => x === null));
   await sleep(GRACE_MS + 50);
   expect(await repair(back.runtime)).toMatchObject({ scanned: 1, requeued: 1 });
-  const recs = await until(async () => {
-    const x = await deliveriesOf(W.id);
-    return x.length >= 2 ? x : null;
-  });
+  const recs = await deliveriesAtLeast(W.id, 2);
   expect(recs!.map((x) => [x.attempt, x.status])).toEqual([
     [1, "failed"],
     [2, "success"],
@@ -190,14 +184,7 @@ test("a retry timer lost while its partition has a backlog: left to a later scan
 
 test("a backlog is never re-enqueued: relayed messages and a due retry timer wait for a stopped dispatcher, then run once", async () => {
   // a retry due while the dispatcher is stopped: its timer stays until a host fires it
-  const failing = receiver((_, n) => new Response(n === 1 ? "boom" : "fine", { status: n === 1 ? 500 : 200 }));
-  const Wr = await webhook(failing.url, ["notification.bounced"]);
-  const first = await host(SLOW_TIME_SCALE);
-  await emit(T.tenant.id, "production", "notification.bounced", 1);
-  const [failed] = (await until(async () => {
-    const x = await deliveriesOf(Wr.id);
-    return x.length ? x : null;
-  }))!;
+  const { rx: failing, W: Wr, h: first, first: failed } = await firstAttemptFailed("notification.bounced");
   await first.halt();
 
   // many events relayed to streams that no dispatcher reads
@@ -207,7 +194,7 @@ test("a backlog is never re-enqueued: relayed messages and a due retry timer wai
   await relayAll(first.runtime, W.id);
   expect(await messagesInStreams(first.runtime, W.id)).toBe(200);
 
-  await sleep(Math.max(0, (failed!.next_retry_at as Date).getTime() - Date.now()) + GRACE_MS + 200);
+  await sleep(Math.max(0, (failed.next_retry_at as Date).getTime() - Date.now()) + GRACE_MS + 200);
   for (let scan = 0; scan < 2; scan++) {
     const r = await repair(first.runtime);
     expect(r).toMatchObject({ scanned: 201, requeued: 0, inBacklog: 200, scheduled: 1, dropped: 0 });
@@ -236,10 +223,7 @@ test("a manual retry relayed and then lost in Redis: the repair re-enqueues it a
   const h = await host();
   const [id] = await emit(T.tenant.id, "production", "workflow.step.failed", 1);
   await until(() => rx.received.length === 1);
-  const [done] = (await until(async () => {
-    const x = await deliveriesOf(W.id);
-    return x.length ? x : null;
-  }))!;
+  const [done] = (await deliveriesAtLeast(W.id, 1))!;
   await h.halt();
   const retried = await call("POST", `/v1/webhooks/${W.id}/deliveries/${done!.id}/retry`, { key: T.secretKey });
   expect(retried.status).toBe(202);
