@@ -95,12 +95,15 @@ export interface DueCandidate extends DueKey {
 
 const ms = (n: number) => `${Math.max(0, Math.round(n))} milliseconds`;
 
-/**
- * Markers overdue by graceMs: owed more than graceMs ago, and (when a message is known to have
- * been sent) enqueued more than graceMs x 2^repairs ago (at most 32 x). Oldest due first.
- */
+/** Overdue by graceMs (on `webhook_due d`): owed that long ago, and sent graceMs x 2^repairs ago (at most 32 x). */
+const overdue = (graceMs: number) => {
+  const grace = ms(graceMs);
+  return sql`d.due_at < now() - ${grace}::interval
+    and (d.enqueued_at is null or d.enqueued_at < now() - ${grace}::interval * power(2, least(d.repairs, 5)))`;
+};
+
+/** Markers overdue by graceMs (see `overdue`), oldest due first, with whether they are still owed. */
 export async function dueCandidates(opts: { graceMs: number; limit: number; tenantId?: string }): Promise<DueCandidate[]> {
-  const grace = ms(opts.graceMs);
   return await sql<DueCandidate[]>`
     select u.webhook_id, u.event_id, u.attempt, u.delivery_id, u.repairs,
       (extract(epoch from u.enqueued_at) * 1000)::float8 as enqueued_ms,
@@ -114,11 +117,10 @@ export async function dueCandidates(opts: { graceMs: number; limit: number; tena
       end, false) as owed
     from (
       -- the page first (the due_at index, oldest first), then one lookup per row of it
-      select u.* from webhook_due u
-      ${opts.tenantId ? sql`join webhooks t on t.id = u.webhook_id and t.tenant_id = ${opts.tenantId}` : sql``}
-      where u.due_at < now() - ${grace}::interval
-        and (u.enqueued_at is null or u.enqueued_at < now() - ${grace}::interval * power(2, least(u.repairs, 5)))
-      order by u.due_at
+      select d.* from webhook_due d
+      ${opts.tenantId ? sql`join webhooks t on t.id = d.webhook_id and t.tenant_id = ${opts.tenantId}` : sql``}
+      where ${overdue(opts.graceMs)}
+      order by d.due_at
       limit ${opts.limit}) u
     left join webhooks w on w.id = u.webhook_id
     left join events e on e.id = u.event_id
@@ -127,13 +129,23 @@ export async function dueCandidates(opts: { graceMs: number; limit: number; tena
 
 const keysDoc = (keys: DueKey[]) => JSON.stringify(keys.map((k) => ({ webhook_id: k.webhook_id, event_id: k.event_id, attempt: k.attempt })));
 
+/**
+ * The scan's writes lock the rows of `keys` in key order and skip those a dispatcher transaction
+ * holds (it is settling them), so the scan never waits on a record batch nor deadlocks with one.
+ */
+const lockedKeys = (keys: DueKey[], extra = sql``) => sql`
+  select d.webhook_id, d.event_id, d.attempt from webhook_due d
+  join jsonb_to_recordset(${keysDoc(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
+    on d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.attempt = v.attempt
+  where true ${extra}
+  order by d.webhook_id, d.event_id, d.attempt
+  for update of d skip locked`;
+
 /** Drops markers of attempts no longer owed (the dispatcher would make none of them). */
 export async function dropDue(keys: DueKey[]): Promise<number> {
   if (!keys.length) return 0;
   const rows = await sql`
-    delete from webhook_due u
-    using jsonb_to_recordset(${keysDoc(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
-    where u.webhook_id = v.webhook_id and u.event_id = v.event_id and u.attempt = v.attempt
+    delete from webhook_due where (webhook_id, event_id, attempt) in (${lockedKeys(keys)})
     returning 1`;
   return rows.length;
 }
@@ -145,28 +157,18 @@ export async function dropDue(keys: DueKey[]): Promise<number> {
 export async function markTimerGone(keys: DueKey[]): Promise<void> {
   if (!keys.length) return;
   await sql`
-    update webhook_due u set enqueued_at = now()
-    from jsonb_to_recordset(${keysDoc(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
-    where u.webhook_id = v.webhook_id and u.event_id = v.event_id and u.attempt = v.attempt and u.enqueued_at is null`;
+    update webhook_due set enqueued_at = now()
+    where (webhook_id, event_id, attempt) in (${lockedKeys(keys, sql`and d.enqueued_at is null`)})`;
 }
 
 /**
  * Marks markers as re-enqueued now (one more repair) when they are still there and still overdue
- * (so of two scans at once, one sends); resolves to those, the ones to send. Rows another
- * transaction holds (the dispatcher recording them) are skipped, in key order like everyone's.
+ * (so of two scans at once, one sends); resolves to those, the ones to send.
  */
 export async function touchRepaired(keys: DueKey[], graceMs: number): Promise<DueKey[]> {
   if (!keys.length) return [];
-  const grace = ms(graceMs);
   return await sql<DueKey[]>`
     update webhook_due u set enqueued_at = now(), repairs = u.repairs + 1
-    where (u.webhook_id, u.event_id, u.attempt) in (
-      select d.webhook_id, d.event_id, d.attempt from webhook_due d
-      join jsonb_to_recordset(${keysDoc(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
-        on d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.attempt = v.attempt
-      where d.due_at < now() - ${grace}::interval
-        and (d.enqueued_at is null or d.enqueued_at < now() - ${grace}::interval * power(2, least(d.repairs, 5)))
-      order by d.webhook_id, d.event_id, d.attempt
-      for update of d skip locked)
+    where (u.webhook_id, u.event_id, u.attempt) in (${lockedKeys(keys, sql`and ${overdue(graceMs)}`)})
     returning u.webhook_id, u.event_id, u.attempt`;
 }
