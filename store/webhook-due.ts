@@ -67,7 +67,9 @@ export async function settleDue(tx: Tx, attempts: SettledAttempt[]): Promise<voi
       delete from webhook_due u using v
       where u.webhook_id = v.webhook_id and u.event_id = v.event_id and u.attempt <= v.attempt)
     insert into webhook_due (webhook_id, event_id, attempt, due_at)
-    select webhook_id, event_id, attempt + 1, next_retry_at from v where next_retry_at is not null
+    select v.webhook_id, v.event_id, v.attempt + 1, v.next_retry_at from v
+    join webhooks w on w.id = v.webhook_id -- a webhook deleted meanwhile gets no retry, and leaves no marker
+    where v.next_retry_at is not null
     on conflict (webhook_id, event_id, attempt) do nothing`;
 }
 
