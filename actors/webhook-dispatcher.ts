@@ -1,14 +1,17 @@
 // The webhook-dispatcher actor: one signed attempt of one event to one webhook, SPEC's retry
-// schedule on runtime timers, and the relay loop that feeds it from the outbox (docs/webhooks.md).
+// schedule on runtime timers, the relay loop that feeds it from the outbox, and the repair scan
+// that re-enqueues what Redis lost (docs/webhooks.md).
 import { logger } from "../basics/log";
 import { config } from "../config";
-import { defineActor, Loop, retryDelayFor, type ActorContext, type HostOptions, type RetryPolicy, type Runtime } from "../runtime";
+import { createLease, defineActor, Loop, retryDelayFor, type ActorContext, type HostOptions, type RetryPolicy, type Runtime } from "../runtime";
 import { retryTimerId, webhookDispatcherAddress, type WebhookMessage } from "../schemas/webhook-messages";
 import { loadAttemptContext, type AttemptContext } from "../store/webhook-deliveries";
 import { newId } from "../store/ids";
+import { getRuntime } from "../store/runtime";
 import { iso } from "../store/time";
 import { secretOf, sendEvent } from "../domain/webhook-delivery";
 import { relayOnce, RELAY_BATCH } from "../domain/webhook-relay";
+import { repairWebhookWork, REPAIR_LIMIT } from "../domain/webhook-repair";
 import { webhookRetryDelayMs } from "../domain/webhook-retry";
 import { RECEIVER_TIMEOUT_MS } from "../domain/webhook-transport";
 import { recordAttempt } from "../domain/webhooks";
@@ -30,7 +33,7 @@ export const WEBHOOK_HOST_OPTIONS: Omit<HostOptions, "actors"> = { concurrency: 
 /**
  * When a handler fails (the database is down, not a receiver: receivers' failures are records), it
  * runs again after 1 s doubling up to a minute, 8 runs in all: about two minutes of outage before the
- * message is dead-lettered (replay resends what that lost).
+ * message is dead-lettered (its marker stays: the repair scan re-enqueues it later).
  */
 const HANDLER_RETRY: RetryPolicy = { baseMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.2 };
 const HANDLER_RUNS = 8;
@@ -129,23 +132,91 @@ export const webhookDispatcher = defineActor<WebhookMessage>({
 
 export interface RunningRelay {
   stop(): Promise<void>;
+  /** runs of the relay loop that failed (each is retried at the next tick) */
   readonly failures: number;
+  /** the repair scan beside it, unless turned off */
+  readonly repair: RunningRepair | null;
 }
 
 /**
  * The relay loop of one dispatcher process: every `everyMs` (at once again while batches come back
  * full) it moves committed outbox rows onto the dispatcher's stream. Several processes may run it.
+ * The repair scan (startWebhookRepair) starts beside it unless `repair` is false.
  */
-export function startWebhookRelay(opts: { everyMs?: number; runtime?: Runtime } = {}): RunningRelay {
+export function startWebhookRelay(opts: { everyMs?: number; runtime?: Runtime; repair?: RepairLoopOptions | false } = {}): RunningRelay {
   const log = logger.child({ component: "webhook-relay" });
   const loop = new Loop({ name: "webhook relay", everyMs: opts.everyMs ?? 100, runDeadlineMs: 30_000, log }, async () => {
     const moved = await relayOnce({ runtime: opts.runtime });
     return moved >= RELAY_BATCH;
   }).start();
+  const repair = opts.repair === false ? null : startWebhookRepair({ runtime: opts.runtime, ...opts.repair });
   return {
     get failures() {
       return loop.failures;
     },
-    stop: () => loop.stop(),
+    repair,
+    async stop() {
+      await loop.stop();
+      await repair?.stop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface RepairLoopOptions {
+  everyMs?: number;
+  graceMs?: number;
+  limit?: number;
+  runtime?: Runtime;
+  tenantId?: string;
+}
+
+export interface RunningRepair {
+  stop(): Promise<void>;
+  readonly failures: number;
+  /** scans made by this process (it scans only while it holds the lease) */
+  readonly scans: number;
+}
+
+const REPAIR_EVERY_MS = 15_000;
+const REPAIR_DEADLINE_MS = 30_000;
+
+/**
+ * The repair scan of the dispatcher processes (domain/webhook-repair.ts): every 15 s, one process
+ * at a time (the runtime's named lease `webhook-repair`, held for two periods, so a successor takes
+ * over 30 s after a holder died), it re-enqueues webhook attempts whose message Redis lost. It runs
+ * where webhook work runs, not in the reconciler: without a dispatcher there is nothing to
+ * re-enqueue for, and a slow webhook scan never delays the notifications' one. Two scans at once
+ * (a scan longer than the lease) are harmless: a marker is re-enqueued by whichever marks it first.
+ */
+export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair {
+  const runtime = opts.runtime ?? getRuntime();
+  const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
+  const lease = createLease(runtime, "webhook-repair", { ttlMs: 2 * everyMs });
+  const log = logger.child({ component: "webhook-repair" });
+  let scans = 0;
+  const loop = new Loop({ name: "webhook repair", everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log }, async () => {
+    if (!(await lease.hold())) return;
+    scans++;
+    const limit = opts.limit ?? REPAIR_LIMIT;
+    const r = await repairWebhookWork({ graceMs: opts.graceMs, limit, runtime, tenantId: opts.tenantId });
+    if (r.requeued) log.warn(r, "webhook repair re-enqueued attempts whose message was gone");
+    else if (r.dropped || r.timerGone) log.info(r, "webhook repair settled markers");
+    else if (r.inBacklog) log.debug(r, "webhook repair left markers to the dispatcher's backlog");
+    // a full page of lost or settled markers: look at the next one at once (a backlog waits for the tick)
+    return r.scanned >= limit && r.requeued + r.dropped > 0;
+  }).start(everyMs);
+  return {
+    get failures() {
+      return loop.failures;
+    },
+    get scans() {
+      return scans;
+    },
+    async stop() {
+      await loop.stop();
+      await lease.release().catch(() => {});
+    },
   };
 }

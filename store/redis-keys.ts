@@ -1,6 +1,7 @@
 // Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only here
 // (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`,
-// the domain-health cron's `nms:lease:{domain-health:tick:<tick ISO time>}`, one per tick, expiring after an hour).
+// the domain-health cron's `nms:lease:{domain-health:tick:<tick ISO time>}`, one per tick, expiring after an hour,
+// the webhook repair scan's `nms:lease:{webhook-repair}`, 30 s renewed at each scan).
 //
 // Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
 // that reads it; docs/runtime.md links this file. On Redis Cluster every command here names one key

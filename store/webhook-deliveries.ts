@@ -4,6 +4,7 @@ import type { Cursor } from "./cursor";
 import { writeAudit } from "./audit";
 import { sql, type Scope, type Tx } from "./db";
 import { MicroBatcher } from "./micro-batcher";
+import { settleDue } from "./webhook-due";
 import { iso } from "./time";
 
 export type DeliveryStatus = "success" | "failed" | "pending";
@@ -192,7 +193,8 @@ export interface DisablePolicy {
 
 /**
  * Writes the records: automatic and test attempts are inserted (a redelivered attempt that was
- * recorded already is not: unique webhook, event, attempt), manual ones complete their pending row.
+ * recorded already is not: unique webhook, event, attempt), manual ones complete their pending row;
+ * the markers of the recorded attempts are settled (store/webhook-due.ts settleDue).
  * Then the health of each webhook with a non-test outcome: a success ends its failing streak, a
  * failure starts one, and a failure past `policy.afterMs` of streak deactivates the webhook and
  * audits it as `webhook.updated` by `system`, in the same transaction. Returns per record whether
@@ -238,7 +240,13 @@ export async function writeAttemptRecords(tx: Tx, records: AttemptRecord[], poli
       returning d.id`;
     for (const r of ids) written.add(r.id);
   }
-  await updateHealth(tx, records.filter((r) => r.kind !== "test" && written.has(r.id)), policy);
+  const recorded = records.filter((r) => r.kind !== "test" && written.has(r.id));
+  // the recorded attempts' markers go with their records, and a retry leaves the next one's
+  await settleDue(
+    tx,
+    recorded.map((r) => ({ webhookId: r.webhookId, eventId: r.eventId, attempt: r.attempt, nextRetryAt: r.kind === "auto" ? r.nextRetryAt : null })),
+  );
+  await updateHealth(tx, recorded, policy);
   return records.map((r) => written.has(r.id));
 }
 

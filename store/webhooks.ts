@@ -3,6 +3,7 @@
 import { decryptString, encryptString } from "./cipher";
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
+import { deleteDueOf, markManualRelayed } from "./webhook-due";
 import { iso } from "./time";
 
 export interface WebhookRow {
@@ -87,9 +88,10 @@ export async function updateWebhook(tx: Tx, id: string, f: WebhookFields, reacti
   return row!;
 }
 
-/** Deletes the webhook, its delivery records and its queued work. */
+/** Deletes the webhook, its delivery records and its queued work (outbox rows and markers). */
 export async function deleteWebhook(tx: Tx, id: string): Promise<void> {
   await tx`delete from webhook_outbox where webhook_id = ${id}`;
+  await deleteDueOf(tx, id);
   await tx`delete from webhook_deliveries where webhook_id = ${id}`;
   await tx`delete from webhooks where id = ${id}`;
 }
@@ -98,7 +100,9 @@ export async function deleteWebhook(tx: Tx, id: string): Promise<void> {
 // The outbox: rows the fan-out trigger (migration 0450) wrote with their events, and rows the
 // retry and replay routes add for pending manual deliveries. Taking them is a DELETE in a
 // transaction that commits only after `publish` resolved: a crash in between leaves them for
-// the next take (a message published twice is harmless: the dispatcher is idempotent).
+// the next take (a message published twice is harmless: the dispatcher is idempotent). The same
+// transaction writes their durable markers (webhook_due, migration 0460), so work whose message
+// Redis loses can be found again (domain/webhook-repair.ts).
 
 export interface OutboxRow {
   webhook_id: string;
@@ -112,10 +116,20 @@ export async function takeOutbox(limit: number, publish: (rows: OutboxRow[]) => 
   const [any] = await sql`select 1 from webhook_outbox limit 1`;
   if (!any) return 0;
   return await sql.begin(async (tx) => {
+    // automatic rows become attempt 1's marker in the same statement (one per webhook and event:
+    // the trigger wrote one; a row that came back after a killed relay finds its marker rolled back)
     const rows = await tx<OutboxRow[]>`
-      delete from webhook_outbox where id in (
-        select id from webhook_outbox order by id limit ${limit} for update skip locked)
-      returning webhook_id, event_id, delivery_id`;
+      with taken as (
+        delete from webhook_outbox where id in (
+          select id from webhook_outbox order by id limit ${limit} for update skip locked)
+        returning webhook_id, event_id, delivery_id),
+      marked as (
+        insert into webhook_due (webhook_id, event_id, attempt, due_at, enqueued_at)
+        select webhook_id, event_id, 1, now(), now() from taken where delivery_id is null
+        on conflict (webhook_id, event_id, attempt) do nothing)
+      select webhook_id, event_id, delivery_id from taken`;
+    const manual = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
+    if (manual.length) await markManualRelayed(tx, manual);
     if (rows.length) await publish(rows);
     return rows.length;
   });

@@ -1,9 +1,10 @@
 // Test support for webhook delivery: the webhook-dispatcher in a runtime host on this test process's
 // REDIS_PREFIX with a tiny TIME_SCALE, its relay loop, event emission and polling helpers.
-import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
+import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS, type RepairLoopOptions } from "../../actors/webhook-dispatcher";
 import { config } from "../../config";
 import { emitEvents } from "../../domain/events";
-import { createRuntime } from "../../runtime/runtime";
+import { createRuntime, type Runtime } from "../../runtime/runtime";
+import { webhookDispatcherAddress } from "../../schemas/webhook-messages";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";
@@ -15,7 +16,7 @@ export const TEST_TIME_SCALE = 0.0001;
  * Starts the dispatcher host and the relay. config.timeScale is set to TEST_TIME_SCALE meanwhile
  * (the dispatcher computes its real-time waits from it), and put back by stop().
  */
-export async function startWebhookHost(opts: { timeScale?: number } = {}) {
+export async function startWebhookHost(opts: { timeScale?: number; repair?: RepairLoopOptions | false } = {}) {
   const saved = { timeScale: config.timeScale, allowPrivate: config.webhookAllowPrivate };
   const timeScale = opts.timeScale ?? TEST_TIME_SCALE;
   (config as any).timeScale = timeScale;
@@ -23,10 +24,16 @@ export async function startWebhookHost(opts: { timeScale?: number } = {}) {
   const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale });
   const host = runtime.startHost({ ...WEBHOOK_HOST_OPTIONS, actors: [webhookDispatcher], leaseMs: 3000, blockMs: 100, timerPollMs: 10 });
   await host.ready;
-  const relay = startWebhookRelay({ everyMs: 20, runtime });
+  // the repair scan runs only where a test asks for it (tests call repairWebhookWork themselves)
+  const relay = startWebhookRelay({ everyMs: 20, runtime, repair: opts.repair ?? false });
   return {
     runtime,
     host,
+    /** Stops the dispatcher (host and relay) and leaves its Redis keys: a dispatcher that is not running. */
+    async halt() {
+      await relay.stop();
+      await host.stop();
+    },
     async stop() {
       await relay.stop();
       await host.stop();
@@ -62,12 +69,54 @@ export async function deliveriesOf(webhookId: string, eventId?: string) {
   return await sql`select * from webhook_deliveries where webhook_id = ${webhookId} ${eventId ? sql`and event_id = ${eventId}` : sql``} order by attempt, created_at`;
 }
 
+/** The webhook's delivery records once there are at least `n` (null if not within the time). */
+export async function deliveriesAtLeast(webhookId: string, n: number, timeoutMs = 10_000) {
+  return await waitFor(async () => {
+    const x = await deliveriesOf(webhookId);
+    return x.length >= n ? x : null;
+  }, timeoutMs, 20);
+}
+
 /** waitFor with this file's defaults: 10 s, every 20 ms. */
 export const until = <T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 20) => waitFor(check, timeoutMs, everyMs);
 
-/** Deletes test tenants and everything of theirs (webhooks, deliveries, events, audit), queued outbox rows first. */
+/** Deletes test tenants and everything of theirs (webhooks, deliveries, events, audit), queued outbox rows and markers first. */
 export async function cleanupTenants(tenantIds: string[]) {
   if (!tenantIds.length) return;
-  await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = any(${tenantIds}::uuid[]))`;
+  const webhooks = (await sql<{ id: string }[]>`select id from webhooks where tenant_id = any(${tenantIds}::uuid[])`).map((w) => w.id);
+  await sql`delete from webhook_outbox where webhook_id = any(${webhooks}::uuid[])`;
   await deleteTenants(tenantIds);
+  // after the tenants: an outcome recorded meanwhile (its record needs the tenant row) left its marker
+  await sql`delete from webhook_due where webhook_id = any(${webhooks}::uuid[])`;
+}
+
+/**
+ * Deletes this run's Redis keys of the webhook-dispatcher's partitions (streams, timers, timer data,
+ * failure counts), as a Redis restart without persistence would; `endingWith` picks some (":timers").
+ */
+export async function dropDispatcherKeys(endingWith?: string[]): Promise<number> {
+  const r = connect();
+  let cursor = "0";
+  let deleted = 0;
+  try {
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${config.redisPrefix}:{webhook-dispatcher:*`, "COUNT", 1000);
+      cursor = next;
+      const picked = endingWith ? keys.filter((k) => endingWith.some((e) => k.endsWith(e))) : keys;
+      if (picked.length) deleted += await r.del(...picked);
+    } while (cursor !== "0");
+  } finally {
+    await r.quit();
+  }
+  return deleted;
+}
+
+/** Messages for one webhook now in the dispatcher's streams (read or not). */
+export async function messagesInStreams(runtime: Runtime, webhookId: string): Promise<number> {
+  let n = 0;
+  for (let p = 0; p < runtime.partitionsOf(webhookDispatcherAddress); p++) {
+    const entries = await runtime.redis.xrange(runtime.keys.stream(webhookDispatcherAddress.name, p), "-", "+");
+    n += entries.filter(([, fields]) => String(fields[1]).startsWith(`${webhookId}:`)).length;
+  }
+  return n;
 }

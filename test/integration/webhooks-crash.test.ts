@@ -1,14 +1,16 @@
-// kill -9 of the webhook-dispatcher (its host and its relay) under load loses no event: each event
+// kill -9 of the webhook-dispatcher (its host, its relay, its repair scan) loses no event: each event
 // reaches each subscribed receiver at least once, and a duplicate carries the same id and body.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { config } from "../../config";
+import { relayOnce } from "../../domain/webhook-relay";
+import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
-import { cleanupTenants, createWebhook, emit, until } from "./webhook-support";
+import { cleanupTenants, createWebhook, dropDispatcherKeys, emit, until } from "./webhook-support";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
@@ -28,10 +30,10 @@ afterAll(async () => {
   await redis.quit();
 });
 
-async function spawnDispatcher(hostId: string): Promise<Subprocess<"ignore", "pipe", "inherit">> {
+async function spawnDispatcher(hostId: string, env: Record<string, string> = {}): Promise<Subprocess<"ignore", "pipe", "inherit">> {
   const proc = Bun.spawn([BUN, WORKER], {
     cwd: root,
-    env: { ...process.env, RT_HOST_ID: hostId, WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.0001", LOG_LEVEL: "error" },
+    env: { ...process.env, RT_HOST_ID: hostId, WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.0001", LOG_LEVEL: "error", ...env },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -126,6 +128,77 @@ test("kill -9 of the dispatcher under load: every event reaches every subscribed
   expect(await pairs()).toBe(sentT1.length * 2 + sentT2.length);
   console.log(`webhook crash test: ${sentT1.length + sentT2.length} events, ${sentT1.length * 2 + sentT2.length} deliveries, ${duplicates} duplicates after the kill`);
 
+  second.kill("SIGTERM");
+  await second.exited;
+}, 60_000);
+
+test("kill -9 during the repair scan loses nothing: every event Redis lost reaches the receiver, each attempt recorded once", async () => {
+  const slowly = async () => {
+    await sleep(5 + Math.random() * 10);
+    return new Response("ok");
+  };
+  const rx = startReceiver(slowly);
+  receivers.push(rx);
+  const t = await createTenant();
+  tenants.push(t.tenant.id);
+  const savedPrivate = config.webhookAllowPrivate;
+  (config as any).webhookAllowPrivate = true;
+  const W = await createWebhook(t.secretKey, rx.url, ["notification.delivered"]).finally(() => ((config as any).webhookAllowPrivate = savedPrivate));
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push(...(await emit(t.tenant.id, "production", "notification.delivered", 100)));
+
+  // relayed with no dispatcher running, then lost with the dispatcher's Redis keys
+  const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions });
+  await until(async () => {
+    await relayOnce({ runtime });
+    const [left] = await sql`select count(*)::int as n from webhook_outbox where webhook_id = ${W.id}`;
+    return left!.n === 0;
+  });
+  await runtime.close();
+  await dropDispatcherKeys();
+  const markers = async () =>
+    (await sql`select count(*)::int as n, (count(*) filter (where repairs = 0))::int as untouched from webhook_due where webhook_id = ${W.id}`)[0] as {
+      n: number;
+      untouched: number;
+    };
+  expect(await markers()).toEqual({ n: 600, untouched: 600 });
+
+  // small pages, so the scan is still going through the markers when the process dies
+  const env = { WH_REPAIR_GRACE_MS: "200", WH_REPAIR_EVERY_MS: "50", WH_REPAIR_LIMIT: "10", WH_REPAIR_TENANT: t.tenant.id };
+  await sleep(250);
+  const first = await spawnDispatcher("wh-repair-a", env);
+  const atKill = await until(async () => {
+    const m = await markers();
+    return m.untouched <= 450 ? m : null;
+  }, 10_000, 2);
+  first.kill("SIGKILL");
+  await first.exited;
+  expect(atKill!.untouched).toBeGreaterThan(0); // killed part way through the repair
+  const receivedAtKill = rx.received.length;
+
+  const second = await spawnDispatcher("wh-repair-b", env);
+  await until(() => new Set(rx.ids()).size === ids.length, 30_000, 50);
+  expect(new Set(rx.ids())).toEqual(new Set(ids));
+  // every attempt 1 recorded once, as a success; no attempt was recorded twice or renumbered
+  const recorded = async () =>
+    (await sql`select count(*)::int as n, count(distinct event_id)::int as events, max(attempt)::int as max_attempt
+      from webhook_deliveries where webhook_id = ${W.id} and status = 'success'`)[0] as { n: number; events: number; max_attempt: number };
+  await until(async () => (await recorded()).n === ids.length, 5000);
+  expect(await recorded()).toEqual({ n: ids.length, events: ids.length, max_attempt: 1 });
+  expect(await until(async () => (await markers()).n === 0, 5000)).toBe(true);
+  // a duplicate (a request in flight when the process died) is the same event
+  const byId = new Map<string, string>();
+  let duplicates = 0;
+  for (const x of rx.received) {
+    const seen = byId.get(x.json.id);
+    if (seen !== undefined) {
+      duplicates++;
+      expect(x.body).toBe(seen);
+    } else byId.set(x.json.id, x.body);
+  }
+  console.log(
+    `webhook repair crash test: ${ids.length} lost events, killed with ${atKill!.untouched} markers not yet repaired and ${receivedAtKill} received, ${duplicates} duplicates`,
+  );
   second.kill("SIGTERM");
   await second.exited;
 }, 60_000);

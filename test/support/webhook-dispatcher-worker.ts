@@ -1,5 +1,5 @@
-// Subprocess entry point for the webhook crash test: one webhook-dispatcher host and its relay loop,
-// exactly as the Procfile's webhook-dispatcher line runs them, with a short lease so a successor
+// Subprocess entry point for the webhook crash tests: one webhook-dispatcher host, its relay and repair
+// loops, as the Procfile's webhook-dispatcher line runs them, with a short lease so a successor
 // takes over quickly after a kill -9. Prints "ready <host id>"; stops on SIGTERM.
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
 import { getRuntime } from "../../store/runtime";
@@ -7,7 +7,12 @@ import { getRuntime } from "../../store/runtime";
 const hostId = process.env.RT_HOST_ID ?? `webhooks-${process.pid}`;
 const runtime = getRuntime();
 const host = runtime.startHost({ ...WEBHOOK_HOST_OPTIONS, actors: [webhookDispatcher], hostId, leaseMs: 1500, blockMs: 100, timerPollMs: 20 });
-const relay = startWebhookRelay({ everyMs: 20 });
+// the repair scan as in production unless the test sets it (WH_REPAIR_* : grace, period, page, tenant)
+const env = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+const relay = startWebhookRelay({
+  everyMs: 20,
+  repair: { graceMs: env("WH_REPAIR_GRACE_MS"), everyMs: env("WH_REPAIR_EVERY_MS"), limit: env("WH_REPAIR_LIMIT"), tenantId: process.env.WH_REPAIR_TENANT },
+});
 
 process.on("SIGTERM", () => {
   void relay
