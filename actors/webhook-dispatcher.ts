@@ -2,6 +2,7 @@
 // schedule on runtime timers, the relay loop that feeds it from the outbox, and the repair scan
 // that re-enqueues what Redis lost (docs/webhooks.md).
 import { logger } from "../basics/log";
+import { recordWebhookDelivery } from "../basics/metrics";
 import { config } from "../config";
 import { createLease, defineActor, Loop, retryDelayFor, type ActorContext, type HostOptions, type RetryPolicy, type Runtime } from "../runtime";
 import { retryTimerId, webhookDispatcherAddress, type WebhookMessage } from "../schemas/webhook-messages";
@@ -56,7 +57,10 @@ async function automatic(msg: Extract<WebhookMessage, { type: "attempt" }>, ctx:
   const w = c.webhook;
   const e = c.event;
   // deleted or inactive webhooks receive nothing more, scheduled retries included
-  if (!w || !w.active || !e || c.succeeded) return;
+  if (!w || !w.active || !e || c.succeeded) {
+    if (!c.succeeded) recordWebhookDelivery("dropped");
+    return;
+  }
   if (e.tenant_id !== w.tenant_id || e.environment !== w.environment || !w.events.includes(e.type)) return;
   if (c.sameAttempt) {
     // a redelivered message: the attempt is recorded; make sure its retry timer exists (same id)
@@ -69,6 +73,7 @@ async function automatic(msg: Extract<WebhookMessage, { type: "attempt" }>, ctx:
 
   const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
   const delay = out.ok ? null : webhookRetryDelayMs(msg.attempt, { retryAfterMs: out.retryAfterMs, timeScale: config.timeScale });
+  recordWebhookDelivery(out.ok ? "delivered" : delay === null ? "exhausted" : "retrying", out.durationMs);
   const written = await recordAttempt({
     id: newId(),
     webhookId: w.id,
@@ -100,6 +105,7 @@ async function manual(msg: Extract<WebhookMessage, { type: "manual" }>, ctx: Ctx
     return;
   }
   const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
+  recordWebhookDelivery(out.ok ? "delivered" : "exhausted", out.durationMs);
   await recordAttempt({
     ...base,
     eventType: e.type,

@@ -12,6 +12,7 @@ import { WEBHOOK_RETRY_SCHEDULE_MS } from "../../domain/webhook-retry";
 import { runtimeKeys } from "../../runtime";
 import { webhookDispatcherAddress, retryTimerId } from "../../schemas/webhook-messages";
 import { sql } from "../../store/db";
+import { metricsRegistry } from "../../basics/metrics";
 import { call, createTenant } from "../support/fixtures";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { sleep } from "../support/runtime-redis";
@@ -107,7 +108,10 @@ describe("from the outbox to receivers", () => {
 });
 
 describe("retries", () => {
-  test("a receiver answering 500 three times then 200 yields 4 delivery records on schedule", async () => {
+  test("a receiver answering 500 three times then 200 yields 4 delivery records on schedule (and 3 retrying, 1 delivered in /metrics)", async () => {
+    const counted = async (outcome: string) =>
+      (await metricsRegistry.getSingleMetric("nms_webhook_deliveries_total")!.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+    const before = { retrying: await counted("retrying"), delivered: await counted("delivered") };
     const r = receiver((_, n) => new Response(n <= 3 ? "boom" : "fine", { status: n <= 3 ? 500 : 200 }));
     const W = await createWebhook(T1.secretKey, r.url, ["notification.failed"]);
     const [id] = await emit(T1.tenant.id, "production", "notification.failed", 1);
@@ -131,6 +135,9 @@ describe("retries", () => {
     }
     expect(recs![3]!.next_retry_at).toBeNull();
     expect(r.received.map((x) => x.json.id)).toEqual([id, id, id, id]); // duplicates carry the same id
+    // the dispatcher runs in this process (startWebhookHost): its attempts are in this registry
+    expect((await counted("retrying")) - before.retrying).toBeGreaterThanOrEqual(3);
+    expect((await counted("delivered")) - before.delivered).toBeGreaterThanOrEqual(1);
   }, 15_000);
 
   test("retries stop after the last (fifth) attempt", async () => {
