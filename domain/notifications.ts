@@ -5,7 +5,7 @@ import { AppError, validationFailed } from "../basics/errors";
 import { logger } from "../basics/log";
 import { channelSenderAddress, senderMessage } from "../schemas/messages";
 import { CHANNELS, type Channel } from "../schemas/channels";
-import { applyCounters, counterCtes, type CounterDelta } from "../store/analytics";
+import { counterCtes, type CounterDelta } from "../store/analytics";
 import { loadChannelConfig } from "../store/channels";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { sql, type Tx } from "../store/db";
@@ -15,7 +15,6 @@ import { MicroBatcher } from "../store/micro-batcher";
 import {
   eventNotification,
   findByIdempotencyKey,
-  insertNotifications,
   notificationsInsert,
   type NewNotification,
   type NotificationRow,
@@ -23,7 +22,7 @@ import {
 import { findSubscriber, findSubscriberOwning } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
-import { emitEvents, prepareEvents } from "./events";
+import { prepareEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
 
@@ -287,9 +286,16 @@ function totalDelta(i: AcceptItem): CounterDelta {
  * A batch whose rows carry no idempotency key cannot conflict (fresh UUIDv7 ids): rows, events
  * and counts go in ONE statement (data-modifying WITH items), atomic and one round trip.
  */
-async function writeFreshBatch(items: AcceptItem[]): Promise<boolean[]> {
-  const ev = prepareEvents(sql, items.map(createdEvent));
-  const counts = counterCtes(sql, items.map(totalDelta));
+/**
+ * One statement for the whole batch: the rows, their notification.created events and their
+ * rollup counts. Rows whose idempotency key already exists are skipped by the INSERT, and only the
+ * rows it inserted get an event and a count (both are filtered on the INSERT's `ins` output), so a
+ * batch with keys (workflow steps) costs one round trip like any other.
+ */
+async function writeBatch(items: AcceptItem[]): Promise<boolean[]> {
+  const only = { onlyIfInserted: { ids: items.map((i) => i.row.id) } };
+  const ev = prepareEvents(sql, items.map(createdEvent), only);
+  const counts = counterCtes(sql, items.map(totalDelta), only);
   const rows = await sql<{ id: string }[]>`
     with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
       ev as (${ev.insert})${counts ? sql`, ${counts}` : sql``}
@@ -298,16 +304,7 @@ async function writeFreshBatch(items: AcceptItem[]): Promise<boolean[]> {
   return items.map((i) => inserted.has(i.row.id));
 }
 
-/** With idempotency keys some rows may already exist: only those inserted get an event and a count. */
-async function writeBatch(tx: Tx, items: AcceptItem[]): Promise<boolean[]> {
-  const inserted = await insertNotifications(tx, items.map((i) => i.row));
-  const fresh = items.filter((i) => inserted.has(i.row.id));
-  await Promise.all([emitEvents(tx, fresh.map(createdEvent)), applyCounters(tx, fresh.map(totalDelta))]);
-  return items.map((i) => inserted.has(i.row.id));
-}
-
-const writeAny = (items: AcceptItem[]) =>
-  items.every((i) => !i.row.idempotencyKey) ? writeFreshBatch(items) : sql.begin((tx) => writeBatch(tx, items));
+const writeAny = writeBatch;
 
 async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
   let created: (boolean | Error)[];

@@ -50,31 +50,38 @@ export async function applyCounters(tx: Tx, deltas: CounterDelta[]): Promise<voi
  * rows and counts commit in one round trip; null when there is nothing to count. Data-modifying
  * WITH items always run to completion, whether or not the main query reads them.
  */
-export function counterCtes(tx: Tx, deltas: CounterDelta[]) {
+export function counterCtes(tx: Tx, deltas: CounterDelta[], opts?: { onlyIfInserted: { ids: string[] } }) {
   if (deltas.length === 0) return null;
   const shard = 1 + Math.floor(Math.random() * (SHARD_SPACE - 1));
-  const rows = new Map<string, { t: string; e: string; h: string; c: string; tp: string; v: number[] }>();
-  for (const d of deltas) {
+  const rows = new Map<string, { t: string; e: string; h: string; c: string; tp: string; row: string | null; v: number[] }>();
+  deltas.forEach((d, i) => {
     const h = hourOf(d.createdAt);
     const tp = d.template ?? "";
-    const k = `${d.tenantId}|${d.environment}|${h}|${d.channel}|${tp}`;
-    let row = rows.get(k);
-    if (!row) rows.set(k, (row = { t: d.tenantId, e: d.environment, h, c: d.channel, tp, v: COUNTERS.map(() => 0) }));
-    row.v[COUNTERS.indexOf(d.counter)]! += d.by ?? 1;
-  }
+    // counted only if its row is inserted: deltas stay apart per row and are summed in SQL
+    const row = opts ? opts.onlyIfInserted.ids[i]! : null;
+    const k = `${d.tenantId}|${d.environment}|${h}|${d.channel}|${tp}|${row ?? ""}`;
+    let r = rows.get(k);
+    if (!r) rows.set(k, (r = { t: d.tenantId, e: d.environment, h, c: d.channel, tp, row, v: COUNTERS.map(() => 0) }));
+    r.v[COUNTERS.indexOf(d.counter)]! += d.by ?? 1;
+  });
   const sorted = [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
   // one bigint[] per counter, in COUNTERS order, joined as unnest arguments
   const columns = COUNTERS.map((_, i) => tx`${sorted.map((r) => r.v[i]!)}::bigint[]`);
   const counterArgs = columns.slice(1).reduce((acc, c) => tx`${acc}, ${c}`, columns[0]!);
-  // The daily rows are the hourly deltas summed per day, in the same (key) order.
-  return tx`
-    cd as (
-      select * from unnest(
+  const source = tx`unnest(
         ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
         ${sorted.map((r) => dayOf(r.h))}::timestamptz[], ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
-        ${counterArgs})
-        as x(tenant_id, environment, hour, day, channel, template, ${tx.unsafe(COUNTER_LIST)})
-    ), ch as (
+        ${sorted.map((r) => r.row)}::uuid[], ${counterArgs})
+        as x(tenant_id, environment, hour, day, channel, template, row, ${tx.unsafe(COUNTER_LIST)})`;
+  // Without a row filter the deltas are already one per key; with one (rows of a data-modifying
+  // CTE `ins` in the same statement) the inserted rows' deltas are summed per key, in key order.
+  const cd = opts
+    ? tx`select tenant_id, environment, hour, day, channel, template, ${tx.unsafe(SUM_AS_LIST)} from ${source}
+        where x.row in (select id from ins) group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 5, 6`
+    : tx`select tenant_id, environment, hour, day, channel, template, ${tx.unsafe(COUNTER_LIST)} from ${source}`;
+  // The daily rows are the hourly deltas summed per day, in the same (key) order.
+  return tx`
+    cd as (${cd}), ch as (
       insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, shard, ${tx.unsafe(COUNTER_LIST)})
       select tenant_id, environment, hour, channel, template, ${shard}::smallint, ${tx.unsafe(COUNTER_LIST)} from cd
       on conflict (tenant_id, environment, hour, channel, template, shard) do update set ${tx.unsafe(ADD_EXCLUDED)}

@@ -73,18 +73,7 @@ export interface NewNotification {
   workflowRunId?: string | null;
 }
 
-/**
- * One statement for the whole batch (unnest keeps the statement text, and so its prepared
- * plan, the same for every batch size). Returns the ids actually inserted: a row whose
- * idempotency key already exists is skipped.
- */
-export async function insertNotifications(tx: Tx, rows: NewNotification[]): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const inserted = await notificationsInsert(tx, rows);
-  return new Set(inserted.map((r) => r.id));
-}
-
-/** The INSERT of insertNotifications as a statement to embed (a data-modifying WITH item); returns ids. */
+/** The batched INSERT of notifications as a statement to embed (a data-modifying WITH item); returns ids. */
 export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
   // One JSON document for the whole batch: JSON.stringify is native, where per-element array
   // escaping of a dozen text[] parameters was a visible share of the accept path's CPU.
