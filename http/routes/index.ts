@@ -17,6 +17,7 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerRoutes } from "./providers";
 
 export const routePlugins = [
   healthRoutes,
@@ -35,5 +36,6 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  providerRoutes,
   webAssetRoutes(),
 ] as const;
