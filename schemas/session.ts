@@ -24,3 +24,13 @@ export const Me = t.Object({
   tenant_id: t.String(),
   role: t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]),
 });
+
+/** GET /auth/providers: the OAuth providers this server has credentials for (a sign-in page shows only these). */
+export const OAuthProviderList = t.Object({
+  data: t.Array(
+    t.Object({
+      name: t.Union([t.Literal("google"), t.Literal("github")]),
+      start_url: t.String({ description: "PUBLIC_URL/auth/<name>: open it in the browser to sign in" }),
+    }),
+  ),
+});

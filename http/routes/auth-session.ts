@@ -23,7 +23,7 @@ import {
   sessionCookie,
   sessionPlugin,
 } from "../session";
-import { CallbackQuery, MagicLinkBody, MagicLinkSent, Me, ProviderParams, VerifyQuery } from "../../schemas/session";
+import { CallbackQuery, MagicLinkBody, MagicLinkSent, Me, OAuthProviderList, ProviderParams, VerifyQuery } from "../../schemas/session";
 
 const OAUTH_STATE_COOKIE = "nms_oauth_state";
 const OAUTH_STATE_TTL_SECONDS = 600;
@@ -81,6 +81,7 @@ const SCOPES: Record<OAuthProviderName, string[]> = {
   google: ["openid", "email", "profile"],
   github: ["read:user", "user:email"],
 };
+const OAUTH_PROVIDERS = Object.keys(SCOPES) as OAuthProviderName[];
 
 function providerConfig(name: string): ProviderConfig {
   if (name !== "google" && name !== "github") throw notFound("provider_not_found", "OAuth provider must be google or github");
@@ -122,6 +123,20 @@ async function providerIdentity(p: ProviderConfig, accessToken: string): Promise
 // ---------------------------------------------------------------------------------------------
 
 export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
+  .get(
+    "/auth/providers",
+    () => ({
+      // the flow must start on PUBLIC_URL's host: the state cookie it sets is read by the callback there
+      data: OAUTH_PROVIDERS.filter((name) => config.oauthProvider(name) !== null).map((name) => ({
+        name,
+        start_url: `${config.publicUrl.replace(/\/$/, "")}/auth/${name}`,
+      })),
+    }),
+    {
+      response: { 200: OAuthProviderList },
+      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"] },
+    },
+  )
   .post(
     "/auth/magic-link",
     async ({ body, request, set }) => {
