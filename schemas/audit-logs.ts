@@ -30,4 +30,7 @@ export const AuditLogQuery = t.Object({
   limit: t.Optional(t.String()),
 });
 
+/** GET /v1/team/audit-logs: the same filters; the tenant is the session's. */
+export const TeamAuditLogQuery = t.Omit(AuditLogQuery, ["tenant_id"]);
+
 export const AuditLogList = t.Object({ audit_logs: t.Array(AuditLogEntry), count: t.Integer() });

@@ -6,7 +6,7 @@ import { inboxRoutes } from "./inbox";
 import { internalTenantRoutes } from "./internal-tenants";
 import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
-import { auditLogRoutes } from "./audit-logs";
+import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
@@ -37,5 +37,6 @@ export const routePlugins = [
   unsubscribeRoutes,
   whatsappWebhookRoutes,
   providerRoutes,
+  teamAuditLogRoutes,
   webAssetRoutes(),
 ] as const;
