@@ -1,10 +1,15 @@
-// nms.auth: dashboard sign-in outside /v1: the configured OAuth providers, a magic link by email,
-// and sign-out (GET /auth/providers, POST /auth/magic-link, DELETE /auth/logout); no credentials needed.
+// nms.auth: dashboard sign-in outside /v1: who is signed in (or null), the configured OAuth providers,
+// a magic link by email, sign-out (GET /auth/session, GET /auth/providers, POST /auth/magic-link, DELETE /auth/logout).
 import type { RequestOptions, Transport } from "../transport";
-import type { MagicLinkParams, MagicLinkResult, OAuthProvider } from "../types";
+import type { MagicLinkParams, MagicLinkResult, Me, OAuthProvider } from "../types";
 
 export class Auth {
   constructor(private readonly transport: Transport) {}
+
+  /** The user behind the session cookie, or null when there is none (never a 401, unlike me.retrieve()). */
+  session(opts?: RequestOptions): Promise<Me | null> {
+    return this.transport.data({ method: "GET", path: "/auth/session" }, opts);
+  }
 
   /** The OAuth providers this server is configured for; open a provider's `start_url` to sign in with it. */
   providers(opts?: RequestOptions): Promise<OAuthProvider[]> {

@@ -456,6 +456,7 @@ describe("dashboard: sign-in, providers, the team's audit log", () => {
     const refused = await anonymous.auth.requestMagicLink({ email: "not-an-address" }).catch((e) => e);
     expect([refused.status, refused.code]).toEqual([422, "validation_failed"]);
     expect(await anonymous.auth.logout()).toBeUndefined(); // 204 also without a session
+    expect(await anonymous.auth.session()).toBeNull();
   });
 
   test("providers.list describes each provider's fields with their JSON types", async () => {
@@ -473,6 +474,7 @@ describe("dashboard: sign-in, providers, the team's audit log", () => {
       return createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
     });
     const nms = new Nms({ baseUrl: api.url, credentials: "include", headers: { cookie: `${SESSION_COOKIE}=${session.token}`, origin: APP_URL } });
+    expect((await nms.auth.session())?.tenant_id).toBe(tenantId);
     const { audit_logs, count } = await nms.teamAuditLogs.list({ action: "api_key.created", limit: 200 });
     expect(count).toBe(audit_logs.length);
     expect(audit_logs.length).toBeGreaterThan(0);
