@@ -1,18 +1,18 @@
 // The browser code scripts/build-web.ts builds into .nms/web/: GET /embed/<file> (the inbox web
-// component, loadable by any page), and isApiPath for a later dashboard's SPA fallback at /.
+// component, loadable by any page) and the dashboard at / (its files under /assets/, index.html for every other page path).
 import { Elysia } from "elysia";
 import { existsSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { AppError, notFound } from "../../basics/errors";
+import { ErrorBody } from "../../schemas/errors";
 
 /** The build output folder; scripts/build-web.ts writes the same one (WEB_BUILD_DIR there). */
 export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
 
 /**
- * Top-level paths the API owns. A dashboard served at / answers index.html only for other paths
- * (a `GET /*` route checking isApiPath, then builtFile(..., "dashboard", "index.html")), so an
- * unknown API path keeps its JSON 404. test/http/web-assets.test.ts fails when a route outside
- * this list appears.
+ * Top-level paths the API owns. The dashboard served at / answers index.html only for other paths
+ * (DASHBOARD_ROUTES: `GET /*` checks isApiPath first), so an unknown API path keeps its JSON 404.
+ * test/http/web-assets.test.ts fails when a route outside this list and DASHBOARD_ROUTES appears.
  */
 export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed"];
 
@@ -66,10 +66,48 @@ const EMBED_HEADERS = {
   "cache-control": "public, max-age=300, stale-while-revalidate=3600",
 };
 
+/** The dashboard's own routes: everything under / that isApiPath leaves to it. */
+export const DASHBOARD_ROUTES = ["/", "/assets/*", "/*"] as const;
+
+/**
+ * The dashboard page: revalidated on every load (its file names never change), never framed,
+ * scripts, styles and API calls from this origin only (the dashboard talks to the API it is served by).
+ */
+const DASHBOARD_PAGE_HEADERS = {
+  "cache-control": "no-cache",
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+};
+const DASHBOARD_ASSET_HEADERS = { "cache-control": "no-cache" };
+
 export function webAssetRoutes(root = WEB_BUILD_DIR) {
-  return new Elysia({ name: "routes.web-assets", seed: root }).get(
-    "/embed/*",
-    ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
-    { detail: { tags: ["public"], summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)" } },
-  );
+  const page = (request: Request) => builtFile(request, "dashboard", "index.html", { headers: DASHBOARD_PAGE_HEADERS }, root);
+  const errors = { 404: ErrorBody, 503: ErrorBody };
+  return new Elysia({ name: "routes.web-assets", seed: root })
+    .get(
+      "/embed/*",
+      ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
+      { detail: { tags: ["public"], summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)" } },
+    )
+    .get("/", ({ request }) => page(request), {
+      response: errors,
+      detail: { tags: ["public"], summary: "The dashboard (docs/dashboard.md)" },
+    })
+    .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
+      response: errors,
+      detail: { tags: ["public"], summary: "The dashboard's script, styles and source map" },
+    })
+    .get(
+      "/*",
+      ({ request }) => {
+        const path = new URL(request.url).pathname;
+        // an unknown API path keeps the API's own answer; only page paths get the dashboard
+        if (isApiPath(path)) throw notFound("not_found", `No route for GET ${path}`);
+        return page(request);
+      },
+      { response: errors, detail: { tags: ["public"], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" } },
+    );
 }
