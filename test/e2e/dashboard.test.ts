@@ -300,9 +300,16 @@ describe("signed in", () => {
     await dash.screenshot("dashboard-overview");
   }, TEST_MS);
 
-  test("the environment switch: sandbox shows sandbox data, production its own", async () => {
+  test("filters live in the URL (back undoes one); the environment switch: sandbox shows sandbox data, production its own", async () => {
     await nav("Notifications");
     expect(await dash.page.locator("table.notifications tbody tr").count()).toBeGreaterThanOrEqual(2);
+    await dash.page.getByLabel("Status").selectOption("failed");
+    await dash.page.waitForURL(/status=failed/, { timeout: WAIT_MS });
+    expect(await textOf(dash.page.locator(".empty-title"))).toBe("No notification matches these filters");
+    await dash.page.goBack();
+    await dash.page.locator("table.notifications tbody tr").first().waitFor({ timeout: WAIT_MS });
+    expect(new URL(dash.page.url()).searchParams.get("status")).toBeNull();
+
     await dash.page.getByText("Sandbox", { exact: true }).click();
     await dash.page.waitForURL(/env=sandbox/, { timeout: WAIT_MS });
     await pageShown(dash.page, "Notifications");
@@ -351,6 +358,31 @@ describe("signed in", () => {
     await nav("Team");
     expect(await textOf(dash.page.locator("table.team tbody tr"))).toContain(`${EMAIL} (you)`);
     await dash.screenshot("dashboard-team");
+  }, TEST_MS);
+
+  test("keyboard: the skip link reaches the content, a link opens by Enter and focuses the new heading, Escape closes a dialog", async () => {
+    await dash.page.goto(`${base}/keys?env=production`);
+    await pageShown(dash.page, "API keys");
+    const focused = () => dash.page.evaluate(() => ({ id: document.activeElement?.id, text: document.activeElement?.textContent?.trim() }));
+    await dash.page.keyboard.press("Tab");
+    expect((await focused()).text).toBe("Skip to content");
+    await dash.page.keyboard.press("Enter");
+    expect((await focused()).id).toBe("main");
+
+    const revoke = dash.page.locator(`tr[data-prefix="${liveKey.slice(0, 12)}"]`).getByRole("button", { name: "Revoke" });
+    await revoke.focus();
+    await dash.page.keyboard.press("Enter");
+    const dialog = dash.page.getByRole("dialog", { name: /^Revoke / });
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await dash.page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden", timeout: WAIT_MS });
+    expect(await revoke.evaluate((b) => b === document.activeElement)).toBe(true);
+    expect((await apiCall("GET", "/v1/api-keys", liveKey)).status).toBe(200); // not revoked
+
+    await dash.page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Templates", exact: true }).focus();
+    await dash.page.keyboard.press("Enter");
+    await pageShown(dash.page, "Templates");
+    expect((await focused()).id).toBe("page-title");
   }, TEST_MS);
 
   test("no page logged a console error", () => {

@@ -11,8 +11,11 @@ import { Badge, Time } from "../ui/format";
 import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 const GRACE_HOURS = 24;
+const KEY_TYPES = ["secret", "publishable"] as const;
 
 export function ApiKeysPage(_: PageProps) {
   return (
@@ -75,19 +78,7 @@ function Keys() {
       <Async load={load} label="Loading API keys" rows={4} isEmpty={(keys) => keys.length === 0} empty={<Empty title={`No ${environment} keys`}>Create one below.</Empty>}>
         {(keys) => (
           <table class="api-keys">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Type</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Label", "Type", "Prefix", "Permissions", "Created", "Last used", { label: "Actions", hidden: true }]} />
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} data-prefix={k.prefix}>
@@ -139,10 +130,7 @@ function Keys() {
           <input id="key-label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} aria-describedby={describedBy("key-label", true, fieldErrors(errors, "label"))} />
         </Field>
         <Field id="key-type" label="Type" errors={fieldErrors(errors, "key_type")}>
-          <select id="key-type" value={keyType} onChange={(e) => setKeyType(e.currentTarget.value as "secret" | "publishable")}>
-            <option value="secret">Secret (server side)</option>
-            <option value="publishable">Publishable (browser inbox)</option>
-          </select>
+          <Choice id="key-type" value={keyType} choices={KEY_TYPES} labels={{ secret: "Secret (server side)", publishable: "Publishable (browser inbox)" }} onChange={(v) => setKeyType(v!)} />
         </Field>
         <fieldset class="inline">
           <legend>Permissions</legend>

@@ -9,6 +9,8 @@ import { Time } from "../ui/format";
 import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 const PAGE_SIZE = 50;
 const FILTERS = ["action", "resource_type", "resource_id", "actor_type", "actor_id", "start_date", "end_date"] as const;
@@ -70,14 +72,7 @@ export function AuditLogPage({ query }: PageProps) {
         {text("resource_type", "Resource type", "api_key")}
         {text("resource_id", "Resource id")}
         <Field id="audit-actor_type" label="Actor type">
-          <select id="audit-actor_type" value={form.actor_type} onChange={(e) => setForm({ ...form, actor_type: e.currentTarget.value })}>
-            <option value="">Any</option>
-            {ACTOR_TYPES.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
+          <Choice id="audit-actor_type" value={(form.actor_type || undefined) as (typeof ACTOR_TYPES)[number] | undefined} choices={ACTOR_TYPES} any="Any" onChange={(v) => setForm({ ...form, actor_type: v ?? "" })} />
         </Field>
         {text("actor_id", "Actor id")}
         <Field id="audit-start_date" label="From">
@@ -131,16 +126,7 @@ export function AuditLogPage({ query }: PageProps) {
 function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
   return (
     <table class="audit">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Action</th>
-          <th scope="col">Resource</th>
-          <th scope="col">Actor</th>
-          <th scope="col">From</th>
-          <th scope="col">Details</th>
-        </tr>
-      </thead>
+      <TableHead columns={["When", "Action", "Resource", "Actor", "From", "Details"]} />
       <tbody>
         {entries.map((e) => (
           <tr key={e.id}>

@@ -7,6 +7,7 @@ import { PageHeader } from "../ui/page-header";
 import { Async } from "../ui/states";
 import { useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
+import { TableHead } from "../ui/table-head";
 
 export function ChannelsPage() {
   const { api, environment } = useDashboard();
@@ -23,15 +24,7 @@ export function ChannelsPage() {
       <Async load={load} label="Loading channels" rows={5}>
         {(configs) => (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">Provider</th>
-                <th scope="col">State</th>
-                <th scope="col">Stored credentials</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Channel", "Provider", "State", "Stored credentials", "Updated"]} />
             <tbody>
               {CHANNELS.map((c) => {
                 const cfg = configs.find((x) => x.channel === c);

@@ -9,6 +9,7 @@ import { PageHeader } from "../ui/page-header";
 import { Async, Empty } from "../ui/states";
 import { useLoad } from "../ui/use-load";
 import { StatusTimeline } from "./status-timeline";
+import { TableHead } from "../ui/table-head";
 
 /** Statuses that can still change without anyone acting: the page asks again until they settle. */
 const MOVING = new Set(["pending", "sent"]);
@@ -89,16 +90,7 @@ function NotificationView({ n }: { n: Notification }) {
 function AttemptTable({ attempts }: { attempts: DeliveryAttempt[] }) {
   return (
     <table class="attempts">
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Status</th>
-          <th scope="col">Provider</th>
-          <th scope="col">Duration</th>
-          <th scope="col">At</th>
-          <th scope="col">Provider response</th>
-        </tr>
-      </thead>
+      <TableHead columns={["#", "Status", "Provider", "Duration", "At", "Provider response"]} />
       <tbody>
         {attempts.map((a) => {
           const err = a.error as { code?: string; message?: string } | null;

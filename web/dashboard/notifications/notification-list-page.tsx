@@ -10,6 +10,8 @@ import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS, isChannel, NOTIFICATION_STATUS_LABELS, NOTIFICATION_STATUSES, type NotificationStatus } from "../vocabulary";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 const PAGE_SIZE = 25;
 const REFRESH_MS = 3_000;
@@ -44,23 +46,9 @@ export function NotificationListPage({ query }: PageProps) {
       <PageHeader title="Notifications" />
       <form class="filters" aria-label="Filter notifications" onSubmit={(e) => e.preventDefault()}>
         <label for="filter-status">Status</label>
-        <select id="filter-status" value={status ?? ""} onChange={(e) => filter({ status: (e.currentTarget.value || undefined) as NotificationStatus | undefined })}>
-          <option value="">Any status</option>
-          {NOTIFICATION_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {NOTIFICATION_STATUS_LABELS[s]}
-            </option>
-          ))}
-        </select>
+        <Choice id="filter-status" value={status} choices={NOTIFICATION_STATUSES} labels={NOTIFICATION_STATUS_LABELS} any="Any status" onChange={(v) => filter({ status: v })} />
         <label for="filter-channel">Channel</label>
-        <select id="filter-channel" value={channel ?? ""} onChange={(e) => filter({ channel: e.currentTarget.value || undefined })}>
-          <option value="">Any channel</option>
-          {CHANNELS.map((c) => (
-            <option key={c} value={c}>
-              {CHANNEL_LABELS[c]}
-            </option>
-          ))}
-        </select>
+        <Choice id="filter-channel" value={channel} choices={CHANNELS} labels={CHANNEL_LABELS} any="Any channel" onChange={(v) => filter({ channel: v })} />
       </form>
       <Async
         load={load}
@@ -102,15 +90,7 @@ function NotificationTable({ items }: { items: NotificationListItem[] }) {
   return (
     <table class="notifications">
       <caption class="visually-hidden">Notifications, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Recipient</th>
-          <th scope="col">Channel</th>
-          <th scope="col">Status</th>
-          <th scope="col">Template</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Recipient", "Channel", "Status", "Template", "Created"]} />
       <tbody>
         {items.map((n) => (
           <tr key={n.id} data-id={n.id}>

@@ -8,6 +8,8 @@ import { PageHeader } from "../ui/page-header";
 import { Async, Empty } from "../ui/states";
 import { useLoad } from "../ui/use-load";
 import { TimeseriesChart } from "./timeseries-chart";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 const PERIODS = [
   { value: "1h", label: "Last hour" },
@@ -57,13 +59,7 @@ export function OverviewPage({ query }: PageProps) {
     <>
       <PageHeader title="Overview">
         <label for="period">Period</label>
-        <select id="period" value={period} onChange={(e) => go("/", { period: e.currentTarget.value })}>
-          {PERIODS.map((p) => (
-            <option key={p.value} value={p.value}>
-              {p.label}
-            </option>
-          ))}
-        </select>
+        <Choice id="period" value={period} choices={PERIODS.map((p) => p.value)} labels={Object.fromEntries(PERIODS.map((p) => [p.value, p.label]))} onChange={(v) => go("/", { period: v })} />
       </PageHeader>
       <Async load={load} label="Loading analytics" rows={6}>
         {(d) => (
@@ -117,16 +113,7 @@ export function OverviewPage({ query }: PageProps) {
 function CounterTable({ rows, first }: { rows: ({ name: string } & Record<(typeof COUNTERS)[number], number>)[]; first: string }) {
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">{first}</th>
-          {COUNTERS.map((c) => (
-            <th key={c} scope="col" class="num">
-              {COUNTER_LABELS[c]}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <TableHead columns={[first, ...COUNTERS.map((c) => ({ label: COUNTER_LABELS[c], num: true }))]} />
       <tbody>
         {rows.map((r) => (
           <tr key={r.name}>

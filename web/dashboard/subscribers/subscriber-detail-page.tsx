@@ -12,6 +12,8 @@ import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 interface SubscriberData {
   subscriber: Subscriber;
@@ -138,13 +140,7 @@ function Preferences({ subscriberId, preferences, onChange }: { subscriberId: st
       <h2 id="preferences-title">Preferences</h2>
       {preferences.length ? (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Category</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Receives</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Category", "Channel", "Receives"]} />
           <tbody>
             {preferences.map((p) => (
               <tr key={key(p)}>
@@ -178,13 +174,7 @@ function Preferences({ subscriberId, preferences, onChange }: { subscriberId: st
           <input id="preference-category" value={category} placeholder="marketing, or all" onInput={(e) => setCategory(e.currentTarget.value)} />
         </Field>
         <Field id="preference-channel" label="Channel">
-          <select id="preference-channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as ChannelName)}>
-            {CHANNELS.map((c) => (
-              <option key={c} value={c}>
-                {CHANNEL_LABELS[c]}
-              </option>
-            ))}
-          </select>
+          <Choice id="preference-channel" value={channel} choices={CHANNELS} labels={CHANNEL_LABELS} onChange={(v) => setChannel(v!)} />
         </Field>
         <button type="submit" class="secondary" disabled={update.pending || !category.trim()}>
           Opt out

@@ -7,6 +7,7 @@ import { Link } from "../ui/link";
 import { PageHeader } from "../ui/page-header";
 import { Async, Empty } from "../ui/states";
 import { useLoad } from "../ui/use-load";
+import { TableHead } from "../ui/table-head";
 
 const PAGE_SIZE = 25;
 
@@ -52,15 +53,7 @@ export function SubscriberListPage({ query }: PageProps) {
         {(page) => (
           <>
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">External id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Phone</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
+              <TableHead columns={["External id", "Name", "Email", "Phone", "Created"]} />
               <tbody>
                 {page.data.map((s) => (
                   <tr key={s.id}>

@@ -10,6 +10,8 @@ import { Time } from "../ui/format";
 import { PageHeader } from "../ui/page-header";
 import { Async, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 const ROLES: TeamMember["role"][] = ["owner", "admin", "member"];
 
@@ -51,17 +53,7 @@ export function TeamPage(_: PageProps) {
       <Async load={load} label="Loading the team" rows={3}>
         {(members) => (
           <table class="team">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Email", "Name", "Role", "Last sign-in", { label: "Actions", hidden: true }]} />
             <tbody>
               {members.map((m) => (
                 <tr key={m.id}>
@@ -72,13 +64,7 @@ export function TeamPage(_: PageProps) {
                   <td>{m.name ?? <span class="muted">—</span>}</td>
                   <td>
                     {manages ? (
-                      <select aria-label={`Role of ${m.email}`} value={m.role} disabled={change.pending} onChange={(e) => change.run(m, e.currentTarget.value as TeamMember["role"])}>
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
+                      <Choice aria-label={`Role of ${m.email}`} value={m.role} choices={ROLES} disabled={change.pending} onChange={(v) => change.run(m, v!)} />
                     ) : (
                       m.role
                     )}
@@ -115,13 +101,7 @@ export function TeamPage(_: PageProps) {
             <input id="invite-email" type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} aria-describedby={describedBy("invite-email", false, fieldErrors(errors, "email"))} />
           </Field>
           <Field id="invite-role" label="Role">
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as TeamMember["role"])}>
-              {ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
+            <Choice id="invite-role" value={role} choices={ROLES} onChange={(v) => setRole(v!)} />
           </Field>
           <button type="submit" disabled={invite.pending || !email.trim()}>
             Send invitation

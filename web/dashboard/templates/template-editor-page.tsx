@@ -14,6 +14,7 @@ import { Async, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
 import { templatePath } from "./template-list-page";
+import { Choice } from "../ui/choice";
 
 /** The variants the editor offers per channel; other variant keys of a template are kept as they are. */
 const VARIANT_FIELDS: Record<ChannelName, { key: string; label: string; multiline?: boolean }[]> = {
@@ -132,13 +133,7 @@ function TemplateForm({ template }: { template: Template | null }) {
         </Field>
         <div class="field-row">
           <Field id={id("channel")} label="Channel" errors={fieldErrors(details, "channel")}>
-            <select id={id("channel")} value={draft.channel} onChange={(e) => set({ channel: e.currentTarget.value as ChannelName })}>
-              {CHANNELS.map((c) => (
-                <option key={c} value={c}>
-                  {CHANNEL_LABELS[c]}
-                </option>
-              ))}
-            </select>
+            <Choice id={id("channel")} value={draft.channel} choices={CHANNELS} labels={CHANNEL_LABELS} onChange={(v) => set({ channel: v! })} />
           </Field>
           <Field id={id("language")} label="Language" errors={fieldErrors(details, "language")}>
             <input id={id("language")} value={draft.language} placeholder="pt_BR" onInput={(e) => set({ language: e.currentTarget.value })} />

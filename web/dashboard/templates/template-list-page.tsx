@@ -9,6 +9,8 @@ import { PageHeader } from "../ui/page-header";
 import { Async, Empty } from "../ui/states";
 import { useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS, isChannel, TEMPLATE_STATUS_LABELS, TEMPLATE_STATUSES } from "../vocabulary";
+import { Choice } from "../ui/choice";
+import { TableHead } from "../ui/table-head";
 
 /** The editor's path of a template: its slug, or its id for the one slug the new-template page owns. */
 export function templatePath(t: Pick<Template, "id" | "slug">): string {
@@ -32,23 +34,9 @@ export function TemplateListPage({ query }: PageProps) {
       </PageHeader>
       <form class="filters" aria-label="Filter templates" onSubmit={(e) => e.preventDefault()}>
         <label for="template-channel">Channel</label>
-        <select id="template-channel" value={channel ?? ""} onChange={(e) => filter({ channel: e.currentTarget.value || undefined })}>
-          <option value="">Any channel</option>
-          {CHANNELS.map((c) => (
-            <option key={c} value={c}>
-              {CHANNEL_LABELS[c]}
-            </option>
-          ))}
-        </select>
+        <Choice id="template-channel" value={channel} choices={CHANNELS} labels={CHANNEL_LABELS} any="Any channel" onChange={(v) => filter({ channel: v })} />
         <label for="template-status">Status</label>
-        <select id="template-status" value={status ?? ""} onChange={(e) => filter({ status: e.currentTarget.value || undefined })}>
-          <option value="">Any status</option>
-          {TEMPLATE_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {TEMPLATE_STATUS_LABELS[s]}
-            </option>
-          ))}
-        </select>
+        <Choice id="template-status" value={status} choices={TEMPLATE_STATUSES} labels={TEMPLATE_STATUS_LABELS} any="Any status" onChange={(v) => filter({ status: v })} />
       </form>
       <Async
         load={load}
@@ -63,15 +51,7 @@ export function TemplateListPage({ query }: PageProps) {
       >
         {(list) => (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Name", "Slug", "Channel", "Status", "Updated"]} />
             <tbody>
               {list.map((t) => (
                 <tr key={t.id}>

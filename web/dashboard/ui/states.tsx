@@ -68,6 +68,14 @@ interface AsyncProps<T> {
 export function Async<T>({ load, label, rows, isEmpty, empty, children }: AsyncProps<T>) {
   if (load.status === "loading") return <Loading label={label} rows={rows} />;
   if (load.status === "error") return <ErrorNotice error={load.error} onRetry={load.reload} />;
-  if (isEmpty?.(load.data)) return <>{empty}</>;
-  return <>{children(load.data)}</>;
+  const view = isEmpty?.(load.data) ? empty : children(load.data);
+  if (!load.stale) return <>{view}</>;
+  return (
+    <div class="stale" aria-busy="true">
+      <span class="visually-hidden" role="status">
+        {label}
+      </span>
+      {view}
+    </div>
+  );
 }

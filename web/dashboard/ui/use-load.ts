@@ -7,7 +7,8 @@ import { useDashboard } from "../app/context";
 export type Loaded<T> =
   | { status: "loading"; data?: undefined; error?: undefined }
   | { status: "error"; error: ShownError; data?: undefined }
-  | { status: "ready"; data: T; error?: undefined };
+  /** `stale`: new parameters (a filter) are loading; the page keeps showing these meanwhile. */
+  | { status: "ready"; data: T; error?: undefined; stale?: boolean };
 
 export type Load<T> = Loaded<T> & {
   /** Loads again, showing the loading state. */
@@ -36,7 +37,8 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[], opts: LoadOpti
   useEffect(() => {
     const mine = ++run.current;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    setState({ status: "loading" });
+    // data already shown stays (dimmed) while the next answer loads: a filter change moves nothing
+    setState((prev) => (prev.status === "ready" ? { ...prev, stale: true } : { status: "loading" }));
     const fetchOnce = async (quiet: boolean) => {
       try {
         const data = await fn();
