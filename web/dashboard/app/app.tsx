@@ -62,11 +62,14 @@ export function App() {
   );
 }
 
-function resolve(path: string): { section?: Section; view?: PageProps & { view: Section["pages"][number]["view"]; pattern: string } } {
+type Page = Section["pages"][number];
+
+/** The section and page the path names (the first pattern that matches), with the path's parameters. */
+function resolve(path: string): { section?: Section; view?: Page & { params: PageProps["params"] } } {
   for (const section of SECTIONS) {
     for (const page of section.pages) {
       const params = matchPath(page.pattern, path);
-      if (params) return { section, view: { view: page.view, pattern: page.pattern, params, query: new URLSearchParams() } };
+      if (params) return { section, view: { ...page, params } };
     }
   }
   return {};
