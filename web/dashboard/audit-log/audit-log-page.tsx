@@ -145,7 +145,13 @@ function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
               {e.actor_id ? <div class="hint mono">{e.actor_id}</div> : null}
             </td>
             <td>{e.ip_address ?? <span class="muted">—</span>}</td>
-            <td class="mono small">{Object.keys(e.metadata).length ? JSON.stringify(e.metadata) : ""}</td>
+            <td class="small">
+              {Object.entries(e.metadata).map(([k, v]) => (
+                <div key={k} class="metadata">
+                  <span class="muted">{k}</span> <code>{typeof v === "string" ? v : JSON.stringify(v)}</code>
+                </div>
+              ))}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -167,7 +167,8 @@ function Preferences({ subscriberId, preferences, onChange }: { subscriberId: st
         aria-label="Add a preference"
         onSubmit={(e) => {
           e.preventDefault();
-          if (category.trim()) update.run([...preferences.filter((p) => key(p) !== `${category.trim()}:${channel}`), { category: category.trim(), channel, enabled: false }]);
+          const next = category.trim();
+          if (next) update.run([...preferences.filter((p) => key(p) !== `${next}:${channel}`), { category: next, channel, enabled: false }]).then((ok) => ok && setCategory(""));
         }}
       >
         <Field id="preference-category" label="Category">
