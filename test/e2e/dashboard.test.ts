@@ -67,6 +67,17 @@ async function textOf(l: Locator): Promise<string> {
   return text;
 }
 
+/** Asks until `check` gives a value (what the page did has reached the API), or fails after WAIT_MS. */
+async function eventually<T>(check: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const got = await check();
+    if (got !== null) return got;
+    if (Date.now() > deadline) throw new Error("the API never showed the change the page made");
+    await Bun.sleep(50);
+  }
+}
+
 /** A call to the API as a program would make it (Bearer key), from the test. */
 async function apiCall(method: string, path: string, key: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -184,6 +195,29 @@ describe("signed in", () => {
     await dash.screenshot("dashboard-api-keys-shown-once");
     await dash.page.getByRole("button", { name: "I have copied it" }).click();
     expect(await dash.page.locator(".shown-once").count()).toBe(0);
+
+    // rotate: a new key shown once; the old one keeps working through its grace period
+    await row.getByRole("button", { name: "Rotate" }).click();
+    await dash.page.getByRole("dialog", { name: /^Rotate / }).getByRole("button", { name: "Rotate key" }).click();
+    await dash.page.locator(".shown-once").waitFor({ timeout: WAIT_MS });
+    const rotated = await dash.page.locator(".shown-once").getByRole("textbox", { name: "API key" }).inputValue();
+    expect(rotated).toMatch(/^nk_live_/);
+    expect(rotated).not.toBe(liveKey);
+    expect((await apiCall("GET", "/v1/api-keys", rotated)).status).toBe(200);
+    expect((await apiCall("GET", "/v1/api-keys", liveKey)).status).toBe(200);
+    liveKey = rotated;
+    await dash.page.getByRole("button", { name: "I have copied it" }).click();
+
+    // the inbox embed: an allowed origin and developer mode
+    await dash.page.getByLabel("Origin", { exact: true }).fill(`https://shop-${run}.example.com`);
+    await dash.page.getByRole("button", { name: "Add origin" }).click();
+    await dash.page.locator(".origins", { hasText: `https://shop-${run}.example.com` }).waitFor({ timeout: WAIT_MS });
+    await dash.page.getByRole("checkbox", { name: /Developer mode/ }).check();
+    const embed = await eventually(async () => {
+      const r = await apiCall("GET", "/v1/inbox-embed/settings", liveKey);
+      return r.body.data.developer_mode ? r : null;
+    });
+    expect(embed.body.data).toMatchObject({ developer_mode: true, allowed_origins_count: 1 });
 
     await nav("Audit log");
     const entry = dash.page.locator("table.audit tbody tr", { hasText: "api_key.created" });
@@ -354,10 +388,23 @@ describe("signed in", () => {
     expect(row).toEqual({ email: null, name: null });
   }, TEST_MS);
 
-  test("the team page lists the owner", async () => {
+  test("the team: invite a member (mailed a link), change the role in place, remove behind a confirmation", async () => {
     await nav("Team");
     expect(await textOf(dash.page.locator("table.team tbody tr"))).toContain(`${EMAIL} (you)`);
+    const invited = `bob-${run}@dashboard-${run}.com`;
+    await dash.page.getByLabel("Invite by email").fill(invited);
+    await dash.page.getByRole("button", { name: "Send invitation" }).click();
+    expect(await textOf(dash.page.locator(".form-status"))).toBe(`Invited ${invited}: a sign-in link is on its way.`);
+    expect(await linkMailedTo(invited)).toContain("/auth/magic-link/verify?token=");
+    await dash.page.getByLabel(`Role of ${invited}`).selectOption("admin");
+    await dash.page.locator(".form-status", { hasText: `${invited} is now admin.` }).waitFor({ timeout: WAIT_MS });
     await dash.screenshot("dashboard-team");
+    await dash.page.locator("table.team tr", { hasText: invited }).getByRole("button", { name: "Remove" }).click();
+    await dash.page.getByRole("dialog", { name: `Remove ${invited}?` }).getByRole("button", { name: "Remove member" }).click();
+    await dash.page.locator(".form-status", { hasText: `${invited} was removed.` }).waitFor({ timeout: WAIT_MS });
+    // the list reloads after the message: wait for the row to go
+    await dash.page.locator("table.team tr", { hasText: invited }).waitFor({ state: "detached", timeout: WAIT_MS });
+    expect(await dash.page.locator("table.team tbody tr").count()).toBe(1);
   }, TEST_MS);
 
   test("keyboard: the skip link reaches the content, a link opens by Enter and focuses the new heading, Escape closes a dialog", async () => {

@@ -159,10 +159,6 @@ function InboxEmbed() {
   }, []);
   const [origin, setOrigin] = useState("");
   const [reveal, setReveal] = useState(false);
-  const devMode = useAction(async (settings: InboxEmbedSettings, on: boolean) => {
-    const next = await api.inboxEmbed.settings.update({ developer_mode: on });
-    if (load.status === "ready") load.setData({ ...load.data, settings: { ...settings, ...next } });
-  });
   const add = useAction(async () => {
     await api.inboxEmbed.allowedOrigins.create({ origin: origin.trim() });
     setOrigin("");
@@ -182,11 +178,7 @@ function InboxEmbed() {
       <Async load={load} label="Loading inbox embed settings" rows={3}>
         {({ settings, origins }) => (
           <>
-            <label class="checkbox">
-              <input type="checkbox" checked={settings.developer_mode} disabled={devMode.pending} onChange={(e) => devMode.run(settings, e.currentTarget.checked)} /> Developer mode: also allow
-              http(s)://localhost and 127.0.0.1 on any port
-            </label>
-            {devMode.error ? <ErrorNotice error={devMode.error} title="Developer mode unchanged" /> : null}
+            <DeveloperMode settings={settings} onSaved={(next) => load.setData({ settings: next, origins })} />
             <div class="secret-value">
               <span class="label">Inbox secret</span>
               <div class="secret-row">
@@ -234,5 +226,29 @@ function InboxEmbed() {
         )}
       </Async>
     </section>
+  );
+}
+
+/** The developer-mode switch: it shows the new state at once and goes back if the API refuses. */
+function DeveloperMode({ settings, onSaved }: { settings: InboxEmbedSettings; onSaved(s: InboxEmbedSettings): void }) {
+  const { api } = useDashboard();
+  const [on, setOn] = useState(settings.developer_mode);
+  const save = useAction(async (next: boolean) => {
+    setOn(next);
+    try {
+      onSaved({ ...settings, ...(await api.inboxEmbed.settings.update({ developer_mode: next })) });
+    } catch (err) {
+      setOn(!next);
+      throw err;
+    }
+  });
+  return (
+    <>
+      <label class="checkbox">
+        <input type="checkbox" checked={on} disabled={save.pending} onChange={(e) => save.run(e.currentTarget.checked)} /> Developer mode: also allow http(s)://localhost and
+        127.0.0.1 on any port
+      </label>
+      {save.error ? <ErrorNotice error={save.error} title="Developer mode unchanged" /> : null}
+    </>
   );
 }
