@@ -71,12 +71,14 @@ export const DASHBOARD_ROUTES = ["/", "/assets/*", "/*"] as const;
 
 /**
  * The dashboard page: revalidated on every load (its file names never change), never framed,
- * scripts, styles and API calls from this origin only (the dashboard talks to the API it is served by).
+ * scripts and API calls from this origin only (the dashboard talks to the API it is served by).
+ * Inline styles are allowed: the template editor renders an email's HTML (which styles inline) in
+ * a sandboxed frame that inherits this policy; scripts never run there.
  */
 const DASHBOARD_PAGE_HEADERS = {
   "cache-control": "no-cache",
   "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   "x-frame-options": "DENY",
   "referrer-policy": "same-origin",

@@ -244,6 +244,12 @@ describe("signed in", () => {
     await dash.page.waitForFunction(() => document.querySelector(".rendered-body .rendered-text")?.textContent === "Hello Ana, welcome aboard", null, { timeout: WAIT_MS });
     await dash.page.getByLabel("Subject").fill("Hi {{ name }}");
     await dash.page.waitForFunction(() => document.querySelector(".rendered-subject .rendered-text")?.textContent === "Hi Ana", null, { timeout: WAIT_MS });
+    // the HTML body renders in a frame sandboxed without scripts, inline styles included
+    await dash.page.getByLabel("HTML body").fill('<p style="color: rgb(200, 30, 90)">Hello <b>{{ name }}</b></p>');
+    const frame = dash.page.frameLocator("iframe.html-preview");
+    await frame.locator("b", { hasText: "Ana" }).waitFor({ timeout: WAIT_MS });
+    expect(await frame.locator("p").evaluate((p) => getComputedStyle(p).color)).toBe("rgb(200, 30, 90)");
+    expect(await dash.page.locator("iframe.html-preview").getAttribute("sandbox")).toBe("");
     expect(await dash.page.locator(".validation-warnings").count()).toBe(0);
     // a syntax error is an error, not a crash
     await content.pressSequentially(" {% if %}", { delay: 10 });

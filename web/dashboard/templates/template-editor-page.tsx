@@ -272,6 +272,7 @@ function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: strin
               <div key={part} class={`rendered-part rendered-${part}`}>
                 <h3>{part}</h3>
                 {part === "html_body" ? (
+                  // sandbox="": no script of the email runs, and it cannot reach this page
                   <iframe title="HTML body as rendered" sandbox="" srcdoc={text} class="html-preview" />
                 ) : (
                   <pre class="rendered-text">{text}</pre>
