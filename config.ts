@@ -2,6 +2,7 @@
 // Development fills secrets it can generate; production refuses to start without them.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { join } from "node:path";
 
 function env(name: string): string | undefined {
@@ -15,6 +16,16 @@ function numberEnv(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** A wait written `<N>s`, `<N>m`, `<N>h` or a plain number of milliseconds (FALLBACK_WAIT). */
+function durationEnv(name: string, fallbackMs: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallbackMs;
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!m || Number(m[1]) <= 0) throw new Error(`${name} must be a positive duration such as 90s, 10m or 1h, got ${JSON.stringify(raw)}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "ms") as "ms" | "s" | "m" | "h"];
+  return Number(m[1]) * unit;
 }
 
 const nodeEnv = env("NODE_ENV") ?? "development";
@@ -52,6 +63,23 @@ const adminToken = secret("ADMIN_TOKEN");
 const encryptionKeyRaw = secret("ENCRYPTION_KEY");
 const encryptionKey = Buffer.from(encryptionKeyRaw.value, "base64");
 if (encryptionKey.length !== 32) throw new Error("ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+
+/**
+ * DNS_SERVERS: comma-separated resolvers as node:dns setServers takes them: `1.2.3.4`,
+ * `1.2.3.4:5353`, `2001:db8::1` or `[2001:db8::1]:5353` (addresses only, no host names). Empty:
+ * the system's resolvers.
+ */
+function dnsServerList(raw: string | undefined): string[] {
+  const list = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([\d.]+)(?::(\d{1,5}))?$/.exec(s) ?? [s, s, undefined];
+    const portOk = m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535);
+    if (!isIP(m[1]!) || !portOk) throw new Error(`DNS_SERVERS entry ${JSON.stringify(s)} must be an IP address, optionally with :port (IPv6 in brackets then)`);
+  }
+  return list;
+}
+
+dnsServerList(env("DNS_SERVERS")); // a bad entry stops the start, not the first domain check
 
 const port = numberEnv("PORT", 3000);
 const appUrl = env("APP_URL") ?? `http://localhost:${port}`;
@@ -111,6 +139,10 @@ export const config = {
   port,
   databaseUrl: env("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/nms",
   databasePoolSize: numberEnv("DATABASE_POOL_SIZE", 20),
+  /**
+   * A single Redis (`redis://`, `rediss://`) or a Redis Cluster: `redis+cluster://[user:pass@]host1:port1,host2:port2`
+   * (`rediss+cluster://` for TLS), parsed by runtime/redis-client.ts; see docs/operations.md "Redis Cluster".
+   */
   redisUrl: env("REDIS_URL") ?? "redis://127.0.0.1:6379",
   redisPrefix: env("REDIS_PREFIX") ?? "nms",
   adminToken: adminToken.value,
@@ -130,7 +162,25 @@ export const config = {
   partitions: numberEnv("PARTITIONS", 16),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
-  dnsServers: (env("DNS_SERVERS") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+  /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */
+  webhookConcurrency: Math.max(1, numberEnv("WEBHOOK_CONCURRENCY", 16) || 16),
+  /** A webhook whose every delivery failed for this long is deactivated (docs/webhooks.md); not scaled by TIME_SCALE. */
+  webhookDisableAfterHours: numberEnv("WEBHOOK_DISABLE_AFTER_HOURS", 120),
+  /**
+   * Read at each use (checked once at start-up below), like the OAuth endpoints: the domain tests
+   * point it at a local DNS server on a random port from inside a running process.
+   */
+  get dnsServers(): string[] {
+    return dnsServerList(env("DNS_SERVERS"));
+  },
+  /** Deadline of one DNS query of the sending-domain checks (domain/dns.ts). */
+  dnsTimeoutMs: Math.max(100, numberEnv("DNS_TIMEOUT_MS", 3000) || 3000),
+  /** The include: a sending domain's SPF record must carry (docs/domains.md); empty: any SPF record passes. Read at each use, as dnsServers. */
+  get spfInclude(): string {
+    return (env("SPF_INCLUDE") ?? "").trim().toLowerCase().replace(/^include:/, "");
+  },
+  /** When the domain-health actor checks every verified domain (node-cron syntax, UTC); daily at 04:00 by default. */
+  domainHealthCron: env("DOMAIN_HEALTH_CRON") ?? "0 4 * * *",
   /** Tests keep their output quiet unless they ask for a level. */
   logLevel: env("LOG_LEVEL") ?? (nodeEnv === "test" ? "warn" : "info"),
   trustProxy: (env("TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
@@ -146,6 +196,8 @@ export const config = {
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
   /** In-flight sends past which a process counts as busy and tenant shares apply. */
   senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", 184) || 184),
+  /** How long a workflow fallback step waits for a final status before treating it as not delivered (TIME_SCALE applies). */
+  fallbackWaitMs: durationEnv("FALLBACK_WAIT", 10 * 60_000),
   /** Secure cookies everywhere but local development and tests, which run over plain http. */
   get secureCookies(): boolean {
     return this.nodeEnv !== "development" && this.nodeEnv !== "test";
@@ -164,6 +216,20 @@ export const config = {
   get trustTestClientIpHeader(): boolean {
     return this.nodeEnv === "test";
   },
+  /**
+   * The channel sender's bound on one provider call; a claimed attempt without an outcome is called
+   * lost (outcome_unknown) this long plus a margin (this value, 5-15 s) after its claim. Lower it only
+   * together with the providers' own timeouts (settings.timeout_ms); the chaos check uses 2 s.
+   */
+  senderProviderDeadlineMs: Math.max(100, numberEnv("SENDER_PROVIDER_DEADLINE_MS", 15_000)),
+  /** A pending notification untouched this long (and not waiting for a retry) is re-enqueued by the reconciler. */
+  reconcilerStaleAfterMs: Math.max(1000, numberEnv("RECONCILER_STALE_AFTER_MS", 60_000)),
+  /** How often the reconciler scans (one process at a time, under its lease). */
+  reconcilerEveryMs: Math.max(100, numberEnv("RECONCILER_EVERY_MS", 15_000)),
+  /** A listener of its own for GET /metrics (actor processes have no other HTTP port; 0 = any free port); unset: none. The API always serves /metrics on PORT. */
+  metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
+  /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
+  metricsToken: env("METRICS_TOKEN"),
   version: "0.1.0",
 };
 

@@ -7,7 +7,9 @@ import { onClaimTaken, type SendContext } from "../domain/lost-attempts";
 import { resolveDelivery } from "../domain/notifications";
 import { outboundMessageOf } from "../domain/outbound-message";
 import { providerFor, rateLimitOf } from "../domain/provider-cache";
-import { checkSuppression } from "../domain/suppression";
+import { checkSuppression, suppressUnregistered } from "../domain/suppression";
+import { prepareOutbound } from "../domain/receipt-links";
+import { withSendingDomain } from "../domain/domain-mail";
 import type { OutboundMessage, Provider, SendResult } from "../providers/types";
 import { defineActor, retryDelayFor } from "../runtime";
 import { channelSenderAddress, type SendMessage } from "../schemas/messages";
@@ -97,7 +99,9 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
     return;
   }
 
-  const { result, durationMs } = await callProvider(provider, outboundMessageOf(n, subscriberId));
+  // the From domain's DKIM key, a warning, or a hold while the domain fails its checks (domain/domain-mail.ts)
+  const prepared = await withSendingDomain(prepareOutbound(outboundMessageOf(n, subscriberId), target), target.settings);
+  const { result, durationMs } = prepared.ok ? await callProvider(provider, prepared.message) : { result: prepared.failure, durationMs: 0 };
 
   if (result.ok) {
     await recordOutcome({
@@ -125,6 +129,7 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
     nextAttemptAt: willRetry ? new Date(Date.now() + (waitMs ?? backoffMs * config.timeScale)) : null,
     attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
   });
+  if (result.recipientUnregistered) await suppressUnregistered(n);
   if (willRetry && moved) {
     const next = { ...msg, attempt: msg.attempt + 1 };
     // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.

@@ -1,19 +1,21 @@
 // The reconciler: re-enqueues pending notifications whose message is gone (Redis restarted without
 // persistence, a crash between COMMIT and XADD, a lost retry timer), and compacts the analytics
 // rollups. One process does it at a time, under the runtime's named lease.
+import { config } from "../config";
 import { logger } from "../basics/log";
 import { recordOutcome } from "../domain/delivery-outcomes";
 import { MAX_ATTEMPTS, senderTimers } from "../domain/delivery-policy";
 import { recordLostAttempt } from "../domain/lost-attempts";
 import { createLease, Loop } from "../runtime";
 import { compactCounters } from "../store/analytics";
+import { requeueOverdueRuns } from "../domain/workflow-recovery";
 import { pendingByIds, stalePending, touchPending, type StaleCandidate } from "../store/attempts";
 import { channelSenderAddress, senderMessage, type SendMessage } from "../schemas/messages";
 import { getRuntime } from "../store/runtime";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
-export const STALE_AFTER_MS = 60_000;
-const SCAN_EVERY_MS = 15_000;
+export const STALE_AFTER_MS = config.reconcilerStaleAfterMs;
+const SCAN_EVERY_MS = config.reconcilerEveryMs;
 const LEASE_MS = 30_000;
 /** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
 const CLOCK_SLACK_MS = 5_000;
@@ -132,6 +134,9 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number;
     else if (r.inBacklog) log.debug(r, "reconciler left stale rows to the sender backlog");
     // the same lease also keeps the analytics rollups compact (store/analytics.ts)
     await compactCounters();
+    // and restarts workflow runs whose job or timer is gone (domain/workflow-recovery.ts)
+    const runs = await requeueOverdueRuns({ staleAfterMs: opts.staleAfterMs ?? STALE_AFTER_MS, tenantId: opts.tenantId });
+    if (runs.requeued) log.info(runs, "reconciler re-enqueued overdue workflow runs");
   }).start(opts.everyMs ?? SCAN_EVERY_MS);
   return {
     get failures() {

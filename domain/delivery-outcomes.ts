@@ -6,6 +6,7 @@ import { inPipelinedTx, type Tx } from "../store/db";
 import { MicroBatcher } from "../store/micro-batcher";
 import { eventNotification } from "../store/notifications";
 import { prepareEvents, type NewEvent } from "./events";
+import { wakeWorkflowRuns } from "./workflow-wakeups";
 
 export type { Outcome };
 
@@ -70,7 +71,15 @@ async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
   }
 }
 
-const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(flushOutcomes, { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 });
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(
+  async (outs) => {
+    const moved = await flushOutcomes(outs);
+    // after commit: the workflow runs waiting on notifications that moved look at their new status
+    void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
+    return moved;
+  },
+  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 },
+);
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */
 export async function recordOutcome(o: Outcome): Promise<boolean> {

@@ -5,6 +5,8 @@ import { sql, type Scope, type Tx } from "../store/db";
 import { isUuid } from "../store/ids";
 import { findSubscriber } from "../store/subscribers";
 import { writeAudit, type ActorType } from "../store/audit";
+import { deleteEngagements } from "../store/engagements";
+import { deleteSuppressionsFor } from "../store/suppressions";
 import { AppError } from "../basics/errors";
 
 /**
@@ -44,7 +46,10 @@ export async function isErasedRecipient(
  * hashes); redacts the subscriber's notifications (recipient "[erased]", data and content
  * emptied, attempts' provider responses dropped, notification.* event payloads cut to
  * {notification: {id, status, channel}, erased}), inbox items (title/body null, data {}) and
- * inbox.* event payloads; deletes its preferences; writes audit `subscriber.erased`.
+ * inbox.* event payloads; erases engagement (every open and click with its IP address and user
+ * agent, and the notifications' opened/clicked/complained times) and the suppression-list rows of
+ * its addresses (its sends stay suppressed through the hashes); deletes its preferences; writes
+ * audit `subscriber.erased`.
  */
 export async function eraseSubscriber(
   scope: Scope,
@@ -81,12 +86,20 @@ export async function eraseSubscriber(
     const email = sub.email ? sub.email.toLowerCase() : null;
     const redacted = await tx`
       update notifications set recipient = '[erased]', data = '{}'::jsonb,
-        content = case when content is null then null else '{}'::jsonb end, updated_at = now()
+        content = case when content is null then null else '{}'::jsonb end,
+        opened_at = null, clicked_at = null, complained_at = null, updated_at = now()
       where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
         and (subscriber_id = ${sub.id} or recipient = any(${exact}::text[])
              ${email ? tx`or lower(recipient) = ${email}` : tx``})
       returning id`;
     const redactedIds = redacted.map((r) => r.id as string);
+    // engagement is personal data (who opened or clicked, from where); the suppression list would
+    // keep the address itself, and the erasure hashes already refuse every send to it
+    const engagements = await deleteEngagements(tx, redactedIds);
+    const suppressions = await deleteSuppressionsFor(tx, scope, {
+      addresses: [email, sub.phone].filter((v): v is string => !!v),
+      notificationIds: redactedIds,
+    });
     if (redactedIds.length > 0) {
       // provider answers may echo the address (Twilio's "to"); errors keep their code only
       await tx`
@@ -125,6 +138,8 @@ export async function eraseSubscriber(
         environment: scope.environment,
         notifications_redacted: redacted.length,
         inbox_items_redacted: inbox.length,
+        engagements_erased: engagements,
+        suppressions_erased: suppressions,
         identifiers_hashed: identifiers.map((i) => i.kind),
       },
       ip: actor.ip,

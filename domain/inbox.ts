@@ -2,11 +2,10 @@
 // inbox.* events, and live fan-out to stream listeners in every API process via Redis pub/sub.
 //
 // Redis: channel redisKeys.inboxEvents (store/redis-keys.ts), message = one event {id, type,
-// created_at, data} as JSON. Each process holds ONE subscriber connection and SUBSCRIBEs a
+// created_at, data} as JSON. Each process subscribes (store/pubsub.ts: sharded on a cluster) to a
 // channel while at least one local listener wants it, fanning out in-process.
-import type Redis from "ioredis";
 import { sql, type Scope } from "../store/db";
-import { redis } from "../store/redis";
+import { pubsub } from "../store/pubsub";
 import { redisKeys } from "../store/redis-keys";
 import { emitEvent, type EventRecord } from "./events";
 import { findSubscriber, type SubscriberRow } from "../store/subscribers";
@@ -110,40 +109,31 @@ export async function publishInboxEvents(scope: Scope, subscriberId: string, eve
   if (events.length === 0) return;
   const channel = channelFor(scope, subscriberId);
   try {
-    const pipe = redis.pipeline();
-    for (const e of events) pipe.publish(channel, JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at, data: e.data }));
-    await pipe.exec();
+    await pubsub.publish(channel, events.map((e) => JSON.stringify({ id: e.id, type: e.type, created_at: e.created_at, data: e.data })));
   } catch (err) {
     logger.warn({ err, channel }, "inbox publish failed");
   }
 }
 
-let subscriber: Redis | null = null;
 const listeners = new Map<string, Set<InboxListener>>();
 
-function subscriberConnection(): Redis {
-  if (subscriber) return subscriber;
-  const conn = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
-  conn.on("error", () => {}); // ioredis reconnects and re-subscribes by itself
-  conn.on("message", (channel: string, message: string) => {
-    const set = listeners.get(channel);
-    if (!set) return;
-    let event: EventRecord;
+/** Hands one published event to every local listener of its channel. */
+function fanOut(channel: string, message: string) {
+  const set = listeners.get(channel);
+  if (!set) return;
+  let event: EventRecord;
+  try {
+    event = JSON.parse(message);
+  } catch {
+    return;
+  }
+  for (const fn of set) {
     try {
-      event = JSON.parse(message);
+      fn(event);
     } catch {
-      return;
+      /* one listener never breaks another */
     }
-    for (const fn of set) {
-      try {
-        fn(event);
-      } catch {
-        /* one listener never breaks another */
-      }
-    }
-  });
-  subscriber = conn;
-  return conn;
+  }
 }
 
 /**
@@ -153,7 +143,6 @@ function subscriberConnection(): Redis {
  */
 export async function subscribeInbox(scope: Scope, subscriberId: string, fn: InboxListener): Promise<() => void> {
   const channel = channelFor(scope, subscriberId);
-  const conn = subscriberConnection();
   let set = listeners.get(channel);
   if (!set) {
     set = new Set();
@@ -161,7 +150,7 @@ export async function subscribeInbox(scope: Scope, subscriberId: string, fn: Inb
   }
   set.add(fn);
   // ioredis sends commands in order, so a SUBSCRIBE after a pending UNSUBSCRIBE wins
-  await conn.subscribe(channel);
+  await pubsub.subscribe(channel, (message) => fanOut(channel, message));
   let removed = false;
   return () => {
     if (removed) return;
@@ -171,7 +160,7 @@ export async function subscribeInbox(scope: Scope, subscriberId: string, fn: Inb
     current.delete(fn);
     if (current.size === 0) {
       listeners.delete(channel);
-      conn.unsubscribe(channel).catch(() => {});
+      pubsub.unsubscribe(channel).catch(() => {});
     }
   };
 }

@@ -20,10 +20,10 @@ import {
   type NewNotification,
   type NotificationRow,
 } from "../store/notifications";
-import { findSubscriber } from "../store/subscribers";
+import { findSubscriber, findSubscriberOwning } from "../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../store/templates";
 import { iso } from "../store/time";
-import { emitEvent, emitEvents, prepareEvents } from "./events";
+import { emitEvents, prepareEvents } from "./events";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "./render";
 
@@ -41,6 +41,12 @@ export interface AcceptInput {
   category?: string | null;
   /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
   idempotencyKey?: string | null;
+  /** workflow steps: the run waiting on its outcome (its status moves wake the run) */
+  workflowRunId?: string | null;
+  /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
+  subscriber?: { id: string; external_id: string } | null;
+  /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
+  templateForAnyChannel?: boolean;
 }
 
 export interface AcceptedNotification {
@@ -74,6 +80,8 @@ export interface DeliveryTarget {
   settings: Record<string, unknown>;
   /** true when no configuration exists and a built-in default (sandbox, inbox) is used */
   builtIn: boolean;
+  /** the channel configuration's id (its provider callbacks are /webhooks/<provider>/<id>); null when built in */
+  channelId: string | null;
   /** changes whenever the configuration does: providers are rebuilt when it differs */
   version: string;
 }
@@ -90,11 +98,12 @@ export async function resolveDelivery(tenantId: string, environment: string, cha
       credentials: cfg.credentials as Record<string, unknown>,
       settings: cfg.settings as Record<string, unknown>,
       builtIn: false,
+      channelId: cfg.id,
       version: `${cfg.id}:${cfg.updatedAt}`,
     };
   }
-  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:inbox" };
-  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, version: "builtin:sandbox" };
+  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:inbox" };
+  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:sandbox" };
   return null;
 }
 
@@ -172,16 +181,24 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   const channel = input.channel as Channel;
   const data = input.data ?? {};
   const metadata = input.metadata ?? {};
+  const scope = { tenantId: input.tenantId, environment: input.environment };
+  // The channel first: the provider it delivers through decides what a recipient may be, so a
+  // channel without one answers channel_not_configured whatever the recipient looks like.
+  const target = await resolveDelivery(input.tenantId, input.environment, channel);
+  if (!target) {
+    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
+  }
   const check = checkRecipient(channel, String(input.recipient ?? ""));
   if (!check.ok) throw validationFailed({ [recipientField]: [check.message] });
   const recipient = check.recipient;
 
-  // Independent look-ups run together: they are most of this request's latency.
-  const [blocked, subscriber, template, target] = await Promise.all([
+  // Independent look-ups run together: they are most of this request's latency. The subscriber is
+  // the one named (in_app) or the one who owns the address, so preferences and erasure apply to
+  // an email or SMS sent to a subscriber's own address as to one sent by id.
+  const [blocked, subscriber, template] = await Promise.all([
     channel === "email" ? isBlockedEmail(recipient) : Promise.resolve(false),
-    channel === "in_app" ? findSubscriber({ tenantId: input.tenantId, environment: input.environment }, recipient) : Promise.resolve(undefined),
+    channel === "in_app" ? findSubscriber(scope, recipient) : findSubscriberOwning(scope, recipient),
     input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
-    resolveDelivery(input.tenantId, input.environment, channel),
   ]);
   if (blocked) throw new AppError("email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
   if (channel === "in_app" && !subscriber) {
@@ -190,28 +207,24 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   let content: StoredContent;
   if (template) {
     assertTemplateUsable(template, input.environment);
-    if (template.channel !== channel) {
+    if (template.channel !== channel && !input.templateForAnyChannel) {
       throw validationFailed({ [templateField]: [`is a ${template.channel} template, not ${channel}`] });
     }
     content = templateContent(channel, template, data, templateField);
   } else {
     content = rawContent(channel, data, "data");
   }
-  if (!target) {
-    throw new AppError("channel_not_configured", `The ${channel} channel is not configured in production`);
-  }
 
-  if (input.idempotencyKey) {
-    const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
-    if (existing) return accepted(existing, false);
-  }
+  // A deterministic key is looked up only when its insert conflicts (below): workflow steps, its
+  // callers, create it once per step, and a look-up first cost every step a round trip.
+  const linked = subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : (input.subscriber ?? null);
   const row: NewNotification = {
     id: newId(),
     tenantId: input.tenantId,
     environment: input.environment,
     channel,
     recipient,
-    subscriberId: subscriber?.id ?? null,
+    subscriberId: linked?.id ?? null,
     templateSlug: template?.slug ?? null,
     category: input.category ?? null,
     data,
@@ -219,8 +232,9 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
+    workflowRunId: input.workflowRunId ?? null,
   };
-  const created = await acceptBatcher.submit({ row, subscriber: subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : null });
+  const created = await acceptBatcher.submit({ row, subscriber: linked });
   if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
@@ -328,69 +342,3 @@ const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts
   maxWaitMs: config.acceptBatch.waitMs,
   maxConcurrent: config.acceptBatch.concurrency,
 });
-
-
-// ---------------------------------------------------------------------------------------------
-// Inbound provider status (WhatsApp webhooks): sent, delivered, read (= opened) and failed move
-// a notification found by its provider message id; each real transition emits its event once.
-
-export async function markFromProvider(u: {
-  tenantId: string;
-  environment: string;
-  providerMessageId: string;
-  status: string;
-  at: Date;
-  error?: { code: string; message: string } | null;
-}): Promise<boolean> {
-  return await sql.begin(async (tx) => {
-    const [n] = await tx<NotificationRow[]>`select * from notifications
-      where tenant_id = ${u.tenantId} and environment = ${u.environment} and provider_message_id = ${u.providerMessageId}
-      limit 1 for update`;
-    if (!n) return false;
-    const at = u.at;
-    const atIso = at.toISOString();
-    const deltas: CounterDelta[] = [];
-    const base = { tenantId: n.tenant_id, environment: n.environment, createdAt: n.created_at, channel: n.channel, template: n.template_slug };
-    const emit = (type: string, data: Record<string, unknown>) => emitEvent(tx, { tenantId: n.tenant_id, environment: n.environment, type, data });
-    const notSentYet = n.status === "pending";
-    const open = n.status === "pending" || n.status === "sent";
-    let changed = false;
-    if (u.status === "sent" && notSentYet) {
-      await tx`update notifications set status = 'sent', sent_at = coalesce(sent_at, ${at}), updated_at = now() where id = ${n.id}`;
-      deltas.push({ ...base, counter: "sent" });
-      await emit("notification.sent", { notification: eventNotification({ ...n, status: "sent" }), provider: n.provider });
-      changed = true;
-    } else if ((u.status === "delivered" || u.status === "read") && open) {
-      await tx`update notifications set status = 'delivered', sent_at = coalesce(sent_at, ${at}), delivered_at = ${at}, updated_at = now() where id = ${n.id}`;
-      if (notSentYet) deltas.push({ ...base, counter: "sent" });
-      deltas.push({ ...base, counter: "delivered" });
-      await emit("notification.delivered", {
-        notification: eventNotification({ ...n, status: "delivered" }),
-        delivered_at: atIso,
-        delivery: { delivered_at: atIso, provider: n.provider, message_id: n.provider_message_id },
-      });
-      changed = true;
-    } else if (u.status === "failed" && open) {
-      const error = u.error ?? { code: "provider_failed", message: "the provider reported a failure" };
-      await tx`update notifications set status = 'failed', failed_at = ${at}, error = ${tx.json(error)}, updated_at = now() where id = ${n.id}`;
-      deltas.push({ ...base, counter: "failed" });
-      await emit("notification.failed", {
-        notification: eventNotification({ ...n, status: "failed" }),
-        error: { ...error, provider: n.provider, attempt: n.attempt_count, will_retry: false },
-      });
-      changed = true;
-    }
-    if (u.status === "read" && !n.opened_at) {
-      await tx`update notifications set opened_at = ${at}, updated_at = now() where id = ${n.id}`;
-      await emit("notification.opened", {
-        notification: eventNotification({ ...n, status: changed || open ? "delivered" : n.status }),
-        opened_at: atIso,
-        ip: null,
-        user_agent: null,
-      });
-      changed = true;
-    }
-    await applyCounters(tx, deltas);
-    return changed;
-  });
-}

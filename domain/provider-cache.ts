@@ -1,6 +1,7 @@
 // The providers a sender process delivers through, built once per channel configuration version
 // (SMTP pools and FCM token caches live in them), and the send rate each channel configuration allows.
 import { config } from "../config";
+import { timeoutSetting } from "../providers/config-checks";
 import { createProvider, getProviderDefinition } from "../providers/registry";
 import type { OutboundMessage, Provider } from "../providers/types";
 import { deliverToInbox, SubscriberNotFoundError } from "./inbox";
@@ -36,7 +37,7 @@ export function providerFor(key: string, target: DeliveryTarget): Provider {
   if (hit && hit.target.version === target.version) return hit.provider;
   const provider = createProvider(target.provider, { credentials: target.credentials, settings: target.settings }, {
     inbox: inboxDeps,
-    timeoutMs: Number(target.settings.timeout_ms ?? 10_000),
+    timeoutMs: timeoutSetting(target.settings),
     allowHttpEndpoints: config.allowHttpProviderEndpoints,
   });
   providers.set(key, { target, provider });

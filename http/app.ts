@@ -1,12 +1,14 @@
-// Builds the Elysia application: error mapper, OpenAPI document, every route plugin.
+// Builds the Elysia application: error mapper, OpenAPI document and /docs, every route plugin.
 // Tests call buildApp().handle(request); http/server.ts listens with it.
 import { Elysia } from "elysia";
-import { openapi } from "@elysiajs/openapi";
 import { config } from "../config";
 import { errorsPlugin } from "./plugins/errors";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
+import { httpMetricsPlugin } from "./plugins/metrics";
 import { routePlugins } from "./routes";
+import { apiReferenceRoutes } from "./routes/api-reference";
+import { OUTBOUND_WEBHOOKS, SECURITY, SECURITY_SCHEMES } from "./route-docs";
 
 export function buildApp() {
   // normalize "typebox" (TypeBox Clean), not Elysia's default exact mirror: the mirror runs before
@@ -17,22 +19,17 @@ export function buildApp() {
     .use(idempotencyPlugin)
     .use(errorsPlugin)
     .use(corsPlugin)
+    .use(httpMetricsPlugin)
     .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "scalar",
-        documentation: {
-          info: {
-            title: "NMS notification service",
-            version: config.version,
-            description: "Multi-tenant notifications over email, WhatsApp, SMS, push and in-app inbox.",
-          },
-          components: {
-            securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key nk_/pk_ or admin token" } },
-          },
-          security: [{ bearer: [] }],
+      apiReferenceRoutes({
+        info: {
+          title: "NMS notification service",
+          version: config.version,
+          description: "Multi-tenant notifications over email, WhatsApp, SMS, push and in-app inbox.",
         },
+        components: { securitySchemes: SECURITY_SCHEMES },
+        security: SECURITY.key,
+        webhooks: OUTBOUND_WEBHOOKS,
       }),
     );
   for (const plugin of routePlugins) app = app.use(plugin as any);

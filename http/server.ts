@@ -1,13 +1,14 @@
 // Listens with the Elysia app on PORT via Bun.serve; returns a handle that stops gracefully.
 import { buildApp } from "./app";
 import { logger } from "../basics/log";
-import { MAX_BODY_BYTES } from "./plugins/errors";
 import { closeInboxStreams } from "./routes/inbox";
 
 export function startServer(port: number, hostname = "0.0.0.0") {
   const app = buildApp();
-  // Bun refuses bodies far above our limit itself; our own 413 covers the rest
-  app.listen({ port, hostname, maxRequestBodySize: MAX_BODY_BYTES * 4, idleTimeout: 120 });
+  // No limit of Bun's own: it would answer an empty 413 before the app runs. The app refuses a
+  // Content-Length over MAX_BODY_BYTES before reading and stops reading a chunked body there
+  // (http/plugins/errors.ts), with the standard error body; a body nobody reads is not buffered.
+  app.listen({ port, hostname, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: 120 });
   const server = app.server!;
   logger.info({ port: server.port }, "http listening");
   return {

@@ -5,7 +5,8 @@ import { config } from "../config";
 import { isEmailAddress } from "../schemas/email";
 import { isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
-import { AppError, validationFailed } from "../basics/errors";
+import { AppError, unauthorized, validationFailed } from "../basics/errors";
+import { liveKey } from "../store/api-keys";
 import { bearerToken, type AuthContext } from "./auth-context";
 import { requestFacts } from "./request-context";
 
@@ -108,12 +109,16 @@ export async function resolveSession(request: Request): Promise<AuthContext | nu
 
 /**
  * For dashboard-only routes (/v1/me, /v1/team/*): derives `auth` and the session's `user`.
- * No session -> 401 invalid_session; an API key instead of a session -> 403 session_required.
+ * No session -> 401 invalid_session; a Bearer value instead of a session -> 401 invalid_api_key
+ * when it is no key that authenticates (unknown, garbage, revoked: the same answer as on any
+ * route), 403 session_required when it is a valid API key.
  */
 export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as: "scoped" }, async ({ request }) => {
   const session = await findRequestSession(request);
   if (!session) {
-    if (bearerToken(request)) {
+    const raw = bearerToken(request);
+    if (raw) {
+      if (!(await liveKey(raw)).key) throw unauthorized();
       throw new AppError("session_required", "This route is for the signed-in dashboard user; API keys cannot use it");
     }
     throw new AppError("invalid_session", "Sign in to the dashboard: a valid session cookie is required");

@@ -1,6 +1,6 @@
 // Field checks that provider validate() functions share, collecting messages under
 // "credentials.<field>" / "settings.<field>" paths for the 422 details of the channels API.
-import type { ValidationErrors } from "./types";
+import { DEFAULT_TIMEOUT_MS, type ValidationErrors } from "./types";
 
 type Scope = "credentials" | "settings";
 
@@ -79,14 +79,40 @@ export class ConfigChecks {
     if (url.protocol !== "http:" && url.protocol !== "https:") this.add(scope, field, "must be an absolute http(s) URL");
   }
 
+  /** The settings every provider accepts (docs/providers/README.md): every validate() calls this. */
+  sharedSettings(): void {
+    this.rateLimit();
+    this.timeout();
+  }
+
   /** settings.rate_limit_per_second is read by the sender's limiter for every provider */
-  rateLimit(): void {
+  private rateLimit(): void {
     if (!this.present("settings", "rate_limit_per_second")) return;
     const v = this.value("settings", "rate_limit_per_second");
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || v > 100_000) {
       this.add("settings", "rate_limit_per_second", "must be a number between 0 (exclusive) and 100000");
     }
   }
+
+  /**
+   * settings.timeout_ms becomes AbortSignal.timeout() in every adapter, which throws on anything
+   * but a non-negative integer: a send must never throw, so a bad value is refused here.
+   */
+  private timeout(): void {
+    if (!this.present("settings", "timeout_ms")) return;
+    const v = this.value("settings", "timeout_ms");
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT_MS) {
+      this.add("settings", "timeout_ms", `must be an integer number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+    }
+  }
+}
+
+export const MAX_TIMEOUT_MS = 600_000;
+
+/** settings.timeout_ms of a saved configuration, or the default when it is absent or unusable. */
+export function timeoutSetting(settings: Record<string, unknown> | undefined): number {
+  const v = settings?.timeout_ms;
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_TIMEOUT_MS ? v : DEFAULT_TIMEOUT_MS;
 }
 
 /** read a setting as a string with a default, for create() after validate() passed */

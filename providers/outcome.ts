@@ -33,12 +33,18 @@ export function failure(
   retryable: boolean,
   code: string,
   message: string,
-  extra: { retryAfterMs?: number; response?: Record<string, unknown> } = {},
+  extra: { retryAfterMs?: number; response?: Record<string, unknown>; recipientUnregistered?: boolean } = {},
 ): SendFailure {
   const result: SendFailure = { ok: false, retryable, error: { code, message } };
   if (extra.retryAfterMs !== undefined) result.retryAfterMs = extra.retryAfterMs;
   if (extra.response !== undefined) result.response = extra.response;
+  if (extra.recipientUnregistered) result.recipientUnregistered = true;
   return result;
+}
+
+/** Marks a failure as "this recipient no longer exists" (FCM UNREGISTERED, Web Push 404/410). */
+export function unregistered(f: SendFailure): SendFailure {
+  return { ...f, retryable: false, recipientUnregistered: true };
 }
 
 /** The error code used when a provider body gives none: "http_429", "http_503" ... */

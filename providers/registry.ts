@@ -8,6 +8,7 @@ import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
 import { twilioDefinition } from "./sms/twilio";
 import { redactSecrets, secretValues } from "./outcome";
+import { recordProviderCall } from "../basics/metrics";
 import type { Channel } from "../schemas/channels";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "./types";
 import { whatsappCloudDefinition } from "./whatsapp/whatsapp-cloud";
@@ -54,8 +55,8 @@ export function createProvider(name: string, config: ProviderConfig, deps: Provi
   const credentials = config.credentials ?? {};
   const provider = definition.create({ credentials, settings: config.settings ?? {} }, deps);
   const secrets = secretValues(credentials);
-  if (secrets.length === 0) return provider;
-  return {
+  if (secrets.length === 0) return measured(provider);
+  return measured({
     name: provider.name,
     async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
       const result = await provider.send(msg, signal);
@@ -66,6 +67,27 @@ export function createProvider(name: string, config: ProviderConfig, deps: Provi
         error: { code: result.error.code, message: redactSecrets(result.error.message, secrets) },
         ...(result.response ? { response: redactSecrets(result.response, secrets) } : {}),
       };
+    },
+  });
+}
+
+/** Every call's latency and outcome, by provider (nms_provider_call_*; docs/operations.md). */
+function measured(provider: Provider): Provider {
+  return {
+    name: provider.name,
+    async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      let result: SendResult;
+      try {
+        result = await provider.send(msg, signal);
+      } catch (err) {
+        // adapters never throw by contract; the sender retries one that does
+        recordProviderCall(provider.name, "retryable_failure", seconds());
+        throw err;
+      }
+      recordProviderCall(provider.name, result.ok ? "ok" : result.retryable ? "retryable_failure" : "permanent_failure", seconds());
+      return result;
     },
   };
 }

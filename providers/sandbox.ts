@@ -37,7 +37,7 @@ export const sandboxDefinition: ProviderDefinition = {
   settingFields: [],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create() {

@@ -25,6 +25,11 @@ export interface OutboundMessage {
   headers?: Record<string, string>;
   /** DKIM key of the sender's verified domain */
   dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /**
+   * Where the provider should report this message's delivery status (Twilio's StatusCallback):
+   * our public /webhooks/<provider>/<channel configuration id>, built by domain/ from PUBLIC_URL.
+   */
+  statusCallbackUrl?: string;
 }
 
 export type SendResult =
@@ -41,9 +46,46 @@ export type SendResult =
       error: { code: string; message: string };
       retryAfterMs?: number;
       response?: Record<string, unknown>;
+      /**
+       * The recipient no longer exists at the provider (FCM UNREGISTERED, Web Push 404/410): the
+       * address goes on the tenant's suppression list with reason `unregistered`.
+       */
+      recipientUnregistered?: true;
     };
 
 export type SendFailure = Extract<SendResult, { ok: false }>;
+
+/** What a provider's status callback can say about a message, in our words (DESIGN.md 6). */
+export type ReceiptKind = "sent" | "delivered" | "failed" | "bounced" | "opened" | "clicked" | "complained";
+
+/**
+ * One status report of a provider's callback, read by the provider's adapter and applied by
+ * domain/receipts.ts to the notification whose provider message id is `messageId`.
+ */
+export interface ProviderReceipt {
+  /** the provider message id as the send stored it (Twilio's SM... sid, SendGrid's X-Message-Id) */
+  messageId: string;
+  kind: ReceiptKind;
+  /** when the provider says it happened (now when it does not say) */
+  at: Date;
+  /** the provider's own name for it, e.g. "undelivered", "spamreport" */
+  providerStatus: string;
+  /** failed, bounced: stored as the notification's error */
+  error?: { code: string; message: string };
+  /** bounced: SPEC's bounce_reason */
+  bounceReason?: string;
+  /** the address must not be sent to again: a hard bounce or a complaint */
+  suppress?: "bounced" | "complained";
+  /** opened, clicked: who opened or clicked */
+  ip?: string | null;
+  userAgent?: string | null;
+  /** clicked */
+  url?: string | null;
+  /** complained: RFC 5965 feedback type, e.g. "abuse" */
+  complaintType?: string;
+  /** the provider's id of this event (SendGrid sg_event_id): a redelivered event is recorded once */
+  eventId?: string;
+}
 export type SendSuccess = Extract<SendResult, { ok: true }>;
 
 export interface Provider {

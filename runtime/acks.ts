@@ -2,6 +2,7 @@
 // goes to Redis in one pipeline of XACKs; a failed flush puts its ids back and tries again.
 import { GROUP } from "./keys";
 import { sleep, type HostCore, type PartitionWorker } from "./host-state";
+import { SlotBatch } from "./slot-batch";
 
 export class AckBuffer {
   private buffered = 0;
@@ -24,7 +25,7 @@ export class AckBuffer {
     this.scheduled = false;
     if (this.buffered === 0) return;
     this.buffered = 0;
-    const pipeline = this.core.redis.pipeline();
+    const batch = new SlotBatch(this.core.redis);
     const sent: Array<[PartitionWorker, string[], string[]]> = [];
     for (const r of this.core.runners) {
       for (const w of r.partitions.values()) {
@@ -33,8 +34,10 @@ export class AckBuffer {
         const clears = w.clearAttempts;
         w.acks = [];
         w.clearAttempts = [];
-        pipeline.xack(w.stream, GROUP, ...ids);
-        if (clears.length) pipeline.hdel(w.attempts, ...clears);
+        batch.add(w.stream, (pipeline) => {
+          pipeline.xack(w.stream, GROUP, ...ids);
+          if (clears.length) pipeline.hdel(w.attempts, ...clears);
+        });
         sent.push([w, ids, clears]);
       }
     }
@@ -47,10 +50,10 @@ export class AckBuffer {
       }
       return sleep(200).then(() => this.flush());
     };
-    const p: Promise<void> = pipeline
+    const p: Promise<void> = batch
       .exec()
       .then((results) => {
-        const failed = results?.find(([e]) => e);
+        const failed = results.find(([e]) => e);
         if (failed) return requeue(failed[0]);
       }, requeue)
       .catch((err) => this.core.log.error({ err }, "ack flush bookkeeping failed"))

@@ -12,6 +12,12 @@ export interface RuntimeLogger {
 export interface TimerOptions {
   /** Do not multiply the delay by timeScale (for waits that must stay real, e.g. provider rate limits). */
   unscaled?: boolean;
+  /**
+   * The timer id is only ever scheduled with messages of this key (e.g. `wfrun:<run id>` for run
+   * `<run id>`), so an earlier timer of that id can only be in this key's partition: the replace is
+   * one script call there instead of a removal in every other partition (31 commands at 16).
+   */
+  keyBound?: boolean;
 }
 
 export interface ActorContext {

@@ -24,3 +24,10 @@ export function decodeFields(fields: string[]): DecodedEntry {
   }
   return { key, json, timerId };
 }
+
+/** Orders stream entry ids ("<ms>-<seq>") numerically. */
+export function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split("-").map(Number) as [number, number];
+  const [bm, bs] = b.split("-").map(Number) as [number, number];
+  return am !== bm ? am - bm : as - bs;
+}

@@ -2,9 +2,7 @@
 // and taking or giving back partitions so each live host holds about P / live of them.
 import { leaseTarget, planLeases } from "./balance";
 import type { ActorRunner, HostCore, PartitionWorker } from "./host-state";
-import type { ScriptedRedis } from "./scripts";
-
-type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+import { SlotBatch } from "./slot-batch";
 
 /** What the lease keeper asks of the host when it wins, loses or gives back a partition. */
 export interface PartitionOwner {
@@ -44,10 +42,13 @@ export class LeaseKeeper {
 
       const held = [...runner.partitions.values()].filter((w) => w.state !== "lost");
       if (held.length) {
-        const pipeline = redis.pipeline() as unknown as Pipeline;
+        const batch = new SlotBatch(redis);
         // Built and sent in one synchronous step, so a release (DEL) issued later runs after it.
-        for (const w of held) pipeline.nmsRuntime_renewLease(keys.lease(name, w.p), id, opts.leaseMs, w.state === "releasing" ? 0 : 1);
-        const results = (await pipeline.exec()) ?? [];
+        for (const w of held) {
+          const lease = keys.lease(name, w.p);
+          batch.add(lease, (pipeline) => pipeline.nmsRuntime_renewLease(lease, id, opts.leaseMs, w.state === "releasing" ? 0 : 1));
+        }
+        const results = await batch.exec();
         held.forEach((w, i) => {
           const [err, ok] = results[i] ?? [null, 0];
           if (!err && Number(ok) === 0 && w.state !== "releasing") this.owner.loseLease(w);
@@ -68,15 +69,15 @@ export class LeaseKeeper {
       if (active.length === target) continue;
 
       const candidates = runner.order.filter((p) => !runner.partitions.has(p));
-      const pipeline = redis.pipeline();
-      for (const p of candidates) pipeline.exists(keys.lease(name, p));
-      const exists = (await pipeline.exec()) ?? [];
+      const existing = new SlotBatch(redis);
+      for (const p of candidates) existing.add(keys.lease(name, p), (pipeline) => pipeline.exists(keys.lease(name, p)));
+      const exists = await existing.exec();
       const free = candidates.filter((_, i) => Number(exists[i]?.[1]) === 0);
       const plan = planLeases({ owned: active, free, target, order: runner.order });
       if (!plan.acquire.length) continue;
-      const acquire = redis.pipeline();
-      for (const p of plan.acquire) acquire.set(keys.lease(name, p), id, "PX", opts.leaseMs, "NX");
-      const won = (await acquire.exec()) ?? [];
+      const acquire = new SlotBatch(redis);
+      for (const p of plan.acquire) acquire.add(keys.lease(name, p), (pipeline) => pipeline.set(keys.lease(name, p), id, "PX", opts.leaseMs, "NX"));
+      const won = await acquire.exec();
       const started: Promise<void>[] = [];
       plan.acquire.forEach((p, i) => {
         if (won[i]?.[1] === "OK" && !this.core.stopping) started.push(this.owner.startPartition(runner, p));

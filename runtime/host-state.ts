@@ -1,11 +1,11 @@
 // What the parts of a host share: resolved options, the per-actor runners and per-partition
 // workers, and the in-flight accounting (Capacity) that makes readers pause under back-pressure.
-import type Redis from "ioredis";
 import type { Actor, RuntimeLogger } from "./actor";
 import type { FairSemaphore } from "./fair-semaphore";
+import type { ReaderConnection } from "./reader-connection";
 import type { ScriptedRedis } from "./scripts";
 import type { Semaphore } from "./semaphore";
-import type { HostOptions, Runtime } from "./types";
+import type { HostOptions, Runtime, RuntimeObserver } from "./types";
 
 export interface ResolvedHostOptions {
   leaseMs: number;
@@ -64,8 +64,8 @@ export interface PartitionWorker {
   timers: string;
   timerData: string;
   state: WorkerState;
-  conn?: Redis;
-  clientId?: number;
+  /** The reader's own connection (on a cluster, to its slot's master). */
+  reader?: ReaderConnection;
   /** Set once reading must end (release, lost lease, host stop). */
   stopping: boolean;
   /** The current reader loop; replaced when the watchdog restarts a stalled reader. */
@@ -84,6 +84,8 @@ export interface PartitionWorker {
   clearAttempts: string[];
   /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
   abandoned: Set<string>;
+  /** Entries left pending without running here (id, delivery count when read): their count is given back at release. */
+  unstarted: Array<[string, number]>;
   wakers: Set<() => void>;
 }
 
@@ -153,6 +155,18 @@ export class Capacity {
 
   get blocked(): boolean {
     return this.waiters.length > 0;
+  }
+}
+
+/** Calls one observer hook; a hook that throws is logged and ignored, never allowed to break the host. */
+export function observe<K extends keyof RuntimeObserver>(core: HostCore, hook: K, event: Parameters<NonNullable<RuntimeObserver[K]>>[0]): void {
+  const observer = core.runtime.observer;
+  const fn = observer[hook] as ((e: typeof event) => void) | undefined;
+  if (!fn) return;
+  try {
+    fn.call(observer, event);
+  } catch (err) {
+    core.log.warn({ err, hook }, "runtime observer hook threw; ignored");
   }
 }
 

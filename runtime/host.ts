@@ -66,13 +66,14 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     this.reader = new PartitionReader(this, this.mailboxes);
     this.leases = new LeaseKeeper(this, this);
 
-    const context = { host: this.id };
+    // this.log names the host already: the loops add only their own name (a second `host` key
+    // repeated itself in every line they wrote)
     const leaseEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
-    this.leaseLoop = new Loop({ name: "lease renewal", everyMs: leaseEvery, runDeadlineMs: this.opts.leaseMs, log: this.log, context }, () =>
+    this.leaseLoop = new Loop({ name: "lease renewal", everyMs: leaseEvery, runDeadlineMs: this.opts.leaseMs, log: this.log }, () =>
       this.leases.tick(false),
     );
-    this.timerLoop = new Loop({ name: "timer promotion", everyMs: this.opts.timerPollMs, log: this.log, context }, () => promoteTimers(this));
-    this.trimLoop = new Loop({ name: "stream trimming", everyMs: this.opts.trimIntervalMs, log: this.log, context }, async () => {
+    this.timerLoop = new Loop({ name: "timer promotion", everyMs: this.opts.timerPollMs, log: this.log }, () => promoteTimers(this));
+    this.trimLoop = new Loop({ name: "stream trimming", everyMs: this.opts.trimIntervalMs, log: this.log }, async () => {
       await trimStreams(this);
     });
     const watchdog = new Watchdog(
@@ -84,7 +85,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     );
     // Often enough to expire the shortest handler deadline on time, at most once a second.
     const watchEvery = Math.max(20, Math.min(this.opts.watchdogMs, Math.floor(this.mailboxes.shortestDeadlineMs() / 4)));
-    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log, context }, () => watchdog.check());
+    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => watchdog.check());
 
     // A failed first round (Redis not up yet) is retried by the lease loop.
     this.ready = this.leases
@@ -144,7 +145,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     const workers = this.runners.flatMap((r) => [...r.partitions.values()]);
     await Promise.all(workers.map((w) => this.releasePartition(w)));
     await Promise.all([this.leaseLoop.stop(), this.watchdogLoop.stop()]);
-    this.log.info({ host: this.id }, "runtime host stopped");
+    this.log.info({}, "runtime host stopped");
   }
 
   // ---- PartitionOwner (called by the lease keeper) ---------------------------------------------
@@ -180,12 +181,13 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
       await w.readerDone;
       await this.mailboxes.drained(w);
       await this.acks.flushAll();
+      if (release) await this.mailboxes.giveBackUnstarted(w).catch((err) => this.log.warn({ err, partition: w.p }, "giving back delivery counts failed"));
       if (release) {
         await this.redis.nmsRuntime_releaseLease(this.runtime.keys.lease(w.runner.actor.name, w.p), this.id).catch((err) => {
           this.log.warn({ err, partition: w.p }, "lease release failed; it will expire");
         });
       }
-      w.conn?.disconnect();
+      w.reader?.close();
       if (w.runner.partitions.get(w.p) === w) w.runner.partitions.delete(w.p);
     })().catch((err) => this.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "finishing a partition failed"));
     this.gone.set(w, done);

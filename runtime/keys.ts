@@ -14,6 +14,8 @@ export function runtimeKeys(prefix: string) {
     timerData: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:timer-data`,
     /** Hash stream entry id => handler failures so far; survives a crash so the delivery count keeps growing. */
     attempts: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:attempts`,
+    /** Hash dead-letter id => the entry id its redrive appended (redriveDeadLetter-2.lua), so a repeated redrive appends nothing; expires. */
+    redriven: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:redriven`,
     /** String holding the id of the host that owns the partition (SET NX PX, renewed while owned). */
     lease: (actor: string, p: number) => `${prefix}:lease:{${actor}:${p}}`,
     /** String holding the holder id of a named lease (one process at a time does that work): `<prefix>:lease:{<name>}`. */

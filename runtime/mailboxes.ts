@@ -7,7 +7,7 @@ import { UNLIMITED, type GroupPolicy } from "./fair-semaphore";
 import { GROUP } from "./keys";
 import { retryDelayFor } from "./retry";
 import type { AckBuffer } from "./acks";
-import { errorOf, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
+import { errorOf, observe, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
 
 interface Delivery {
   id: string;
@@ -30,7 +30,8 @@ interface Running {
   expire(): void;
 }
 
-type RunOutcome = "ok" | "shed" | { err: unknown };
+/** stopped: the partition stopped before the handler started; it is left pending for the next owner. */
+type RunOutcome = "ok" | "shed" | "stopped" | { err: unknown };
 
 export class HandlerDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
@@ -172,7 +173,10 @@ export class Mailboxes {
   }
 
   private async process(w: PartitionWorker, key: string, d: Delivery) {
-    if (w.abandoned.has(key)) return;
+    if (w.abandoned.has(key)) {
+      w.unstarted.push([d.id, d.deliveries]);
+      return;
+    }
     const actor = w.runner.actor;
     let deliveries = d.deliveries;
     if (deliveries > actor.maxDeliveries) {
@@ -188,6 +192,13 @@ export class Mailboxes {
       }
       if (outcome === "shed") {
         await this.defer(w, key, d);
+        return;
+      }
+      if (outcome === "stopped") {
+        // Stopping drains what runs, never what waits: the drain stays bounded by the handler
+        // deadline however much was read (start.ts exits after 30 s, cutting what still runs).
+        w.abandoned.add(key);
+        if (deliveries === d.deliveries) w.unstarted.push([d.id, deliveries]);
         return;
       }
       if (deliveries >= actor.maxDeliveries) {
@@ -222,12 +233,14 @@ export class Mailboxes {
     } catch (err) {
       return { err };
     }
+    if (w.stopping) return "stopped";
     const actorSemaphore = runner.semaphore;
     if (actorSemaphore && !actorSemaphore.tryAcquire()) await actorSemaphore.wait();
     let held = false;
     try {
       held = this.core.slots.tryAcquire(slot.group, slot.policy) || (await this.core.slots.acquire(slot.group, slot.policy));
       if (!held) return "shed";
+      if (w.stopping) return "stopped";
       return await this.runWithDeadline(w, key, d, deliveries);
     } finally {
       if (held) this.core.slots.release(slot.group);
@@ -242,6 +255,8 @@ export class Mailboxes {
     const deadlineMs = actor.deadlineMs ?? this.core.opts.handlerDeadlineMs;
     return new Promise<RunOutcome>((resolve) => {
       let settled = false;
+      const ran = (outcome: "ok" | "failed" | "deadline_missed") =>
+        observe(this.core, "handlerRun", { actor: actor.name, partition: w.p, outcome, durationMs: performance.now() - record.startedAt, deliveries });
       const record: Running = {
         startedAt: performance.now(),
         deadlineMs,
@@ -250,6 +265,7 @@ export class Mailboxes {
           settled = true;
           this.running.delete(record);
           this.core.counters.deadlineMisses++;
+          ran("deadline_missed");
           const err = new HandlerDeadlineError(deadlineMs);
           ctx.abort(err);
           this.core.log.error(
@@ -271,12 +287,14 @@ export class Mailboxes {
           if (settled) return this.core.log.warn({ actor: actor.name, key, messageId: d.id }, "a handler that missed its deadline finished later");
           settled = true;
           this.running.delete(record);
+          ran("ok");
           resolve("ok");
         },
         (err) => {
           if (settled) return this.core.log.warn({ actor: actor.name, key, messageId: d.id, err }, "a handler that missed its deadline failed later");
           settled = true;
           this.running.delete(record);
+          ran("failed");
           resolve({ err });
         },
       );
@@ -313,6 +331,7 @@ export class Mailboxes {
       return;
     }
     this.core.counters.deferred++;
+    observe(this.core, "deferred", { actor: w.runner.actor.name, partition: w.p });
   }
 
   /** Sleeps for ms unless the partition stops first; resolves false when it stopped. */
@@ -330,6 +349,25 @@ export class Mailboxes {
       }, ms);
       w.wakers.add(wake);
     });
+  }
+
+  /**
+   * Gives back the delivery count of entries left pending without running here (XCLAIM ... RETRYCOUNT
+   * to the count before this host read them, JUSTID so the claim itself counts nothing): the next
+   * owner's claim adds the one this host took, so a message bounced by graceful stops never nears
+   * maxDeliveries. Only while the partition's lease is held (a new owner may have claimed them).
+   */
+  async giveBackUnstarted(w: PartitionWorker): Promise<void> {
+    const entries = w.unstarted;
+    w.unstarted = [];
+    const byCount = new Map<number, string[]>();
+    for (const [id, deliveries] of entries) byCount.set(deliveries - 1, [...(byCount.get(deliveries - 1) ?? []), id]);
+    if (!byCount.size) return;
+    const pipeline = this.core.redis.pipeline();
+    for (const [count, ids] of byCount) pipeline.xclaim(w.stream, GROUP, this.core.id, 0, ...ids, "RETRYCOUNT", count, "JUSTID");
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([e]) => e);
+    if (failed) this.core.log.warn({ err: failed[0], partition: w.p, entries: entries.length }, "could not give back delivery counts; the next owner sees one more");
   }
 
   /** Retries a Redis write through outages until it succeeds; false when the partition stopped first. */
@@ -350,8 +388,9 @@ export class Mailboxes {
     const { message, stack } = errorOf(err);
     this.core.log.error({ actor: actor.name, key, messageId: id, deliveries, err }, "message dead-lettered");
     const ok = await this.untilDone(w, async () => {
-      const pipeline = this.core.redis.pipeline();
-      pipeline.xadd(
+      // The dead-letter stream has no partition hash tag (another cluster slot): it is written
+      // first, then the entry is acked in its own slot, so a failure in between only repeats the letter.
+      await this.core.redis.xadd(
         this.core.runtime.keys.dead(actor.name),
         "MAXLEN",
         "~",
@@ -376,11 +415,10 @@ export class Mailboxes {
         "failedAt",
         new Date().toISOString(),
       );
-      pipeline.xack(w.stream, GROUP, id);
-      pipeline.hdel(w.attempts, id);
-      const results = (await pipeline.exec()) ?? [];
+      const results = (await this.core.redis.pipeline().xack(w.stream, GROUP, id).hdel(w.attempts, id).exec()) ?? [];
       for (const [e] of results) if (e) throw e;
     });
     if (!ok) w.abandoned.add(key);
+    else observe(this.core, "deadLettered", { actor: actor.name, partition: w.p, deliveries });
   }
 }

@@ -4,10 +4,8 @@ import { GROUP } from "./keys";
 import type { Loop } from "./loop";
 import type { Mailboxes } from "./mailboxes";
 import type { PartitionReader } from "./partition-reader";
-import type { HostCore, PartitionWorker } from "./host-state";
-import type { ScriptedRedis } from "./scripts";
-
-type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+import { observe, type HostCore, type PartitionWorker } from "./host-state";
+import { firstError, SlotBatch } from "./slot-batch";
 
 function readingWorkers(core: HostCore): PartitionWorker[] {
   return core.runners.flatMap((r) => [...r.partitions.values()].filter((w) => w.state === "reading"));
@@ -17,21 +15,28 @@ function readingWorkers(core: HostCore): PartitionWorker[] {
 export async function promoteTimers(core: HostCore): Promise<boolean> {
   const workers = readingWorkers(core);
   if (!workers.length) return false;
-  const pipeline = core.redis.pipeline() as unknown as Pipeline;
-  for (const w of workers) pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch);
-  const results = (await pipeline.exec()) ?? [];
-  const failed = results.find(([err]) => err);
-  if (failed) throw failed[0];
-  return results.some(([, n]) => Number(n) >= core.opts.batch);
+  const batch = new SlotBatch(core.redis);
+  for (const w of workers) batch.add(w.timers, (pipeline) => pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch));
+  const results = await batch.exec(); // in the order of workers
+  const failed = firstError(results);
+  if (failed) throw failed;
+  let more = false;
+  results.forEach(([, reply], i) => {
+    const [moved, ...latenessMs] = (reply as number[]).map(Number);
+    if (moved! >= core.opts.batch) more = true;
+    const w = workers[i]!;
+    if (latenessMs.length) observe(core, "timersPromoted", { actor: w.runner.actor.name, partition: w.p, latenessMs });
+  });
+  return more;
 }
 
 /** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */
 export async function trimStreams(core: HostCore): Promise<number> {
   const workers = readingWorkers(core);
   if (!workers.length) return 0;
-  const pipeline = core.redis.pipeline() as unknown as Pipeline;
-  for (const w of workers) pipeline.nmsRuntime_trimStream(w.stream, core.opts.forgetIdleConsumersMs);
-  const results = (await pipeline.exec()) ?? [];
+  const batch = new SlotBatch(core.redis);
+  for (const w of workers) batch.add(w.stream, (pipeline) => pipeline.nmsRuntime_trimStream(w.stream, core.opts.forgetIdleConsumersMs));
+  const results = await batch.exec();
   let deleted = 0;
   for (const [err, r] of results) if (!err) deleted += Number((r as [number, string])[0]);
   return deleted;

@@ -3,6 +3,7 @@
 // more than the host has room for. The watchdog restarts a reader that stopped reading.
 import { GROUP } from "./keys";
 import type { Mailboxes } from "./mailboxes";
+import { openReaderConnection } from "./reader-connection";
 import { sleep, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
 
 export class PartitionReader {
@@ -33,6 +34,7 @@ export class PartitionReader {
       acks: [],
       clearAttempts: [],
       abandoned: new Set(),
+      unstarted: [],
       wakers: new Set(),
     };
   }
@@ -57,10 +59,7 @@ export class PartitionReader {
   }
 
   private async connect(w: PartitionWorker) {
-    const conn = this.core.redis.duplicate({ enableAutoPipelining: false, maxRetriesPerRequest: null, lazyConnect: false });
-    conn.on("error", () => {}); // the read loop reports failures; ioredis reconnects by itself
-    w.conn = conn;
-    w.clientId = Number(await conn.client("ID"));
+    w.reader = await openReaderConnection(this.core.redis, w.stream);
   }
 
   private launch(w: PartitionWorker, claimFirst: boolean) {
@@ -75,9 +74,9 @@ export class PartitionReader {
   async restart(w: PartitionWorker): Promise<void> {
     if (w.stopping) return;
     this.core.counters.readerRestarts++;
-    const old = w.conn;
+    const old = w.reader;
     w.generation++; // the old loop sees a newer generation and stops
-    old?.disconnect();
+    old?.close();
     try {
       await this.connect(w);
     } catch (err) {
@@ -87,13 +86,24 @@ export class PartitionReader {
     if (!w.stopping) this.launch(w, false);
   }
 
+  /** A new connection for the same reader loop (on a cluster: to the slot's master now); the loop retries on failure. */
+  private async reconnect(w: PartitionWorker) {
+    const old = w.reader;
+    try {
+      await this.connect(w);
+      old?.close();
+    } catch (err) {
+      this.core.log.warn({ err, actor: w.runner.actor.name, partition: w.p }, "partition reader could not reconnect yet");
+    }
+  }
+
   stop(w: PartitionWorker): void {
     w.stopping = true;
     for (const wake of w.wakers) wake();
     // A reader waiting for capacity looks again (and sees it must stop).
     this.core.capacity.wakeAll();
     // A reader blocked in XREADGROUP returns at once (as on timeout) instead of after blockMs.
-    if (w.clientId !== undefined) void this.core.redis.client("UNBLOCK", w.clientId).catch(() => {});
+    w.reader?.unblock();
   }
 
   private async ensureGroup(stream: string) {
@@ -121,7 +131,6 @@ export class PartitionReader {
 
   private async loop(w: PartitionWorker, gen: number, claimFirst: boolean) {
     if (claimFirst) await this.claimPending(w, gen);
-    const conn = w.conn!;
     let failures = 0;
     while (this.live(w, gen)) {
       const room = this.core.capacity.room(this.core.opts.batch);
@@ -132,12 +141,19 @@ export class PartitionReader {
       let reply: [string, [string, string[]][]][] | null;
       w.readSince = performance.now();
       try {
-        reply = (await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")) as any;
+        reply = (await w.reader!.conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")) as any;
         failures = 0;
       } catch (err) {
         if (!this.live(w, gen)) break;
         if (String((err as Error).message).includes("NOGROUP")) {
           await this.ensureGroup(w.stream).catch(() => {});
+          continue;
+        }
+        if (w.reader!.stale(err)) {
+          // Redis Cluster: the slot's master changed (failover, resharding) or went away.
+          this.core.log.warn({ err, actor: w.runner.actor.name, partition: w.p }, "partition reader follows its slot to another node");
+          await sleep(Math.min(2000, 100 * 2 ** failures++));
+          if (this.live(w, gen)) await this.reconnect(w);
           continue;
         }
         this.core.log.error({ err, actor: w.runner.actor.name, partition: w.p }, "XREADGROUP failed");

@@ -1,7 +1,7 @@
 // Distributed rate limiter (GCRA in one Lua script, Redis clock) shared by every process:
 // the HTTP tier limits per API key, the channel sender per provider.
-import type Redis from "ioredis";
 import { runtimeKeys } from "./keys";
+import type { RedisClient } from "./redis-client";
 import { withScripts } from "./scripts";
 
 export interface RateLimitRule {
@@ -27,7 +27,7 @@ export interface RateLimiter {
 }
 
 /** Rate limits are never scaled by TIME_SCALE (DESIGN.md 3), so there is no timeScale here. */
-export function createRateLimiter(opts: { redis: Redis; prefix?: string }): RateLimiter {
+export function createRateLimiter(opts: { redis: RedisClient; prefix?: string }): RateLimiter {
   const redis = withScripts(opts.redis);
   const keys = runtimeKeys(opts.prefix ?? "nms");
   return {

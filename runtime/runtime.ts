@@ -1,41 +1,43 @@
 // createRuntime: the client side of the actor runtime (send, sendMany, schedule, cancel, rate
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
-import Redis from "ioredis";
 import { silentLogger, type ActorAddress, type RuntimeLogger, type TimerOptions } from "./actor";
-import { encodeTimerPayload } from "./codec";
+import { compareEntryIds, encodeTimerPayload } from "./codec";
 import { startHost } from "./host";
 import { GROUP } from "./keys";
 import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
 import { createRateLimiter } from "./rateLimiter";
-import { withScripts, type ScriptedRedis } from "./scripts";
-import type { Runtime } from "./types";
+import { createRedisClient, type RedisClient } from "./redis-client";
+import { withScripts } from "./scripts";
+import { firstError, SlotBatch } from "./slot-batch";
+import type { Runtime, RuntimeObserver } from "./types";
 
 export type { Runtime } from "./types";
 
 /** Messages per appendMessages-1.lua call: big enough to amortise, small enough not to stall Redis. */
 const SEND_CHUNK = 500;
 
-type Pipeline = ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
-
 export interface RuntimeOptions {
+  /** redis://, rediss://, or redis+cluster://host:port,host:port (runtime/redis-client.ts). */
   redisUrl?: string;
-  /** An ioredis client to share; the runtime duplicates it for blocking reads and never closes it. */
-  redis?: Redis;
+  /** An ioredis client (Redis or Cluster) to share; the runtime opens its own connections for blocking reads and never closes it. */
+  redis?: RedisClient;
   prefix?: string;
   partitions?: number;
   /** Multiplies timer delays and retry back-off (tests set it small); never leases or rate limits. */
   timeScale?: number;
   logger?: RuntimeLogger;
+  /** Observation hooks (handler runs, dead letters, deferrals, timer lateness); none by default. */
+  observer?: RuntimeObserver;
 }
 
 export function createRuntime(opts: RuntimeOptions): Runtime {
   if (!opts.redis && !opts.redisUrl) throw new Error("createRuntime needs redis or redisUrl");
   // Key names are built in keys.ts; a client-level keyPrefix would double-prefix and break Lua KEYS.
-  if (opts.redis?.options.keyPrefix) throw new Error("createRuntime: pass a Redis client without keyPrefix; use the prefix option");
+  if (opts.redis && keyPrefixOf(opts.redis)) throw new Error("createRuntime: pass a Redis client without keyPrefix; use the prefix option");
   const ownsConnection = !opts.redis;
   // Auto-pipelining batches the sends and timer writes that many handlers make in one tick.
-  const redis = withScripts(opts.redis ?? new Redis(opts.redisUrl!, { maxRetriesPerRequest: null, enableAutoPipelining: true }));
+  const redis = withScripts(opts.redis ?? createRedisClient(opts.redisUrl!, { maxRetriesPerRequest: null, enableAutoPipelining: true }));
   const prefix = opts.prefix ?? "nms";
   const partitions = opts.partitions ?? 16;
   const timeScale = opts.timeScale ?? 1;
@@ -55,6 +57,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     redis,
     logger,
     rateLimiter: createRateLimiter({ redis, prefix }),
+    observer: opts.observer ?? {},
     partitionsOf,
     partitionFor,
 
@@ -77,16 +80,17 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         group.args.push(key, JSON.stringify(msg));
         group.index.push(i);
       });
-      const pipeline = redis.pipeline() as unknown as Pipeline;
+      // One call per partition chunk; on a cluster each partition's calls are a pipeline of their own slot.
+      const batch = new SlotBatch(redis);
       const calls: number[][] = [];
       for (const [p, group] of byPartition) {
         const stream = keys.stream(actor.name, p);
         for (let start = 0; start < group.index.length; start += SEND_CHUNK) {
-          pipeline.nmsRuntime_appendMessages(stream, ...group.args.slice(start * 2, (start + SEND_CHUNK) * 2));
+          batch.add(stream, (pipeline) => pipeline.nmsRuntime_appendMessages(stream, ...group.args.slice(start * 2, (start + SEND_CHUNK) * 2)));
           calls.push(group.index.slice(start, start + SEND_CHUNK));
         }
       }
-      const results = (await pipeline.exec()) ?? [];
+      const results = await batch.exec();
       const ids = new Array<string>(msgs.length);
       results.forEach(([err, reply], c) => {
         if (err) throw err;
@@ -100,28 +104,30 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       const P = partitionsOf(actor);
       const home = partitionOf(key, P);
       const delay = timerOpts?.unscaled ? delayMs : delayMs * timeScale;
-      // Same id = replace, even when the new message's key lives in another partition.
-      const pipeline = redis.pipeline() as unknown as Pipeline;
+      // Same id = replace, even when the new message's key lives in another partition (unless the
+      // caller says the id never changes key: then only its own partition can hold it).
+      const batch = new SlotBatch(redis);
       for (let p = 0; p < P; p++) {
-        if (p === home) continue;
-        pipeline.zrem(keys.timers(actor.name, p), timerId);
-        pipeline.hdel(keys.timerData(actor.name, p), timerId);
+        if (p === home || timerOpts?.keyBound) continue;
+        batch.add(keys.timers(actor.name, p), (pipeline) => pipeline.zrem(keys.timers(actor.name, p), timerId).hdel(keys.timerData(actor.name, p), timerId));
       }
-      pipeline.nmsRuntime_scheduleTimer(keys.timers(actor.name, home), keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg));
-      const results = (await pipeline.exec()) ?? [];
-      const [err, due] = results[results.length - 1]!;
+      const timers = keys.timers(actor.name, home);
+      batch.add(timers, (pipeline) =>
+        pipeline.nmsRuntime_scheduleTimer(timers, keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg)),
+      );
+      const results = await batch.exec();
+      const err = firstError(results);
       if (err) throw err;
-      return Number(due);
+      return Number(results[results.length - 1]![1]);
     },
 
     async cancel(actor, timerId) {
       const P = partitionsOf(actor);
-      const pipeline = redis.pipeline();
+      const batch = new SlotBatch(redis);
       for (let p = 0; p < P; p++) {
-        pipeline.zrem(keys.timers(actor.name, p), timerId);
-        pipeline.hdel(keys.timerData(actor.name, p), timerId);
+        batch.add(keys.timers(actor.name, p), (pipeline) => pipeline.zrem(keys.timers(actor.name, p), timerId).hdel(keys.timerData(actor.name, p), timerId));
       }
-      const results = (await pipeline.exec()) ?? [];
+      const results = await batch.exec();
       let removed = false;
       for (let i = 0; i < results.length; i += 2) {
         const [err, n] = results[i]!;
@@ -133,14 +139,12 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
 
     async unfinishedSince(actor) {
       const P = partitionsOf(actor);
-      const pipeline = redis.pipeline();
+      const batch = new SlotBatch(redis);
       for (let p = 0; p < P; p++) {
         const stream = keys.stream(actor.name, p);
-        pipeline.xinfo("STREAM", stream);
-        pipeline.xinfo("GROUPS", stream);
-        pipeline.xpending(stream, GROUP);
+        batch.add(stream, (pipeline) => pipeline.xinfo("STREAM", stream).xinfo("GROUPS", stream).xpending(stream, GROUP));
       }
-      const results = (await pipeline.exec()) ?? [];
+      const results = await batch.exec();
       const out: (number | null)[] = [];
       for (let p = 0; p < P; p++) {
         const [[e1, stream], [e2, groups], [e3, pending]] = results.slice(p * 3, p * 3 + 3) as [Error | null, any][];
@@ -157,7 +161,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         const lastGenerated = String(info.get("last-generated-id") ?? "0-0");
         const lastDelivered = String(group?.get("last-delivered-id") ?? "0-0");
         // Unread entries exist when the stream grew past what the group has read.
-        if (compareIds(lastGenerated, lastDelivered) > 0) since = msOf(lastDelivered) + 1;
+        if (compareEntryIds(lastGenerated, lastDelivered) > 0) since = msOf(lastDelivered) + 1;
         const [count, oldest] = pending as [number, string | null];
         if (Number(count) > 0 && oldest) since = since === null ? msOf(oldest) : Math.min(since, msOf(oldest));
         out.push(since);
@@ -176,15 +180,14 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   return runtime;
 }
 
+/** A client-level key prefix (which would double-prefix the runtime's keys and break Lua KEYS). */
+function keyPrefixOf(redis: RedisClient): string | undefined {
+  const options = redis.options as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
+  return options.keyPrefix || options.redisOptions?.keyPrefix;
+}
+
 function fieldsOf(flat: unknown[]): Map<string, unknown> {
   const m = new Map<string, unknown>();
   for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
   return m;
-}
-
-/** Orders stream ids ("<ms>-<seq>") numerically. */
-function compareIds(a: string, b: string): number {
-  const [am, as] = a.split("-").map(Number) as [number, number];
-  const [bm, bs] = b.split("-").map(Number) as [number, number];
-  return am !== bm ? am - bm : as - bs;
 }

@@ -2,9 +2,9 @@
 // on an ioredis client with defineCommand, so every call is EVALSHA (EVAL only after NOSCRIPT).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type Redis from "ioredis";
+import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4"] as const;
+const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -28,18 +28,21 @@ const defined = new WeakSet<object>();
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
-  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number>;
+  /** Resolves to [moved, lateness ms of each timer moved into the stream ...]. */
+  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
   nmsRuntime_trimStream(stream: string, forgetIdleConsumersMs: number): Promise<[number, string]>;
+  nmsRuntime_redriveDeadLetter(stream: string, redriven: string, deadId: string, key: string, json: string, ttlMs: number): Promise<[string, number]>;
   nmsRuntime_deferMessage(stream: string, timers: string, data: string, attempts: string, group: string, entryId: string, timerId: string, delayMs: number, payload: string): Promise<number>;
 }
 
-export type ScriptedRedis = Redis & ScriptCommands;
+/** A Redis or Cluster client with the script commands; on a cluster each script is loaded per node on first use. */
+export type ScriptedRedis = RedisClient & ScriptCommands;
 
-export function withScripts(redis: Redis): ScriptedRedis {
+export function withScripts(redis: RedisClient): ScriptedRedis {
   if (!defined.has(redis)) {
     for (const name of SCRIPTS) {
       const numberOfKeys = Number(name.slice(name.lastIndexOf("-") + 1));

@@ -14,6 +14,8 @@ export interface Runtime {
   readonly redis: ScriptedRedis;
   readonly logger: RuntimeLogger;
   readonly rateLimiter: RateLimiter;
+  /** Told of handler runs, dead letters, deferrals and timer promotions (metrics live outside the runtime). */
+  readonly observer: RuntimeObserver;
   partitionsOf(actor: ActorAddress<any>): number;
   partitionFor<M>(actor: ActorAddress<M>, msg: M): number;
   /** Appends one message to its partition stream; resolves to the stream entry id. */
@@ -81,6 +83,22 @@ export interface Host {
   trimNow(): Promise<number>;
   /** Counters for logs and metrics: in flight, running, waiting, deferred, deadline misses, reader restarts. */
   stats(): HostStats;
+}
+
+/**
+ * Observation hooks, called synchronously where each event happens; every hook is optional and a
+ * hook that throws is logged and ignored, so an observer cannot break delivery. The runtime
+ * imports no metrics library: the service registers its collectors on these (store/runtime.ts).
+ */
+export interface RuntimeObserver {
+  /** A handler run settled: it resolved (ok), threw (failed) or passed its deadline (deadline_missed). */
+  handlerRun?(e: { actor: string; partition: number; outcome: "ok" | "failed" | "deadline_missed"; durationMs: number; deliveries: number }): void;
+  /** A message went to the dead letters (after its last failed run, unreadable, or redelivered too often). */
+  deadLettered?(e: { actor: string; partition: number; deliveries: number }): void;
+  /** A message that never ran was acked and put on a timer (its group held its share while readers waited). */
+  deferred?(e: { actor: string; partition: number }): void;
+  /** Due timers moved into a partition stream; per timer, how long after its due time (Redis clock, ms). */
+  timersPromoted?(e: { actor: string; partition: number; latenessMs: number[] }): void;
 }
 
 export interface HostStats {

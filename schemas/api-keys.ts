@@ -7,18 +7,22 @@ const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Unio
 export const KeyIdParams = t.Object({ id: t.String() });
 
 // Enums are checked by the route so the 422 names the field with a readable message.
-export const CreateKeyBody = t.Object({
-  key_type: t.Optional(t.String({ description: "`secret` (default), or `publishable` (alias `public`)" })),
-  label: t.Optional(Nullable(t.String({ maxLength: 255 }))),
-  environment: t.Optional(t.String({ description: "`production` or `sandbox`; default: the caller's" })),
-  permissions: t.Optional(t.Array(t.String())),
-  allowed_ips: t.Optional(Nullable(t.Array(t.String()))),
-});
+export const CreateKeyBody = t.Object(
+  {
+    key_type: t.Optional(t.String({ description: "`secret` (default), or `publishable` (alias `public`)" })),
+    label: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+    environment: t.Optional(t.String({ description: "`production` or `sandbox`; default: the caller's" })),
+    permissions: t.Optional(t.Array(t.String(), { description: "read, write or both (default both)" })),
+    allowed_ips: t.Optional(Nullable(t.Array(t.String(), { description: "IPv4/IPv6 addresses or CIDR ranges; empty or null: any" }))),
+  },
+  { examples: [{ key_type: "secret", label: "CI sandbox", environment: "sandbox", permissions: ["read", "write"], allowed_ips: ["203.0.113.0/24"] }] },
+);
 
 export const RotateKeyBody = t.Optional(
-  t.Object({
-    grace_period_hours: t.Optional(t.Integer({ minimum: 0, maximum: 720, description: "default 24" })),
-  }),
+  t.Object(
+    { grace_period_hours: t.Optional(t.Integer({ minimum: 0, maximum: 720, description: "default 24" })) },
+    { examples: [{ grace_period_hours: 24 }] },
+  ),
 );
 
 export const RevokeQuery = t.Object({ reason: t.Optional(t.String({ maxLength: 255 })) });
@@ -43,11 +47,53 @@ export const RotatedKey = t.Composite([
   t.Object({ rotated_from: t.Object({ id: t.String(), prefix: t.String(), expires_at: t.String() }) }),
 ]);
 
-export const CreateGuideKeyBody = t.Object({
-  name: t.String({ maxLength: 255 }),
-  permissions: t.Optional(t.Array(t.String())),
-  allowed_ips: t.Optional(Nullable(t.Array(t.String()))),
-});
+const KEY_EXAMPLE = {
+  id: "0198c3a0-7777-7888-9999-aaaabbbbcccc",
+  key_type: "secret",
+  label: "CI sandbox",
+  environment: "sandbox",
+  prefix: "nk_test_Xy12",
+  permissions: ["read", "write"],
+  allowed_ips: null,
+  created_at: "2025-08-01T12:00:00.000Z",
+  last_used_at: "2025-08-02T08:30:00.000Z",
+  expires_at: null,
+};
+const RAW_KEY_EXAMPLE = "nk_test_Xy12Zw34Vu56Ts78Rq90Po12Nm34Lk56";
+
+export const ReferenceKeyList = t.Object(
+  { data: t.Array(ReferenceKey) },
+  { examples: [{ data: [KEY_EXAMPLE, { ...KEY_EXAMPLE, id: "0198c39f-0000-7111-8222-333344445555", label: null, environment: "production", prefix: "nk_live_Ab12" }] }] },
+);
+export const ReferenceKeyCreated = t.Object(
+  { data: ReferenceKeyWithRaw },
+  { examples: [{ data: { ...KEY_EXAMPLE, last_used_at: null, raw_key: RAW_KEY_EXAMPLE } }] },
+);
+export const RotatedKeyResponse = t.Object(
+  { data: RotatedKey },
+  {
+    examples: [
+      {
+        data: {
+          ...KEY_EXAMPLE,
+          id: "0198c3d0-7777-7888-9999-aaaabbbbcccc",
+          last_used_at: null,
+          raw_key: RAW_KEY_EXAMPLE,
+          rotated_from: { id: KEY_EXAMPLE.id, prefix: KEY_EXAMPLE.prefix, expires_at: "2025-08-03T12:00:00.000Z" },
+        },
+      },
+    ],
+  },
+);
+
+export const CreateGuideKeyBody = t.Object(
+  {
+    name: t.String({ maxLength: 255 }),
+    permissions: t.Optional(t.Array(t.String())),
+    allowed_ips: t.Optional(Nullable(t.Array(t.String()))),
+  },
+  { examples: [{ name: "Reporting job", permissions: ["read"], allowed_ips: ["10.0.0.0/8"] }] },
+);
 
 export const GuideListQuery = t.Object({
   page: t.Optional(t.String()),
@@ -66,3 +112,21 @@ export const GuideKey = t.Object({
 export const GuideKeyWithRaw = t.Composite([GuideKey, t.Object({ key: t.String() })]);
 
 export const GuideKeyListMeta = t.Object({ total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+
+const GUIDE_KEY_EXAMPLE = {
+  id: "0198c3a0-7777-7888-9999-aaaabbbbcccc",
+  name: "Reporting job",
+  permissions: ["read"],
+  allowed_ips: ["10.0.0.0/8"],
+  created_at: "2025-08-01T12:00:00.000Z",
+  last_used_at: null,
+};
+
+export const GuideKeyList = t.Object(
+  { data: t.Array(GuideKey), meta: GuideKeyListMeta },
+  { examples: [{ data: [GUIDE_KEY_EXAMPLE], meta: { total: 1, page: 1, per_page: 20 } }] },
+);
+export const GuideKeyCreated = t.Object(
+  { data: GuideKeyWithRaw },
+  { examples: [{ data: { ...GUIDE_KEY_EXAMPLE, key: "nk_live_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56" } }] },
+);

@@ -33,4 +33,22 @@ export const AuditLogQuery = t.Object({
 /** GET /v1/team/audit-logs: the same filters; the tenant is the session's. */
 export const TeamAuditLogQuery = t.Omit(AuditLogQuery, ["tenant_id"]);
 
-export const AuditLogList = t.Object({ audit_logs: t.Array(AuditLogEntry), count: t.Integer() });
+const AUDIT_EXAMPLE = {
+  id: "0198c3c0-1234-7abc-8def-0123456789ab",
+  tenant_id: "0198c3a0-1111-7222-8333-444455556666",
+  actor_id: "0198c3a0-7777-7888-9999-aaaabbbbcccc",
+  actor_type: "api_key",
+  action: "template.created",
+  resource_type: "template",
+  resource_id: "0198c3c1-aaaa-7bbb-8ccc-ddddeeeeffff",
+  metadata: { environment: "production", slug: "welcome", channel: "email", status: "draft" },
+  ip_address: "203.0.113.7",
+  user_agent: "curl/8.5.0",
+  inserted_at: "2025-08-01T12:00:00.123456Z",
+};
+
+export const AuditLogList = t.Object(
+  { audit_logs: t.Array(AuditLogEntry), count: t.Integer() },
+  { examples: [{ audit_logs: [AUDIT_EXAMPLE], count: 1 }] },
+);
+export const AuditLogResponse = t.Object({ data: AuditLogEntry }, { examples: [{ data: AUDIT_EXAMPLE }] });

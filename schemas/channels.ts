@@ -12,26 +12,42 @@ export const CHANNELS_TEXT = `${CHANNELS.slice(0, -1).join(", ")} or ${CHANNELS[
 
 const Obj = t.Record(t.String(), t.Unknown());
 
-export const ChannelCreateBody = t.Object({
-  channel: t.String({ enum: [...CHANNELS], description: CHANNELS_TEXT }),
-  provider: t.String({ description: "smtp, sendgrid, twilio, whatsapp_cloud, fcm, webpush, inbox or sandbox" }),
-  credentials: t.Optional(Obj),
-  settings: t.Optional(Obj),
-  active: t.Optional(t.Boolean()),
-});
+export const ChannelCreateBody = t.Object(
+  {
+    channel: t.String({ enum: [...CHANNELS], description: CHANNELS_TEXT }),
+    provider: t.String({ description: "smtp, sendgrid, twilio, whatsapp_cloud, fcm, webpush, inbox or sandbox" }),
+    credentials: t.Optional(Obj),
+    settings: t.Optional(Obj),
+    active: t.Optional(t.Boolean()),
+  },
+  {
+    examples: [
+      {
+        channel: "email",
+        provider: "sendgrid",
+        credentials: { api_key: "SG.xxxxxxxxxxxxxxxxxxxxxx.yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy" },
+        settings: { from_email: "hello@acme.example", from_name: "Acme" },
+      },
+    ],
+  },
+);
 
 /** PUT: the create fields (channel, when given, must match the path) plus `active`. */
-export const ChannelUpdateBody = t.Object({
-  channel: t.Optional(t.String()),
-  provider: t.Optional(t.String()),
-  credentials: t.Optional(Obj),
-  settings: t.Optional(Obj),
-  active: t.Optional(t.Boolean()),
-});
+export const ChannelUpdateBody = t.Object(
+  {
+    channel: t.Optional(t.String()),
+    provider: t.Optional(t.String()),
+    credentials: t.Optional(Obj),
+    settings: t.Optional(Obj),
+    active: t.Optional(t.Boolean()),
+  },
+  { examples: [{ settings: { from_email: "hello@acme.example", from_name: "Acme Support" }, active: true }] },
+);
 
-export const ChannelTestBody = t.Object({
-  to: t.Optional(t.String({ description: "Recipient of the test notification; default settings.test_recipient" })),
-});
+export const ChannelTestBody = t.Object(
+  { to: t.Optional(t.String({ description: "Recipient of the test notification; default settings.test_recipient" })) },
+  { examples: [{ to: "ana@example.com" }] },
+);
 
 export const ChannelParams = t.Object({ channel: t.String() });
 
@@ -46,12 +62,30 @@ export const ChannelConfigRecord = t.Object({
   updated_at: t.String(),
 });
 
-export const ChannelResponse = t.Object({ data: ChannelConfigRecord });
-export const ChannelListResponse = t.Object({ data: t.Array(ChannelConfigRecord) });
-export const ChannelTestResponse = t.Object({
-  data: t.Object({
-    success: t.Boolean(),
-    message: t.String(),
-    notification_id: t.Optional(t.String()),
-  }),
-});
+const CHANNEL_EXAMPLE = {
+  id: "0198c3f0-1111-7222-8333-444455556666",
+  channel: "email",
+  provider: "sendgrid",
+  settings: { from_email: "hello@acme.example", from_name: "Acme" },
+  active: true,
+  credential_keys: ["api_key"],
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:00:00.000Z",
+};
+
+export const ChannelResponse = t.Object({ data: ChannelConfigRecord }, { examples: [{ data: CHANNEL_EXAMPLE }] });
+export const ChannelListResponse = t.Object({ data: t.Array(ChannelConfigRecord) }, { examples: [{ data: [CHANNEL_EXAMPLE] }] });
+export const ChannelTestResponse = t.Object(
+  {
+    data: t.Object({
+      success: t.Boolean(),
+      message: t.String(),
+      notification_id: t.Optional(t.String()),
+    }),
+  },
+  {
+    examples: [
+      { data: { success: true, message: "Test notification queued through sendgrid", notification_id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f" } },
+    ],
+  },
+);

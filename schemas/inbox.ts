@@ -26,15 +26,41 @@ export const InboxItem = t.Object({
   created_at: t.String(),
 });
 
-export const InboxListResponse = t.Object({
-  data: t.Array(InboxItem),
-  meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), unread_count: t.Integer() }),
-});
+const INBOX_ITEM_EXAMPLE = {
+  id: "0198c3b4-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+  notification_id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f",
+  title: "Your order shipped",
+  body: "Order #1042 is on its way.",
+  data: { order_id: "1042" },
+  read: false,
+  read_at: null,
+  created_at: "2025-08-01T12:00:00.000Z",
+};
+
+export const InboxListResponse = t.Object(
+  {
+    data: t.Array(InboxItem),
+    meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer(), unread_count: t.Integer() }),
+  },
+  { examples: [{ data: [INBOX_ITEM_EXAMPLE], meta: { total: 1, limit: 20, offset: 0, unread_count: 1 } }] },
+);
 export type InboxItemRecord = Static<typeof InboxItem>;
 export type InboxListRecord = Static<typeof InboxListResponse>;
-export const InboxItemResponse = t.Object({ data: InboxItem });
-export const ReadAllResponse = t.Object({ data: t.Object({ updated: t.Integer() }) });
-export const UnreadCountResponse = t.Object({ data: t.Object({ count: t.Integer() }) });
+export const InboxItemResponse = t.Object(
+  { data: InboxItem },
+  { examples: [{ data: { ...INBOX_ITEM_EXAMPLE, read: true, read_at: "2025-08-01T12:05:00.000Z" } }] },
+);
+export const ReadAllResponse = t.Object({ data: t.Object({ updated: t.Integer() }) }, { examples: [{ data: { updated: 3 } }] });
+export const UnreadCountResponse = t.Object({ data: t.Object({ count: t.Integer() }) }, { examples: [{ data: { count: 2 } }] });
+
+/** GET .../notifications/stream: Server-Sent Events, documented as text. */
+export const InboxStream = t.String({
+  contentMediaType: "text/event-stream",
+  description: "One frame per event: id, event (type) and data (JSON {id, type, created_at, data}); a comment line every 15 s",
+  examples: [
+    'retry: 3000\n: connected\n\nid: 0198c3b5-2b3c-7d4e-8f5a-6b7c8d9e0f1a\nevent: inbox.notification.received\ndata: {"id":"0198c3b5-2b3c-7d4e-8f5a-6b7c8d9e0f1a","type":"inbox.notification.received","created_at":"2025-08-01T12:00:00.000Z","data":{}}\n\n',
+  ],
+});
 
 export const Preference = t.Object({
   category: t.String({ minLength: 1, maxLength: 100, description: 'A notification category, or "all"' }),
@@ -42,5 +68,12 @@ export const Preference = t.Object({
   enabled: t.Boolean(),
 });
 export type PreferenceRecord = Static<typeof Preference>;
-export const PreferencesBody = t.Object({ preferences: t.Array(Preference, { maxItems: 500 }) });
-export const PreferencesResponse = t.Object({ data: t.Array(Preference) });
+const PREFERENCES_EXAMPLE = [
+  { category: "marketing", channel: "email", enabled: false },
+  { category: "all", channel: "sms", enabled: false },
+];
+export const PreferencesBody = t.Object(
+  { preferences: t.Array(Preference, { maxItems: 500 }) },
+  { examples: [{ preferences: PREFERENCES_EXAMPLE }] },
+);
+export const PreferencesResponse = t.Object({ data: t.Array(Preference) }, { examples: [{ data: PREFERENCES_EXAMPLE }] });

@@ -19,7 +19,13 @@ export const CreateNotificationBody = t.Object(
     metadata: t.Optional(Obj),
     category: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Preference category checked before sending" })),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    examples: [
+      { channel: "email", to: "ana@example.com", template: "welcome", data: { name: "Ana", company: "Acme" }, metadata: { order_id: "1042" } },
+      { channel: "sms", to: "+5511912345678", data: { content: "Your code is 123456" } },
+    ],
+  },
 );
 
 export const ListNotificationsQuery = t.Object({
@@ -70,6 +76,17 @@ export const Attempt = t.Object({
   created_at: Nullable(t.String()),
 });
 
+export const SentContent = t.Object(
+  {
+    subject: t.Optional(t.String({ description: "email" })),
+    title: t.Optional(t.String({ description: "push and in_app" })),
+    body: t.Optional(t.String({ description: "the text: email's plain-text part, the SMS or WhatsApp message, the push or inbox body" })),
+    html_body: t.Optional(t.String({ description: "email" })),
+    provider_template_id: t.Optional(t.String({ description: "the provider's own template that was sent instead (SendGrid d-...)" })),
+  },
+  { description: "The rendered message as the last attempt sent it; null before any attempt and after erasure" },
+);
+
 export const NotificationDetail = t.Object({
   id: t.String(),
   channel: t.String(),
@@ -83,6 +100,9 @@ export const NotificationDetail = t.Object({
   error: t.Any(),
   provider: Nullable(t.String()),
   suppressed_reason: Nullable(t.String()),
+  warnings: t.Array(t.Object({ code: t.String(), message: t.String() }), {
+    description: "Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing)",
+  }),
   created_at: Nullable(t.String()),
   updated_at: Nullable(t.String()),
   sent_at: Nullable(t.String()),
@@ -90,7 +110,75 @@ export const NotificationDetail = t.Object({
   failed_at: Nullable(t.String()),
   bounced_at: Nullable(t.String()),
   opened_at: Nullable(t.String()),
+  clicked_at: Nullable(t.String({ description: "first tracked click (docs/delivery-receipts.md)" })),
+  complained_at: Nullable(t.String({ description: "when the recipient reported it as spam" })),
+  content: Nullable(SentContent),
   attempts: t.Array(Attempt),
 });
 
 export const PageMeta = t.Object({ cursor: Nullable(t.String()), has_more: t.Boolean() });
+
+const ID = "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f";
+const CREATED = "2025-08-01T12:00:00.000Z";
+const ATTEMPT_EXAMPLE = {
+  id: "0198c3b3-1b2c-7d3e-8f4a-5b6c7d8e9f0a",
+  attempt_number: 1,
+  status: "success",
+  provider: "sendgrid",
+  provider_response: { status: 202, message_id: "kL9x2QeTRh6bWv1pZ0aA3g" },
+  error: null,
+  duration_ms: 184,
+  created_at: "2025-08-01T12:00:01.000Z",
+};
+
+export const AcceptedNotificationResponse = t.Object(
+  { data: AcceptedNotification },
+  { examples: [{ data: { id: ID, channel: "email", recipient: "ana@example.com", status: "pending", created_at: CREATED } }] },
+);
+export const NotificationListResponse = t.Object(
+  { data: t.Array(NotificationListItem), meta: PageMeta },
+  {
+    examples: [
+      {
+        data: [{ id: ID, channel: "email", recipient: "ana@example.com", status: "delivered", template_id: "welcome", created_at: CREATED }],
+        meta: { cursor: "eyJ0IjoiMjAyNS0wOC0wMVQxMjowMDowMC4wMDBaIn0", has_more: true },
+      },
+    ],
+  },
+);
+export const NotificationDetailResponse = t.Object(
+  { data: NotificationDetail },
+  {
+    examples: [
+      {
+        data: {
+          id: ID,
+          channel: "email",
+          recipient: "ana@example.com",
+          status: "sent",
+          template_id: "welcome",
+          subscriber_id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
+          category: null,
+          data: { name: "Ana", company: "Acme" },
+          metadata: { order_id: "1042" },
+          error: null,
+          provider: "sendgrid",
+          suppressed_reason: null,
+          created_at: CREATED,
+          updated_at: "2025-08-01T12:00:01.000Z",
+          sent_at: "2025-08-01T12:00:01.000Z",
+          delivered_at: null,
+          failed_at: null,
+          bounced_at: null,
+          opened_at: null,
+          clicked_at: null,
+          complained_at: null,
+          warnings: [],
+          content: { subject: "Welcome, Ana", body: "Hi Ana, welcome to Acme!", html_body: "<p>Hi Ana, welcome to Acme!</p>" },
+          attempts: [ATTEMPT_EXAMPLE],
+        },
+      },
+    ],
+  },
+);
+export const AttemptListResponse = t.Object({ data: t.Array(Attempt) }, { examples: [{ data: [ATTEMPT_EXAMPLE] }] });

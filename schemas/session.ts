@@ -1,11 +1,12 @@
 // TypeBox schemas of the dashboard session routes (/auth/* and /v1/me).
 import { t } from "elysia";
 
-export const MagicLinkBody = t.Object({
-  email: t.String({ maxLength: 320, description: "Address to send the login link to" }),
-});
+export const MagicLinkBody = t.Object(
+  { email: t.String({ maxLength: 320, description: "Address to send the login link to" }) },
+  { examples: [{ email: "ana@acme.example" }] },
+);
 
-export const MagicLinkSent = t.Object({ data: t.Object({ sent: t.Boolean() }) });
+export const MagicLinkSent = t.Object({ data: t.Object({ sent: t.Boolean() }) }, { examples: [{ data: { sent: true } }] });
 
 export const VerifyQuery = t.Object({ token: t.Optional(t.String()) });
 
@@ -25,6 +26,15 @@ export const Me = t.Object({
   role: t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]),
 });
 
+export const MeResponse = t.Object(
+  { data: Me },
+  {
+    examples: [
+      { data: { id: "0198c3a1-2222-7333-8444-555566667777", email: "ana@acme.example", name: "Ana Souza", tenant_id: "0198c3a0-1111-7222-8333-444455556666", role: "owner" } },
+    ],
+  },
+);
+
 /** GET /auth/providers: the OAuth providers this server has credentials for (a sign-in page shows only these). */
 export const OAuthProviderList = t.Object({
   data: t.Array(
@@ -34,3 +44,9 @@ export const OAuthProviderList = t.Object({
     }),
   ),
 });
+
+/** GET /auth/session: the signed-in user, or null without a valid session cookie. */
+export const SessionResponse = t.Object(
+  { data: t.Union([Me, t.Null()]) },
+  { examples: [{ data: null }] },
+);

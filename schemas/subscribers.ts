@@ -6,6 +6,24 @@ import { t } from "elysia";
 // once with readable messages (and refuses unknown fields); the schema documents them.
 const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
 
+/** A subscriber as the API shows it, for the examples of the document. */
+const FIELDS_EXAMPLE = {
+  external_id: "user_123",
+  email: "ana@example.com",
+  phone: "+5511912345678",
+  name: "Ana Souza",
+  locale: "pt-BR",
+  timezone: "America/Sao_Paulo",
+  custom_properties: { plan: "pro" },
+};
+export const SUBSCRIBER_EXAMPLE = {
+  id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
+  ...FIELDS_EXAMPLE,
+  consent: { given_at: "2025-08-01T12:00:00.000Z", ip: "203.0.113.7", method: "api" },
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:00:00.000Z",
+};
+
 /** POST /v1/subscribers and PUT /v1/subscribers/:id. */
 export const SubscriberBody = t.Object(
   {
@@ -19,12 +37,25 @@ export const SubscriberBody = t.Object(
   },
   // A schema, not `true`: the request normalizer (TypeBox Clean) keeps only extra keys that match
   // one, and the unknown ones must reach domain/subscriber-validation.ts to be refused by name.
-  { additionalProperties: t.Unknown() },
+  {
+    additionalProperties: t.Unknown(),
+    examples: [FIELDS_EXAMPLE],
+  },
 );
 
-export const ImportBody = t.Object({
-  subscribers: t.Array(t.Unknown(), { description: "Up to 1,000 subscriber objects; all-or-nothing." }),
-});
+export const ImportBody = t.Object(
+  { subscribers: t.Array(t.Unknown(), { description: "Up to 1,000 subscriber objects; all-or-nothing." }) },
+  {
+    examples: [
+      {
+        subscribers: [
+          { external_id: "user_123", email: "ana@example.com", name: "Ana Souza" },
+          { external_id: "user_124", phone: "+5511987654321", locale: "en-US" },
+        ],
+      },
+    ],
+  },
+);
 
 export const ListQuery = t.Object({
   limit: t.Optional(t.String({ description: "1-100, default 20" })),
@@ -54,21 +85,40 @@ export const SubscriberRecord = t.Object({
   updated_at: t.String(),
 });
 
-export const SubscriberResponse = t.Object({ data: SubscriberRecord });
-export const SubscriberListResponse = t.Object({
-  data: t.Array(SubscriberRecord),
-  meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer() }),
-});
-export const ImportResponse = t.Object({
-  data: t.Object({ imported: t.Integer(), subscribers: t.Array(SubscriberRecord) }),
-});
+export const SubscriberResponse = t.Object({ data: SubscriberRecord }, { examples: [{ data: SUBSCRIBER_EXAMPLE }] });
+export const SubscriberListResponse = t.Object(
+  {
+    data: t.Array(SubscriberRecord),
+    meta: t.Object({ total: t.Integer(), limit: t.Integer(), offset: t.Integer() }),
+  },
+  { examples: [{ data: [SUBSCRIBER_EXAMPLE], meta: { total: 1, limit: 20, offset: 0 } }] },
+);
+export const ImportResponse = t.Object(
+  { data: t.Object({ imported: t.Integer(), subscribers: t.Array(SubscriberRecord) }) },
+  { examples: [{ data: { imported: 1, subscribers: [SUBSCRIBER_EXAMPLE] } }] },
+);
 
 /** 422 of the import: the standard error body plus `index` of the failing entry (DESIGN.md 4). */
-export const ImportErrorResponse = t.Object({
-  error: t.Object({
-    code: t.String(),
-    message: t.String(),
-    details: t.Record(t.String(), t.Array(t.String())),
-    index: t.Integer(),
-  }),
-});
+export const ImportErrorResponse = t.Object(
+  {
+    error: t.Object({
+      code: t.String(),
+      message: t.String(),
+      details: t.Record(t.String(), t.Array(t.String())),
+      index: t.Integer(),
+    }),
+  },
+  {
+    description: "validation_failed on the first invalid entry (error.index); nothing was imported",
+    examples: [
+      {
+        error: {
+          code: "validation_failed",
+          message: "Subscriber at index 1 is invalid; nothing was imported",
+          details: { "subscribers[1].email": ["must be a valid email address"] },
+          index: 1,
+        },
+      },
+    ],
+  },
+);

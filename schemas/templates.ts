@@ -33,21 +33,36 @@ const fields = {
   provider_template_id: t.Nullable(t.String({ maxLength: 255 })),
 };
 
-export const TemplateCreateBody = t.Object({
-  slug: fields.slug,
-  name: fields.name,
-  channel: fields.channel,
-  content: fields.content,
-  variables: t.Optional(fields.variables),
-  variants: t.Optional(fields.variants),
-  language: t.Optional(fields.language),
-  status: t.Optional(fields.status),
-  metadata: t.Optional(fields.metadata),
-  provider_template_id: t.Optional(fields.provider_template_id),
-});
+const CREATE_EXAMPLE = {
+  slug: "welcome",
+  name: "Welcome email",
+  channel: "email",
+  content: "Hi {{name}}, welcome to {{company}}!",
+  variants: { subject: "Welcome, {{name}}", html_body: "<p>Hi {{name}}, welcome to {{company}}!</p>" },
+  language: "en",
+  status: "active",
+};
+
+export const TemplateCreateBody = t.Object(
+  {
+    slug: fields.slug,
+    name: fields.name,
+    channel: fields.channel,
+    content: fields.content,
+    variables: t.Optional(fields.variables),
+    variants: t.Optional(fields.variants),
+    language: t.Optional(fields.language),
+    status: t.Optional(fields.status),
+    metadata: t.Optional(fields.metadata),
+    provider_template_id: t.Optional(fields.provider_template_id),
+  },
+  { examples: [CREATE_EXAMPLE] },
+);
 
 /** PUT is a partial update: every field optional, absent fields keep their value. */
-export const TemplateUpdateBody = t.Partial(TemplateCreateBody);
+export const TemplateUpdateBody = t.Partial(TemplateCreateBody, {
+  examples: [{ content: "Hello {{name}}, welcome aboard!", status: "active" }],
+});
 
 export const TemplateListQuery = t.Object({
   channel: t.Optional(t.String()),
@@ -58,21 +73,30 @@ export const TemplateListQuery = t.Object({
 
 export const TemplateParams = t.Object({ id: t.String({ description: "Template id or slug" }) });
 
-export const PreviewByIdBody = t.Object({ variables: t.Optional(Metadata) });
+export const PreviewByIdBody = t.Object(
+  { variables: t.Optional(Metadata) },
+  { examples: [{ variables: { name: "Ana", company: "Acme" } }] },
+);
 
-export const PreviewInlineBody = t.Object({
-  content: fields.content,
-  channel: fields.channel,
-  variables: t.Optional(Metadata),
-  variants: t.Optional(fields.variants),
-});
+export const PreviewInlineBody = t.Object(
+  {
+    content: fields.content,
+    channel: fields.channel,
+    variables: t.Optional(Metadata),
+    variants: t.Optional(fields.variants),
+  },
+  { examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
+);
 
-export const ValidateInlineBody = t.Object({
-  content: fields.content,
-  channel: fields.channel,
-  variants: t.Optional(fields.variants),
-  variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
-});
+export const ValidateInlineBody = t.Object(
+  {
+    content: fields.content,
+    channel: fields.channel,
+    variants: t.Optional(fields.variants),
+    variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
+  },
+  { examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
+);
 
 export const Template = t.Object({
   id: t.String(),
@@ -103,10 +127,39 @@ export const PreviewResult = t.Object({
   validation: t.Object({ valid: t.Boolean(), errors: t.Array(t.String()), warnings: t.Array(t.String()) }),
 });
 
-export const TemplateResponse = t.Object({ data: Template });
-export const TemplateListResponse = t.Object({
-  data: t.Array(Template),
-  meta: t.Object({ cursor: t.Nullable(t.String()), has_more: t.Boolean() }),
-});
-export const ValidationResponse = t.Object({ data: ValidationResult });
-export const PreviewResponse = t.Object({ data: PreviewResult });
+const TEMPLATE_EXAMPLE = {
+  id: "0198c3c1-aaaa-7bbb-8ccc-ddddeeeeffff",
+  ...CREATE_EXAMPLE,
+  variables: ["name", "company"],
+  metadata: {},
+  provider_template_id: null,
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:00:00.000Z",
+};
+
+export const TemplateResponse = t.Object({ data: Template }, { examples: [{ data: TEMPLATE_EXAMPLE }] });
+export const TemplateListResponse = t.Object(
+  {
+    data: t.Array(Template),
+    meta: t.Object({ cursor: t.Nullable(t.String()), has_more: t.Boolean() }),
+  },
+  { examples: [{ data: [TEMPLATE_EXAMPLE], meta: { cursor: null, has_more: false } }] },
+);
+export const ValidationResponse = t.Object(
+  { data: ValidationResult },
+  { examples: [{ data: { valid: true, errors: [], warnings: ["Variable used but not declared: code"], variables: ["name", "code"] } }] },
+);
+export const PreviewResponse = t.Object(
+  { data: PreviewResult },
+  {
+    examples: [
+      {
+        data: {
+          rendered: { body: "Hi Ana, welcome to Acme!", subject: "Welcome, Ana" },
+          variables: ["name", "company"],
+          validation: { valid: true, errors: [], warnings: [] },
+        },
+      },
+    ],
+  },
+);

@@ -39,7 +39,7 @@ const bare = new Elysia()
   .use(corsPlugin)
   .use(idempotencyPlugin)
   .get("/v1/api-keys", async () => {
-    const { rows } = await listActiveKeys(sql, tenant.id, "production");
+    const { rows } = await listActiveKeys(sql, tenant.id, ["production"]);
     return { data: rows.map(referenceShape) };
   })
   .listen({ port: 0, hostname: "127.0.0.1" });

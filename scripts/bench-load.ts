@@ -1,6 +1,6 @@
 // Bounded HTTP load generators for the notification benchmarks (loopback only): a closed loop
 // (N connections as fast as the server answers), an open loop (a fixed rate), and the shared setup.
-import type Redis from "ioredis";
+import { isCluster, scanKeys, type RedisClient } from "../runtime/redis-client";
 import type { Sql } from "../store/db";
 
 export interface Target {
@@ -135,7 +135,7 @@ export async function waitReady(url: string): Promise<void> {
 }
 
 /** Removes a bench tenant (rows cascade from tenants; events and rollups do not) and its Redis keys. */
-export async function removeBenchData(sql: Sql, redis: Redis, tenantId: string, prefix: string): Promise<void> {
+export async function removeBenchData(sql: Sql, redis: RedisClient, tenantId: string, prefix: string): Promise<void> {
   await sql`delete from events where tenant_id = ${tenantId}`;
   await sql`delete from notification_stats_hourly where tenant_id = ${tenantId}`;
   await sql`delete from notification_stats_daily where tenant_id = ${tenantId}`;
@@ -143,12 +143,29 @@ export async function removeBenchData(sql: Sql, redis: Redis, tenantId: string, 
   await deletePrefix(redis, prefix);
 }
 
-/** SCAN + DEL of every key under `<prefix>:` (never FLUSHALL: the Redis is shared). */
-export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== "0");
+/**
+ * SCAN + DEL of every key under `<prefix>:` (never FLUSHALL: the Redis is shared); on a cluster key
+ * by key, since one DEL's keys must share a slot. Returns how many were deleted.
+ */
+export async function deletePrefix(redis: RedisClient, prefix: string): Promise<number> {
+  let deleted = 0;
+  for await (const keys of scanKeys(redis, `${prefix}:*`)) {
+    if (isCluster(redis)) deleted += (await Promise.all(keys.map((k) => redis.del(k)))).reduce((a, b) => a + b, 0);
+    else deleted += await redis.del(...keys);
+  }
+  return deleted;
+}
+
+/** Calls onLine with each line a child process writes to the stream (its log lines, its ready line). */
+export async function forEachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+  const dec = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    buf += dec.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      onLine(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+  }
 }

@@ -15,7 +15,7 @@ import { spawn, type Subprocess } from "bun";
 import { join } from "node:path";
 import postgres from "postgres";
 import Redis from "ioredis";
-import { openLoop, waitReady, deletePrefix, type LoadResult } from "./bench-load";
+import { openLoop, waitReady, deletePrefix, forEachLine, type LoadResult } from "./bench-load";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
@@ -63,23 +63,14 @@ async function oneRun(label: string, load: { rate: number; seconds: number }[]):
   const redis = new Redis(redisUrl);
   let child: Subprocess<"ignore", "pipe", "pipe"> | null = null;
   const logLines: Record<string, number> = {};
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    let buf = "";
-    for await (const chunk of stream) {
-      buf += dec.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        try {
-          const j = JSON.parse(line);
-          const k = `${j.level >= 50 ? "error" : j.level >= 40 ? "warn" : "info"}: ${j.msg}${j.err?.message ? ` (${String(j.err.message).slice(0, 60)})` : ""}`;
-          logLines[k] = (logLines[k] ?? 0) + 1;
-        } catch {}
-      }
-    }
-  };
+  const collect = (stream: ReadableStream<Uint8Array>) =>
+    forEachLine(stream, (line) => {
+      try {
+        const j = JSON.parse(line);
+        const k = `${j.level >= 50 ? "error" : j.level >= 40 ? "warn" : "info"}: ${j.msg}${j.err?.message ? ` (${String(j.err.message).slice(0, 60)})` : ""}`;
+        logLines[k] = (logLines[k] ?? 0) + 1;
+      } catch {}
+    });
   try {
     // --profile <dir>: the service writes a CPU profile (markdown) there when it exits
     const profile = args.get("profile") ? ["--cpu-prof-md", `--cpu-prof-dir=${args.get("profile")}`] : [];

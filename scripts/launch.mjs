@@ -50,6 +50,13 @@ function aptInstall(pkgs) {
 }
 
 async function ensureRedis(url) {
+  const cluster = /^rediss?\+cluster:\/\/(?:[^@/]*@)?([^/?#]+)/i.exec(url);
+  if (cluster) {
+    // a Redis Cluster is never started here (docs/operations.md): one of its nodes must answer
+    const nodes = cluster[1].split(",").map((n) => { const i = n.lastIndexOf(":"); return { host: n.slice(0, i) || n, port: Number(n.slice(i + 1)) || 6379 }; });
+    for (const n of nodes) if (await probe(n.host.replace(/^\[|\]$/g, ""), n.port)) return;
+    throw new Error(`no node of the Redis Cluster answers (${nodes.map((n) => `${n.host}:${n.port}`).join(", ")})`);
+  }
   const u = new URL(url);
   const host = u.hostname || "127.0.0.1";
   const port = Number(u.port || 6379);

@@ -3,6 +3,7 @@
 import { config } from "../config";
 import { logger } from "../basics/log";
 import { startServer } from "../http/server";
+import { startMetricsServer } from "../http/metrics-server";
 import { startActors, actorKinds } from "../actors";
 import { warmBlocklist } from "../store/blocked-domains";
 
@@ -47,6 +48,13 @@ process.on("uncaughtException", (err) => {
 // the disposable-domain list is seeded/loaded once here, not on the first request's hot path
 await warmBlocklist();
 
+if (config.metricsPort !== undefined) {
+  // actor processes have no other HTTP port (the API also serves /metrics on its own); started
+  // first so it is stopped last and a drain can be watched
+  const metrics = startMetricsServer(config.metricsPort);
+  stops.push(() => metrics.stop());
+  console.log(`Metrics: ${metrics.url}/metrics`);
+}
 if (!only || only === "api") {
   const server = startServer(config.port);
   stops.push(() => server.stop());

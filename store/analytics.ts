@@ -1,8 +1,8 @@
 // Analytics rollups: hourly counters per (tenant, environment, hour, channel, template), bumped in
-// the same transaction as the change they count, and the four read models of DESIGN.md 6.
+// the same transaction as the change they count, and the four read models of DESIGN.md 6 (plus engagement).
 import { sql, type Tx } from "./db";
 
-export const COUNTERS = ["total", "sent", "delivered", "failed", "bounced", "suppressed"] as const;
+export const COUNTERS = ["total", "sent", "delivered", "failed", "bounced", "suppressed", "opened", "clicked", "complained"] as const;
 export type Counter = (typeof COUNTERS)[number];
 export type Counters = Record<Counter, number>;
 
@@ -59,37 +59,41 @@ export function counterCtes(tx: Tx, deltas: CounterDelta[]) {
     const tp = d.template ?? "";
     const k = `${d.tenantId}|${d.environment}|${h}|${d.channel}|${tp}`;
     let row = rows.get(k);
-    if (!row) rows.set(k, (row = { t: d.tenantId, e: d.environment, h, c: d.channel, tp, v: [0, 0, 0, 0, 0, 0] }));
+    if (!row) rows.set(k, (row = { t: d.tenantId, e: d.environment, h, c: d.channel, tp, v: COUNTERS.map(() => 0) }));
     row.v[COUNTERS.indexOf(d.counter)]! += d.by ?? 1;
   }
   const sorted = [...rows.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
-  const col = (i: number) => sorted.map((r) => r.v[i]!);
+  // one bigint[] per counter, in COUNTERS order, joined as unnest arguments
+  const columns = COUNTERS.map((_, i) => tx`${sorted.map((r) => r.v[i]!)}::bigint[]`);
+  const counterArgs = columns.slice(1).reduce((acc, c) => tx`${acc}, ${c}`, columns[0]!);
   // The daily rows are the hourly deltas summed per day, in the same (key) order.
   return tx`
     cd as (
       select * from unnest(
         ${sorted.map((r) => r.t)}::uuid[], ${sorted.map((r) => r.e)}::text[], ${sorted.map((r) => r.h)}::timestamptz[],
         ${sorted.map((r) => dayOf(r.h))}::timestamptz[], ${sorted.map((r) => r.c)}::text[], ${sorted.map((r) => r.tp)}::text[],
-        ${col(0)}::bigint[], ${col(1)}::bigint[], ${col(2)}::bigint[], ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
-        as x(tenant_id, environment, hour, day, channel, template, total, sent, delivered, failed, bounced, suppressed)
+        ${counterArgs})
+        as x(tenant_id, environment, hour, day, channel, template, ${tx.unsafe(COUNTER_LIST)})
     ), ch as (
-      insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
-      select tenant_id, environment, hour, channel, template, ${shard}::smallint, total, sent, delivered, failed, bounced, suppressed from cd
-      on conflict (tenant_id, environment, hour, channel, template, shard) do update set
-        total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
-        failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+      insert into notification_stats_hourly as s (tenant_id, environment, hour, channel, template, shard, ${tx.unsafe(COUNTER_LIST)})
+      select tenant_id, environment, hour, channel, template, ${shard}::smallint, ${tx.unsafe(COUNTER_LIST)} from cd
+      on conflict (tenant_id, environment, hour, channel, template, shard) do update set ${tx.unsafe(ADD_EXCLUDED)}
       returning 1
     ), cdd as (
-      insert into notification_stats_daily as s (tenant_id, environment, day, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
-      select tenant_id, environment, day, channel, template, ${shard}::smallint, sum(total), sum(sent), sum(delivered), sum(failed), sum(bounced), sum(suppressed)
+      insert into notification_stats_daily as s (tenant_id, environment, day, channel, template, shard, ${tx.unsafe(COUNTER_LIST)})
+      select tenant_id, environment, day, channel, template, ${shard}::smallint, ${tx.unsafe(SUM_LIST)}
       from cd group by tenant_id, environment, day, channel, template
       order by tenant_id, environment, day, channel, template
-      on conflict (tenant_id, environment, day, channel, template, shard) do update set
-        total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
-        failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+      on conflict (tenant_id, environment, day, channel, template, shard) do update set ${tx.unsafe(ADD_EXCLUDED)}
       returning 1
     )`;
 }
+
+// SQL fragments over the constant COUNTERS list (never user input): column list, sums, upsert additions.
+const COUNTER_LIST = COUNTERS.join(", ");
+const SUM_LIST = COUNTERS.map((c) => `sum(${c})`).join(", ");
+const SUM_AS_LIST = COUNTERS.map((c) => `sum(${c}) ${c}`).join(", ");
+const ADD_EXCLUDED = COUNTERS.map((c) => `${c} = s.${c} + excluded.${c}`).join(", ");
 
 /** Folds every delta row (shard <> 0) into its shard-0 row; returns the rows folded. */
 export async function compactCounters(): Promise<number> {
@@ -105,16 +109,13 @@ export async function compactCounters(): Promise<number> {
           for update skip locked)
         returning *
       ), sums as (
-        select tenant_id, environment, ${bucket}, channel, template, sum(total) total, sum(sent) sent, sum(delivered) delivered,
-          sum(failed) failed, sum(bounced) bounced, sum(suppressed) suppressed, count(*) n
+        select tenant_id, environment, ${bucket}, channel, template, ${SUM_AS_LIST}, count(*) n
         from moved group by 1, 2, 3, 4, 5
       ), folded as (
-        insert into ${table} as s (tenant_id, environment, ${bucket}, channel, template, shard, total, sent, delivered, failed, bounced, suppressed)
-        select tenant_id, environment, ${bucket}, channel, template, 0, total, sent, delivered, failed, bounced, suppressed from sums
+        insert into ${table} as s (tenant_id, environment, ${bucket}, channel, template, shard, ${COUNTER_LIST})
+        select tenant_id, environment, ${bucket}, channel, template, 0, ${COUNTER_LIST} from sums
         order by 1, 2, 3, 4, 5
-        on conflict (tenant_id, environment, ${bucket}, channel, template, shard) do update set
-          total = s.total + excluded.total, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
-          failed = s.failed + excluded.failed, bounced = s.bounced + excluded.bounced, suppressed = s.suppressed + excluded.suppressed
+        on conflict (tenant_id, environment, ${bucket}, channel, template, shard) do update set ${ADD_EXCLUDED}
         returning 1
       )
       select coalesce(sum(n), 0)::int as n from sums`);
@@ -137,9 +138,7 @@ export function periodStart(period: string, now = Date.now()): Date {
   return d;
 }
 
-const sums = () => sql`coalesce(sum(total), 0)::int as total, coalesce(sum(sent), 0)::int as sent,
-  coalesce(sum(delivered), 0)::int as delivered, coalesce(sum(failed), 0)::int as failed,
-  coalesce(sum(bounced), 0)::int as bounced, coalesce(sum(suppressed), 0)::int as suppressed`;
+const sums = () => sql.unsafe(COUNTERS.map((c) => `coalesce(sum(${c}), 0)::int as ${c}`).join(", "));
 
 /** The first midnight (UTC) at or after `since`: whole days from there are read from the daily table. */
 function firstWholeDay(since: Date): Date {
@@ -156,10 +155,10 @@ function firstWholeDay(since: Date): Date {
 function window(tenantId: string, environment: string, since: Date) {
   const day = firstWholeDay(since);
   return sql`(
-    select hour as bucket, channel, template, total, sent, delivered, failed, bounced, suppressed from notification_stats_hourly
+    select hour as bucket, channel, template, ${sql.unsafe(COUNTER_LIST)} from notification_stats_hourly
     where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since} and hour < ${day}
     union all
-    select day as bucket, channel, template, total, sent, delivered, failed, bounced, suppressed from notification_stats_daily
+    select day as bucket, channel, template, ${sql.unsafe(COUNTER_LIST)} from notification_stats_daily
     where tenant_id = ${tenantId} and environment = ${environment} and day >= ${day}
   ) w`;
 }
@@ -197,11 +196,10 @@ export async function timeseries(
   const first = new Date(since);
   if (granularity === "day") first.setUTCHours(0, 0, 0, 0);
   const byTime = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
-  const zero = { total: 0, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0 };
   const out: (Counters & { bucket: Date })[] = [];
   for (let t = first.getTime(); t <= Date.now(); t += step) {
     const r = byTime.get(t);
-    out.push({ bucket: new Date(t), ...(r ? { total: r.total, sent: r.sent, delivered: r.delivered, failed: r.failed, bounced: r.bounced, suppressed: r.suppressed } : zero) });
+    out.push({ bucket: new Date(t), ...(Object.fromEntries(COUNTERS.map((c) => [c, r ? r[c] : 0])) as Counters) });
   }
   return out;
 }

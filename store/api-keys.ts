@@ -83,42 +83,42 @@ export async function findKeyByHash(tx: Tx, hash: string): Promise<(ApiKeyRow & 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Management queries. Every query filters by tenant AND environment: another tenant's or the
-// other environment's key is "not found".
+// Management queries. Every query filters by tenant AND the environments the caller may manage
+// (http/routes/api-keys.ts): another tenant's key, or one of an environment out of reach, is "not found".
 
 /** Keys that still authenticate: not revoked and not past a rotation grace period. */
 export async function listActiveKeys(
   tx: Tx,
   tenantId: string,
-  environment: Environment,
+  environments: readonly Environment[],
   page?: { limit: number; offset: number },
 ): Promise<{ rows: ApiKeyRow[]; total: number }> {
   const rows = await tx<(ApiKeyRow & { total: string })[]>`
     select *, count(*) over () as total from api_keys
-    where tenant_id = ${tenantId} and environment = ${environment}
+    where tenant_id = ${tenantId} and environment = any(${environments as Environment[]}::text[])
       and revoked_at is null and (expires_at is null or expires_at > now())
     order by created_at desc, id desc
     ${page ? tx`limit ${page.limit} offset ${page.offset}` : tx``}`;
   let total = rows.length ? Number(rows[0]!.total) : 0;
   if (!rows.length && page && page.offset > 0) {
     const [c] = await tx<{ n: string }[]>`
-      select count(*) as n from api_keys where tenant_id = ${tenantId} and environment = ${environment}
+      select count(*) as n from api_keys where tenant_id = ${tenantId} and environment = any(${environments as Environment[]}::text[])
         and revoked_at is null and (expires_at is null or expires_at > now())`;
     total = Number(c!.n);
   }
   return { rows: rows.map(({ total: _t, ...r }) => r as ApiKeyRow), total };
 }
 
-/** An active key of this tenant and environment, locked for the caller's transaction. */
+/** An active key of this tenant in one of these environments, locked for the caller's transaction. */
 export async function findActiveKeyForUpdate(
   tx: Tx,
   tenantId: string,
-  environment: Environment,
+  environments: readonly Environment[],
   id: string,
 ): Promise<ApiKeyRow | undefined> {
   const [row] = await tx<ApiKeyRow[]>`
     select * from api_keys
-    where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}
+    where id = ${id} and tenant_id = ${tenantId} and environment = any(${environments as Environment[]}::text[])
       and revoked_at is null and (expires_at is null or expires_at > now())
     for update`;
   return row;
@@ -234,6 +234,18 @@ export async function lookupKey(hash: string, epoch: string | null | undefined):
   const row = await findKeyByHash(sql, hash);
   if (row) keyCache.set(hash, row, epoch);
   return row;
+}
+
+/**
+ * The key a raw Bearer value names if it authenticates now: well-formed, known, not revoked, not
+ * past its expiry (a rotation's grace period); `key` is null otherwise. With the epoch it was read at.
+ */
+export async function liveKey(raw: string): Promise<{ key: CachedKey | null; epoch: string | null | undefined }> {
+  if (!KEY_RE.test(raw)) return { key: null, epoch: undefined };
+  const epoch = await readEpoch();
+  const key = await lookupKey(hashKey(raw), epoch);
+  const live = key && !key.revoked_at && !(key.expires_at && key.expires_at.getTime() <= Date.now());
+  return { key: live ? key : null, epoch };
 }
 
 /** A cached row (whatever its epoch) so the caller can start its rate-limit call early. */

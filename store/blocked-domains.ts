@@ -8,6 +8,7 @@
 import { createRequire } from "node:module";
 import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
+import { pubsub } from "./pubsub";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
@@ -17,7 +18,8 @@ const SEED_LOCK = 827364777;
 
 export interface BlockedDomainRow {
   domain: string;
-  source: "package" | "admin";
+  /** seed: from the disposable-email-domains package; manual: blocked by an admin */
+  source: "seed" | "manual";
   created_at: Date;
 }
 
@@ -52,7 +54,7 @@ async function seedOnce(): Promise<void> {
     if (again) return;
     await tx`
       insert into blocked_domains (domain, source)
-      select d, 'package' from unnest(${clean}::text[]) as d
+      select d, 'seed' from unnest(${clean}::text[]) as d
       where not exists (select 1 from unblocked_domains u where u.domain = d)
       on conflict do nothing`;
     await tx`insert into blocked_domain_seeds (version, count) values (${version}, ${clean.length})`;
@@ -129,15 +131,8 @@ async function currentVersion(): Promise<string | null> {
 function subscribeOnce(): void {
   if (subscribed) return;
   subscribed = true;
-  try {
-    const sub = redis.duplicate({ enableAutoPipelining: false }); // subscriber mode: no pipelining
-    sub.on("error", () => {});
-    sub.subscribe(redisKeys.blockedDomainsChanged()).catch(() => {});
-    sub.on("message", () => void reload().catch(() => {}));
-    (sub as any).unref?.();
-  } catch {
-    // the version poll still picks changes up
-  }
+  // if this fails, the version poll still picks changes up
+  pubsub.subscribe(redisKeys.blockedDomainsChanged(), () => void reload().catch(() => {})).catch(() => {});
 }
 
 function pollVersion(): void {
@@ -160,7 +155,7 @@ async function announceChange(): Promise<void> {
   try {
     const v = await redis.incr(redisKeys.blockedDomainsVersion());
     knownVersion = String(v);
-    await redis.publish(redisKeys.blockedDomainsChanged(), String(v));
+    await pubsub.publish(redisKeys.blockedDomainsChanged(), [String(v)]);
   } catch {
     // other processes catch up on their next version poll once Redis is back
   }
@@ -199,16 +194,52 @@ export async function isBlockedEmail(email: string): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // Admin edits.
 
-export async function listBlockedDomains(opts: { search?: string; limit: number; offset: number }) {
+/** Where a page of the admin list ends: the sort key of its last entry. */
+export interface BlockedDomainCursor {
+  seed: boolean;
+  /** created_at with microseconds, as PostgreSQL wrote it */
+  at: string;
+  domain: string;
+}
+
+export function encodeBlockedCursor(c: BlockedDomainCursor): string {
+  return Buffer.from(JSON.stringify([c.seed ? 1 : 0, c.at, c.domain])).toString("base64url");
+}
+
+export function decodeBlockedCursor(raw: string): BlockedDomainCursor | null {
+  try {
+    const [seed, at, domain] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if ((seed !== 0 && seed !== 1) || typeof at !== "string" || Number.isNaN(Date.parse(at)) || typeof domain !== "string") return null;
+    return { seed: seed === 1, at, domain };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The admin list: manual entries first (newest first), then the seeds (alphabetically: they share
+ * the seeding's created_at), `limit + 1` rows after the cursor. `search` matches a substring of
+ * the domain (a trigram index serves it). Rows carry `at`, created_at with its microseconds.
+ */
+export async function listBlockedDomains(opts: { search?: string; limit: number; after?: BlockedDomainCursor | null }) {
   await ensureBlocklistSeeded();
   const search = opts.search?.trim().toLowerCase() || null;
   const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const where = pattern ? sql`where domain like ${pattern}` : sql``;
-  const [{ total }] = (await sql`select count(*)::int as total from blocked_domains ${where}`) as any;
-  const rows = await sql<BlockedDomainRow[]>`
-    select domain, source, created_at from blocked_domains ${where}
-    order by domain limit ${opts.limit} offset ${opts.offset}`;
-  return { rows, total: total as number };
+  const a = opts.after;
+  return sql<(BlockedDomainRow & { at: string })[]>`
+    select domain, source, created_at, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+    from blocked_domains
+    where true
+      ${pattern ? sql`and domain like ${pattern}` : sql``}
+      ${
+        a
+          ? sql`and ((source = 'seed') > ${a.seed}
+              or ((source = 'seed') = ${a.seed} and (created_at < ${a.at}::timestamptz
+                or (created_at = ${a.at}::timestamptz and domain > ${a.domain}))))`
+          : sql``
+      }
+    order by (source = 'seed'), created_at desc, domain
+    limit ${opts.limit + 1}`;
 }
 
 export async function findBlockedDomain(domain: string, tx: Tx = sql): Promise<BlockedDomainRow | undefined> {
@@ -222,7 +253,7 @@ export async function blockDomain(domain: string): Promise<{ row: BlockedDomainR
   const result = await sql.begin(async (tx) => {
     await tx`delete from unblocked_domains where domain = ${domain}`;
     const [row] = await tx<BlockedDomainRow[]>`
-      insert into blocked_domains (domain, source) values (${domain}, 'admin')
+      insert into blocked_domains (domain, source) values (${domain}, 'manual')
       on conflict do nothing returning domain, source, created_at`;
     if (row) return { row, created: true };
     return { row: (await findBlockedDomain(domain, tx))!, created: false };

@@ -195,6 +195,45 @@ export function loadChannelConfig(tenantId: string, environment: string, channel
   return value;
 }
 
+// A configuration id names one (tenant, environment, channel) for the row's whole life (a deleted and
+// re-created channel gets a new id), so the mapping is cached longer than the configuration itself.
+const scopeById = new Map<string, Promise<(Scope & { channel: string }) | null>>();
+
+/**
+ * The configuration whose id a provider callback URL carries (/webhooks/<provider>/:channel_id), with
+ * its tenant and environment, or null when no channel has that id (any more). Inactive ones too:
+ * callbacks for messages sent before the channel was switched off still arrive.
+ */
+export async function loadChannelConfigById(id: string): Promise<(ChannelConfig & Scope) | null> {
+  let where = scopeById.get(id);
+  if (!where) {
+    where = sql<{ tenant_id: string; environment: string; channel: string }[]>`
+      select tenant_id, environment, channel from channels where id = ${id}`.then(([r]) =>
+      r ? { tenantId: r.tenant_id, environment: r.environment, channel: r.channel } : null,
+    );
+    scopeById.set(id, where);
+    // unknown ids are not remembered (anyone can send them); failures neither
+    where.then((w) => (w ? undefined : scopeById.delete(id)), () => scopeById.delete(id));
+    if (scopeById.size > CACHE_LIMIT) scopeById.delete(scopeById.keys().next().value!);
+  }
+  const scope = await where;
+  if (!scope) return null;
+  const cfg = await loadChannelConfig(scope.tenantId, scope.environment, scope.channel);
+  if (!cfg || cfg.id !== id) {
+    scopeById.delete(id);
+    return null;
+  }
+  return { ...cfg, tenantId: scope.tenantId, environment: scope.environment };
+}
+
+/** The scopes whose whatsapp_cloud channel sends from this phone number id (a status webhook names it). */
+export async function whatsappScopesForPhone(phoneNumberId: string): Promise<Scope[]> {
+  const rows = await sql<{ tenant_id: string; environment: string }[]>`
+    select tenant_id, environment from channels
+    where channel = 'whatsapp' and provider = 'whatsapp_cloud' and settings ->> 'phone_number_id' = ${phoneNumberId}`;
+  return rows.map((r) => ({ tenantId: r.tenant_id, environment: r.environment }));
+}
+
 /**
  * Every configuration of a provider with decrypted credentials, e.g. for the inbound
  * /webhooks/whatsapp route to find the tenant whose verify_token / app_secret matches.

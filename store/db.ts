@@ -3,8 +3,12 @@
 import postgres from "postgres";
 import { config } from "../config";
 
+/** Names this process's pool in pg_stat_activity, so the metrics can count its connections by state (store/metrics.ts). */
+export const poolApplicationName = `nms-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
 export const sql = postgres(config.databaseUrl, {
   max: config.databasePoolSize,
+  connection: { application_name: poolApplicationName },
   onnotice: () => {},
   // timestamps come back as Date; we format them in the serializers
   transform: { undefined: null },

@@ -32,6 +32,15 @@ export interface NotificationRow {
   opened_at: Date | null;
   clicked_at: Date | null;
   complained_at: Date | null;
+  /** sent with these warnings, e.g. domain_unhealthy (migration 0501); null when none */
+  warnings?: NotificationWarning[] | null;
+  /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
+  workflow_run_id: string | null;
+}
+
+export interface NotificationWarning {
+  code: string;
+  message: string;
 }
 
 export interface AttemptRow {
@@ -61,6 +70,7 @@ export interface NewNotification {
   content: Record<string, unknown> | null;
   idempotencyKey: string | null;
   createdAt: Date;
+  workflowRunId?: string | null;
 }
 
 /**
@@ -93,16 +103,17 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       content: r.content,
       idempotency_key: r.idempotencyKey,
       created_at: r.createdAt.toISOString(),
+      workflow_run_id: r.workflowRunId ?? null,
     })),
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at)
+      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at
+      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
       subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz)
+      created_at timestamptz, workflow_run_id uuid)
     on conflict do nothing
     returning id`;
 }
@@ -134,6 +145,12 @@ export async function listNotifications(
     limit ${q.limit + 1}`;
 }
 
+/** Records a warning on a notification being sent, once per code (a retried attempt adds nothing). */
+export async function addNotificationWarning(id: string, w: NotificationWarning): Promise<void> {
+  await sql`update notifications set warnings = coalesce(warnings, '[]'::jsonb) || ${sql.json([w] as any)}
+    where id = ${id} and not coalesce(warnings, '[]'::jsonb) @> ${sql.json([{ code: w.code }] as any)}`;
+}
+
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
   return await sql<AttemptRow[]>`select * from notification_attempts
     where notification_id = ${notificationId} order by attempt_number`;
@@ -163,6 +180,30 @@ export function toAttempt(a: AttemptRow) {
   };
 }
 
+/**
+ * The rendered message as the last attempt sent it (content is rendered once, when the
+ * notification is accepted, and every attempt sends the same), under the API's names: subject,
+ * title, body, html_body, provider_template_id where the channel has them. Null while no attempt
+ * reached a provider (pending, suppressed) and once erasure emptied it.
+ */
+export function sentContent(r: Pick<NotificationRow, "content">, attempts: readonly unknown[]) {
+  if (attempts.length === 0 || !r.content) return null;
+  const c = r.content as Record<string, unknown>;
+  const text = (k: string) => (typeof c[k] === "string" ? (c[k] as string) : undefined);
+  const out: { subject?: string; title?: string; body?: string; html_body?: string; provider_template_id?: string } = {};
+  const subject = text("subject");
+  const title = text("title");
+  const body = text("text") ?? text("content") ?? text("body");
+  const html = text("html");
+  const providerTemplateId = text("providerTemplateId");
+  if (subject !== undefined) out.subject = subject;
+  if (title !== undefined) out.title = title;
+  if (body !== undefined) out.body = body;
+  if (html !== undefined) out.html_body = html;
+  if (providerTemplateId !== undefined) out.provider_template_id = providerTemplateId;
+  return Object.keys(out).length ? out : null;
+}
+
 export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
   return {
     id: r.id,
@@ -177,6 +218,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     error: r.error ? { code: r.error.code, message: r.error.message } : null,
     provider: r.provider,
     suppressed_reason: r.suppressed_reason,
+    warnings: r.warnings ?? [],
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     sent_at: iso(r.sent_at),
@@ -184,6 +226,9 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     failed_at: iso(r.failed_at),
     bounced_at: iso(r.bounced_at),
     opened_at: iso(r.opened_at),
+    clicked_at: iso(r.clicked_at),
+    complained_at: iso(r.complained_at),
+    content: sentContent(r, attempts),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -196,4 +241,61 @@ export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "ch
   if (r.template_slug) out.template = r.template_slug;
   if (externalId) out.external_id = externalId;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider receipts and engagement (domain/receipts.ts): one notification at a time, locked with
+// FOR NO KEY UPDATE (a single row needs no ordering against the sender's id-ordered batches).
+
+/** The notification a provider callback names: by its provider message id within one configuration's scope. */
+export async function lockByProviderMessageId(
+  tx: Tx,
+  where: { tenantId: string; environment: string; channel: string; messageId: string },
+): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications
+    where provider_message_id = ${where.messageId} and tenant_id = ${where.tenantId}
+      and environment = ${where.environment} and channel = ${where.channel}
+    limit 1 for no key update`;
+  return rows[0] ?? null;
+}
+
+/** The notification a signed tracking token names (the token carries no tenant: the row does). */
+export async function lockNotification(tx: Tx, id: string): Promise<NotificationRow | null> {
+  const rows = await tx<NotificationRow[]>`select * from notifications where id = ${id} for no key update`;
+  return rows[0] ?? null;
+}
+
+export interface ReceiptUpdate {
+  /** the new status, or null to keep it */
+  status: string | null;
+  error: { code: string; message: string } | null;
+  sentAt: Date | null;
+  deliveredAt: Date | null;
+  failedAt: Date | null;
+  bouncedAt: Date | null;
+  openedAt: Date | null;
+  clickedAt: Date | null;
+  complainedAt: Date | null;
+}
+
+/** Writes what a receipt changed; a null field keeps its column (first timestamps are never overwritten). */
+export async function applyReceiptUpdate(tx: Tx, id: string, u: ReceiptUpdate): Promise<void> {
+  await tx`update notifications set
+      status = coalesce(${u.status}::text, status),
+      error = coalesce(${u.error ? JSON.stringify(u.error) : null}::text::jsonb, error),
+      sent_at = coalesce(sent_at, ${u.sentAt}::timestamptz),
+      delivered_at = coalesce(delivered_at, ${u.deliveredAt}::timestamptz),
+      failed_at = coalesce(failed_at, ${u.failedAt}::timestamptz),
+      bounced_at = coalesce(bounced_at, ${u.bouncedAt}::timestamptz),
+      opened_at = coalesce(opened_at, ${u.openedAt}::timestamptz),
+      clicked_at = coalesce(clicked_at, ${u.clickedAt}::timestamptz),
+      complained_at = coalesce(complained_at, ${u.complainedAt}::timestamptz),
+      updated_at = now()
+    where id = ${id}`;
+}
+
+/** The stored (rendered) content of a notification named by a signed tracking token. */
+export async function findNotificationContent(id: string): Promise<Pick<NotificationRow, "id" | "channel" | "content"> | null> {
+  const rows = await sql<Pick<NotificationRow, "id" | "channel" | "content">[]>`select id, channel, content from notifications where id = ${id}`;
+  return rows[0] ?? null;
 }

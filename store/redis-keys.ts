@@ -1,8 +1,12 @@
 // Every Redis key and pub/sub channel the service uses outside the actor runtime, built here and only here
-// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`).
+// (runtime/keys.ts names the runtime's own: streams, timers, leases, the reconciler's `nms:lease:{reconciler}`,
+// the domain-health cron's `nms:lease:{domain-health:tick:<tick ISO time>}`, one per tick, expiring after an hour).
 //
 // Each entry names its owner (the module that writes it), its lifetime, and the redis-cli command
-// that reads it; docs/runtime.md links this file. Keys start with REDIS_PREFIX; with the production `nms`:
+// that reads it; docs/runtime.md links this file. On Redis Cluster every command here names one key
+// (its slot is its own), and the channels are sharded (SPUBLISH/SSUBSCRIBE, store/pubsub.ts): a new
+// key used with another in one command or script needs a shared hash tag `{...}`, as the runtime's
+// partition keys have. Keys start with REDIS_PREFIX; with the production `nms`:
 //
 // | key                                         | type    | owner                          | lifetime                                   |
 // |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
@@ -15,6 +19,7 @@
 // | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
+// | nms:rl:domain-health-check:<domain id>      | string  | domain/domain-health.ts        | until the GCRA bucket is full again (60 s) |
 // | <bench prefix>:floor:stream                 | stream  | scripts/bench-accept.ts        | the bench run (it deletes its prefix)      |
 import { config } from "../config";
 
@@ -43,6 +48,7 @@ export const redisKeys = {
    * Pub/sub channel of one subscriber's inbox.* events ({id, type, created_at, data} JSON); every
    * API process with a live stream for the subscriber is subscribed.
    * `redis-cli SUBSCRIBE nms:inbox:<tenant>:<env>:<subscriber id>` · listeners: `redis-cli PUBSUB NUMSUB <channel>`
+   * (on a cluster: `redis-cli -c SSUBSCRIBE ...` and `PUBSUB SHARDNUMSUB <channel>` on the channel's master)
    */
   inboxEvents: (tenantId: string, environment: string, subscriberId: string) => redisKey("inbox", tenantId, environment, subscriberId),
 
@@ -52,7 +58,7 @@ export const redisKeys = {
    */
   blockedDomainsVersion: () => redisKey("blocked-domains", "version"),
 
-  /** Pub/sub: a message makes every process reload the blocklist now. `redis-cli SUBSCRIBE nms:blocked-domains:changed` */
+  /** Pub/sub: a message makes every process reload the blocklist now. `redis-cli SUBSCRIBE nms:blocked-domains:changed` (cluster: `SSUBSCRIBE`) */
   blockedDomainsChanged: () => redisKey("blocked-domains", "changed"),
 
   /**
@@ -81,4 +87,6 @@ export const rateLimitNames = {
   user: (userId: string) => `http:user:${userId}`,
   /** settings.rate_limit_per_second of a provider for one tenant and environment. */
   provider: (tenantId: string, environment: string, provider: string) => `provider:${tenantId}:${environment}:${provider}`,
+  /** POST /v1/domains/:id/health/check: one forced check per minute per domain (SPEC Limits). */
+  domainHealthCheck: (domainId: string) => `domain-health-check:${domainId}`,
 };

@@ -1,9 +1,9 @@
-// The shared ioredis connection of the service (keys are named in store/redis-keys.ts, with the
-// REDIS_PREFIX that lets tests and several deployments share one Redis without collisions).
-import Redis from "ioredis";
+// The shared ioredis connection of the service, a Redis or a Redis Cluster as REDIS_URL says (keys are
+// named in store/redis-keys.ts, with the REDIS_PREFIX that lets tests and deployments share one Redis).
+import { createRedisClient, isCluster } from "../runtime/redis-client";
 import { config } from "../config";
 
-export const redis = new Redis(config.redisUrl, {
+export const redis = createRedisClient(config.redisUrl, {
   maxRetriesPerRequest: 2,
   enableOfflineQueue: true,
   lazyConnect: false,
@@ -12,14 +12,18 @@ export const redis = new Redis(config.redisUrl, {
   enableAutoPipelining: false,
 });
 redis.on("error", () => {}); // health checks report it; ioredis reconnects by itself
+redis.on("node error", () => {}); // a cluster node's failure: the client follows the failover by itself
 
+/** PONG from the Redis, or on a cluster from every master it knows (a master down means keys are unreachable). */
 export async function pingRedis(timeoutMs = 1000): Promise<boolean> {
+  const nodes = isCluster(redis) ? redis.nodes("master") : [redis];
   try {
-    const r = await Promise.race([
-      redis.ping(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs)),
+    if (!nodes.length) return false;
+    const replies = await Promise.race([
+      Promise.all(nodes.map((n) => n.ping())),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs)),
     ]);
-    return r === "PONG";
+    return replies.every((r) => r === "PONG");
   } catch {
     return false;
   }

@@ -3,6 +3,7 @@
 import { createRuntime, type Runtime } from "../runtime";
 import { config } from "../config";
 import { logger } from "../basics/log";
+import { runtimeObserver } from "../basics/metrics";
 
 let instance: Runtime | null = null;
 
@@ -13,6 +14,7 @@ export function getRuntime(): Runtime {
     partitions: config.partitions,
     timeScale: config.timeScale,
     logger: logger.child({ component: "runtime" }),
+    observer: runtimeObserver,
   });
   return instance;
 }

@@ -58,6 +58,22 @@ export function serializeSubscriber(r: SubscriberRow) {
 }
 export type SubscriberRecord = ReturnType<typeof serializeSubscriber>;
 
+/**
+ * The subscriber a notification's recipient belongs to: the oldest live subscriber whose
+ * external_id, email (case-insensitively), phone or id equals it. domain/suppression.ts matches
+ * addresses the same way (and checks every owner of a shared address).
+ */
+export async function findSubscriberOwning(scope: Scope, recipient: string, tx: Tx = sql): Promise<SubscriberRow | undefined> {
+  const [row] = await tx<SubscriberRow[]>`
+    select * from subscribers
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
+      and (external_id = ${recipient} or lower(email) = lower(${recipient}) or phone = ${recipient}
+           ${isUuid(recipient) ? tx`or id = ${recipient}::uuid` : tx``})
+    order by created_at, id
+    limit 1`;
+  return row;
+}
+
 /** A live (not deleted) subscriber by its id or its external_id; the id wins when both match. */
 export async function findSubscriber(
   scope: Scope,

@@ -1,14 +1,15 @@
-// nms.blockedDomains (admin token): the email domain blocklist: list with search (offset pages),
-// check an address, block and unblock (/v1/admin/blocked-domains).
-import { offsetList, type Page } from "../pagination";
+// nms.blockedDomains (admin token): the email domain blocklist: list with search (cursor pages,
+// manual entries first), check an address, block and unblock (/v1/admin/blocked-domains).
+import { cursorList, type Page } from "../pagination";
 import { path, type RequestOptions, type Transport } from "../transport";
 import type { BlockedDomain, BlockedDomainCheck, BlockedDomainListParams, BlockedDomainMeta } from "../types";
 
 export class BlockedDomains {
   constructor(private readonly transport: Transport) {}
 
+  /** Manual entries first (newest first), then the seeded ones; `search` is a substring of the domain. */
   list(params: BlockedDomainListParams = {}, opts?: RequestOptions) {
-    return offsetList(
+    return cursorList(
       (query) =>
         this.transport.request<Page<BlockedDomain, BlockedDomainMeta>>(
           { method: "GET", path: "/v1/admin/blocked-domains", query, admin: true },

@@ -9,9 +9,8 @@ import {
   EpochCache,
   hashKey,
   KEY_RE,
-  lookupKey,
+  liveKey,
   peekKey,
-  readEpoch,
   touchLastUsed,
   type CachedKey,
   type Environment,
@@ -103,17 +102,15 @@ interface Resolved {
 async function resolveKey(request: Request): Promise<Resolved> {
   const raw = bearerToken(request);
   if (!raw || !KEY_RE.test(raw)) throw unauthorized();
-  const hash = hashKey(raw);
   const ip = requestFacts(request).ip;
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
   // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
   // Publishable keys are counted per subscriber once the subscriber hash is verified (inboxAuthPlugin),
   // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
-  const peeked = peekKey(hash);
+  const peeked = peekKey(hashKey(raw));
   let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id)) : null;
-  const epoch = await readEpoch();
-  const key = await lookupKey(hash, epoch);
-  if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw unauthorized();
+  const { key, epoch } = await liveKey(raw);
+  if (!key) throw unauthorized();
   // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
   const ipRefused = !ipAllowed(key, ip);
   if (ipRefused || key.key_type === "publishable") rate = Promise.resolve(null);
@@ -276,7 +273,7 @@ export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ a
   }
 });
 
-function timingSafeEqualStr(a: string, b: string): boolean {
+export function timingSafeEqualStr(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
   if (ab.length !== bb.length) return false;

@@ -1,6 +1,7 @@
 // The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}} with the
 // request id header and the status of its code (one table); JSON parsing and the 1 MiB limit live here too.
 import { Elysia } from "elysia";
+import { parseQuery } from "elysia/parse-query";
 import { AppError, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
@@ -23,11 +24,13 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   oauth_denied: 400,
   oauth_exchange_failed: 400,
   email_not_verified: 400,
+  callback_expired: 400,
   // 401: who is calling is unknown
   invalid_api_key: 401,
   invalid_admin_token: 401,
   invalid_session: 401,
   invalid_signature: 401,
+  invalid_metrics_token: 401,
   // 403: known, but not allowed
   insufficient_permissions: 403,
   origin_not_allowed: 403,
@@ -42,18 +45,23 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   subscriber_erased: 409,
   email_taken: 409,
   last_owner: 409,
+  webhook_inactive: 409,
+  delivery_not_retryable: 409,
   // 413, 422, 429
   payload_too_large: 413,
+  unsupported_media_type: 415,
   validation_failed: 422,
   idempotency_key_reused: 422,
   email_domain_blocked: 422,
   template_render_failed: 422,
   template_not_active: 422,
   channel_not_configured: 422,
+  webhook_limit_reached: 422,
   rate_limited: 429,
   // 5xx
   internal_error: 500,
   service_unavailable: 503,
+  dns_unavailable: 503,
 };
 
 /** Families of codes: `template_not_found` 404, `idempotency_key_in_use` 409, `domain_already_blocked` 409. */
@@ -198,6 +206,111 @@ function nulInUrl(url: string): string | null {
 /** PostgreSQL's refusals of characters it cannot store: only client input can carry them. */
 const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
 
+/**
+ * Paths whose request bodies this API defines: JSON only, anything else is 415. The other paths
+ * (/webhooks/*, /unsubscribe/*) take what a third party sends: a provider's form callback, a
+ * mailbox's RFC 8058 one-click POST.
+ */
+export const JSON_ONLY_PATH = /^\/(?:v1|api|api-keys|auth)(?:\/|$)/;
+
+const tooLarge = () => new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+
+/**
+ * The body's bytes, refusing more than MAX_BODY_BYTES. A Content-Length body was checked in
+ * onRequest; a chunked one is read until the limit and dropped there, so no body of any size is
+ * buffered whole (and Bun's own limit, which answers an empty 413, is never reached).
+ */
+async function readBody(request: Request): Promise<Uint8Array> {
+  if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+// fatal: invalid UTF-8 is refused instead of being stored as U+FFFD
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function parseJson(bytes: Uint8Array, request: Request): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new AppError("invalid_json", "Request body is not valid UTF-8 JSON");
+  }
+  (request as any).__rawBody = text;
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_json", "Request body is not valid JSON");
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new AppError("validation_failed", "Validation failed", {
+      body: [`must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`],
+    });
+  }
+  // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
+  if (/\\u(?:0000|d[89a-f])/i.test(text)) {
+    const bad = unstorablePath(parsed);
+    if (bad) throw new AppError("validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
+  }
+  return parsed;
+}
+
+/**
+ * A body a third party defines (see JSON_ONLY_PATH), parsed the way Elysia's own parsers would. A
+ * form's text stays on the request (`__rawBody`, as for JSON) for a route whose signature covers it.
+ */
+async function parseForeign(bytes: Uint8Array, type: string, request: Request): Promise<unknown> {
+  const mime = type.split(";")[0]!.trim().toLowerCase();
+  if (mime === "application/x-www-form-urlencoded") {
+    const text = new TextDecoder().decode(bytes);
+    (request as any).__rawBody = text;
+    return parseQuery(text);
+  }
+  if (mime === "multipart/form-data") {
+    const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": type } }).formData();
+    return Object.fromEntries(form.entries());
+  }
+  if (mime.startsWith("text/")) return new TextDecoder().decode(bytes);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+}
+
+/**
+ * The one body parser (a global parse hook, so it runs before any route's own): every body is read
+ * within MAX_BODY_BYTES; JSON is parsed with the rules above; on JSON_ONLY_PATH any other media
+ * type is 415 unsupported_media_type (a form-encoded `curl -d` would otherwise reach validation as
+ * {"<your JSON>": ""} and answer "channel is required"). It returns a value for every request
+ * that has a body, so Elysia's fallback parsers never read one.
+ */
+export async function parseBody({ request }: { request: Request }): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!request.body) return JSON_TYPES.test(type) ? {} : undefined;
+  const bytes = await readBody(request);
+  if (JSON_TYPES.test(type)) return parseJson(bytes, request);
+  if (bytes.byteLength === 0) return {};
+  if (JSON_ONLY_PATH.test(new URL(request.url).pathname)) {
+    const got = type.split(";")[0]!.trim();
+    throw new AppError(
+      "unsupported_media_type",
+      `Request bodies are JSON: send Content-Type: application/json (got ${got ? JSON.stringify(got) : "no Content-Type"})`,
+    );
+  }
+  return parseForeign(bytes, type, request);
+}
+
 /** Turns any error into the standard body; see errorsPlugin. */
 function mapError({ code, error, set, request }: { code: unknown; error: unknown; set: any; request: Request }) {
   const f = requestFacts(request);
@@ -246,34 +359,7 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     const nulField = nulInUrl(request.url);
     if (nulField) return reply(set, "validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
   })
-  .onParse({ as: "global" }, async ({ request, contentType }) => {
-    const type = contentType ?? request.headers.get("content-type") ?? "";
-    if (!JSON_TYPES.test(type)) return;
-    const buf = await request.arrayBuffer();
-    if (buf.byteLength > MAX_BODY_BYTES) {
-      throw new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    const text = new TextDecoder().decode(buf);
-    (request as any).__rawBody = text;
-    if (text.trim() === "") return {};
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new AppError("invalid_json", "Request body is not valid JSON");
-    }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new AppError("validation_failed", "Validation failed", {
-        body: [`must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`],
-      });
-    }
-    // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
-    if (/\\u(?:0000|d[89a-f])/i.test(text)) {
-      const bad = unstorablePath(parsed);
-      if (bad) throw new AppError("validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
-    }
-    return parsed;
-  })
+  .onParse({ as: "global" }, parseBody)
   .onError({ as: "global" }, (ctx) => {
     try {
       return mapError(ctx as any);

@@ -1,10 +1,19 @@
 // /v1/analytics/* (SPEC "Analytics", DESIGN.md 6): overview, channels, timeseries and top templates,
-// read from the hourly rollups (store/analytics.ts), so their cost does not grow with notifications.
-import { Elysia, t } from "elysia";
-import { ChannelRow, Overview, PeriodQuery, TemplateRow, TemplatesQuery, TimeseriesBody, TimeseriesQuery } from "../../schemas/analytics";
+// read from the rollups (store/analytics.ts, engagement counters included), so their cost does not grow with notifications.
+import { Elysia } from "elysia";
+import {
+  ChannelRowsResponse,
+  OverviewResponse,
+  PeriodQuery,
+  TemplateRowsResponse,
+  TemplatesQuery,
+  TimeseriesQuery,
+  TimeseriesResponse,
+} from "../../schemas/analytics";
 import { byChannel, byTemplate, overview, periodStart, timeseries } from "../../store/analytics";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret } from "../plugins/auth";
+import { errors, KEY_ERRORS } from "../route-docs";
 
 export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
   .use(authPlugin)
@@ -17,7 +26,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const delivery_rate = c.sent > 0 ? Math.round((c.delivered / c.sent) * 10_000) / 10_000 : 0;
       return { data: { period, ...c, delivery_rate } };
     },
-    { query: PeriodQuery, response: { 200: t.Object({ data: Overview }) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
+    { query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/channels",
@@ -26,7 +35,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const period = query.period ?? "24h";
       return { data: await byChannel(auth.tenantId, auth.environment, periodStart(period)) };
     },
-    { query: PeriodQuery, response: { 200: t.Object({ data: t.Array(ChannelRow) }) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
+    { query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/timeseries",
@@ -38,7 +47,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const points = rows.map(({ bucket, ...c }) => ({ timestamp: new Date(bucket).toISOString(), ...c }));
       return { data: { period, granularity, points } };
     },
-    { query: TimeseriesQuery, response: { 200: t.Object({ data: TimeseriesBody }) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
+    { query: TimeseriesQuery, response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/templates",
@@ -48,5 +57,5 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const limit = parseLimit(query.limit, 10, 100);
       return { data: await byTemplate(auth.tenantId, auth.environment, periodStart(period), limit) };
     },
-    { query: TemplatesQuery, response: { 200: t.Object({ data: t.Array(TemplateRow) }) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
+    { query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
   );

@@ -5,15 +5,15 @@ import * as ipaddr from "ipaddr.js";
 import {
   CreateGuideKeyBody,
   CreateKeyBody,
-  GuideKey,
-  GuideKeyWithRaw,
+  GuideKeyCreated,
+  GuideKeyList,
   GuideListQuery,
   KeyIdParams,
-  ReferenceKey,
-  ReferenceKeyWithRaw,
+  ReferenceKeyCreated,
+  ReferenceKeyList,
   RevokeQuery,
   RotateKeyBody,
-  RotatedKey,
+  RotatedKeyResponse,
 } from "../../schemas/api-keys";
 import {
   bumpAuthEpoch,
@@ -30,10 +30,10 @@ import { writeAudit } from "../../store/audit";
 import { sql } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
-import { t } from "elysia";
 import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const PERMISSIONS = ["read", "write"] as const;
 const DEFAULT_GRACE_HOURS = 24;
@@ -97,6 +97,15 @@ export function checkAllowedIps(details: ErrorDetails, raw: string[] | null | un
   return out;
 }
 
+/**
+ * The environments whose keys the caller manages: a production credential has full access and
+ * issues sandbox keys too (SPEC Authentication 2), so it lists, revokes and rotates both; a sandbox
+ * credential only sandbox keys.
+ */
+function manageable(auth: AuthContext): Environment[] {
+  return auth.environment === "production" ? ["production", "sandbox"] : ["sandbox"];
+}
+
 function auditActor(auth: AuthContext) {
   return { tenantId: auth.tenantId, actorType: auth.actorType, actorId: auth.actorId, ip: auth.ip, userAgent: auth.userAgent };
 }
@@ -130,7 +139,7 @@ async function createKey(
 async function revoke(auth: AuthContext, id: string, reason: string): Promise<void> {
   if (!isUuid(id)) throw notFound("not_found", "API key not found");
   const found = await sql.begin(async (tx) => {
-    const key = await findActiveKeyForUpdate(tx, auth.tenantId, auth.environment, id);
+    const key = await findActiveKeyForUpdate(tx, auth.tenantId, manageable(auth), id);
     if (!key) return false;
     await revokeKey(tx, id, reason);
     await writeAudit(tx, {
@@ -158,11 +167,15 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
   .use(authPlugin)
   // ---- reference shape --------------------------------------------------------------------
   .get("/v1/api-keys", async ({ auth }) => {
-    const { rows } = await listActiveKeys(sql, auth.tenantId, auth.environment);
+    const { rows } = await listActiveKeys(sql, auth.tenantId, manageable(auth));
     return { data: rows.map(referenceShape) };
   }, {
-    response: { 200: t.Object({ data: t.Array(ReferenceKey) }) },
-    detail: { summary: "List API keys of the caller's environment (no raw keys)", tags: ["api-keys"] },
+    response: { 200: ReferenceKeyList, ...errors(KEY_ERRORS) },
+    detail: {
+      summary: "List the API keys the caller manages (no raw keys)",
+      description: "A production key or session sees the tenant's production and sandbox keys, a sandbox key the sandbox ones; each entry names its environment.",
+      tags: ["api-keys"],
+    },
   })
   .post("/v1/api-keys", async ({ auth, body, set }) => {
     const details: ErrorDetails = {};
@@ -181,7 +194,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     return { data: { ...referenceShape(row), raw_key: raw } };
   }, {
     body: CreateKeyBody,
-    response: { 201: t.Object({ data: ReferenceKeyWithRaw }) },
+    response: { 201: ReferenceKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
     detail: { summary: "Create an API key; raw_key is shown once", tags: ["api-keys"] },
   })
   .delete("/v1/api-keys/:id", async ({ auth, params, query, set }) => {
@@ -190,13 +203,14 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
   }, {
     params: KeyIdParams,
     query: RevokeQuery,
+    response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
     detail: { summary: "Revoke an API key (effective on the next request)", tags: ["api-keys"] },
   })
   .post("/v1/api-keys/:id/rotate", async ({ auth, params, body, set }) => {
     if (!isUuid(params.id)) throw notFound("not_found", "API key not found");
     const grace = body?.grace_period_hours ?? DEFAULT_GRACE_HOURS;
     const result = await sql.begin(async (tx) => {
-      const old = await findActiveKeyForUpdate(tx, auth.tenantId, auth.environment, params.id);
+      const old = await findActiveKeyForUpdate(tx, auth.tenantId, manageable(auth), params.id);
       if (!old) return null;
       const created = await insertApiKey(tx, {
         tenantId: old.tenant_id,
@@ -231,18 +245,18 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
   }, {
     params: KeyIdParams,
     body: RotateKeyBody,
-    response: { 201: t.Object({ data: RotatedKey }) },
+    response: { 201: RotatedKeyResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
     detail: { summary: "Rotate a key: a new key now, the old one valid for grace_period_hours (default 24)", tags: ["api-keys"] },
   })
   // ---- guide shape ------------------------------------------------------------------------
   .get("/api-keys", async ({ auth, query }) => {
     const page = parseLimit(query.page, 1, 1_000_000, "page");
     const perPage = parseLimit(query.per_page, 20, 100, "per_page");
-    const { rows, total } = await listActiveKeys(sql, auth.tenantId, auth.environment, { limit: perPage, offset: (page - 1) * perPage });
+    const { rows, total } = await listActiveKeys(sql, auth.tenantId, [auth.environment], { limit: perPage, offset: (page - 1) * perPage });
     return { data: rows.map(guideShape), meta: { total, page, per_page: perPage } };
   }, {
     query: GuideListQuery,
-    response: { 200: t.Object({ data: t.Array(GuideKey), meta: t.Object({ total: t.Integer(), page: t.Integer(), per_page: t.Integer() }) }) },
+    response: { 200: GuideKeyList, ...errors(KEY_ERRORS, 422) },
     detail: { summary: "List API keys (guide shape, no key values)", tags: ["api-keys"] },
   })
   .post("/api-keys", async ({ auth, body, set }) => {
@@ -262,7 +276,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     return { data: { ...guideShape(row), key: raw } };
   }, {
     body: CreateGuideKeyBody,
-    response: { 201: t.Object({ data: GuideKeyWithRaw }) },
+    response: { 201: GuideKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
     detail: { summary: "Create an API key (guide shape); the key is shown once", tags: ["api-keys"] },
   })
   .delete("/api-keys/:id", async ({ auth, params, query, set }) => {
@@ -271,5 +285,6 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
   }, {
     params: KeyIdParams,
     query: RevokeQuery,
+    response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
     detail: { summary: "Revoke an API key; every request using it then fails", tags: ["api-keys"] },
   });

@@ -1,13 +1,13 @@
 // GET /api/internal/audit-logs and /api/internal/audit-logs/:id (admin token): every SPEC filter
 // plus resource_id, actor_id, start_date, end_date; GET /v1/team/audit-logs: the same for a session's own tenant.
 import { Elysia, t } from "elysia";
-import { AuditLogEntry, AuditLogList, AuditLogQuery, TeamAuditLogQuery } from "../../schemas/audit-logs";
-import { ErrorBody } from "../../schemas/errors";
+import { AuditLogList, AuditLogQuery, AuditLogResponse, TeamAuditLogQuery } from "../../schemas/audit-logs";
 import { findAuditLog, listAuditLogs, type AuditFilter } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
 import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
+import { errors, SECURITY } from "../route-docs";
 import { sessionPlugin } from "../session";
 
 const ACTOR_TYPES = ["user", "api_key", "system"];
@@ -65,8 +65,8 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     return { audit_logs: rows, count: rows.length };
   }, {
     query: AuditLogQuery,
-    response: { 200: AuditLogList },
-    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"] },
+    response: { 200: AuditLogList, ...errors(401, 422) },
+    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
   })
   .get("/api/internal/audit-logs/:id", async ({ params }) => {
     const row = isUuid(params.id) ? await findAuditLog(params.id) : undefined;
@@ -74,8 +74,8 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     return { data: row };
   }, {
     params: t.Object({ id: t.String() }),
-    response: { 200: t.Object({ data: AuditLogEntry }) },
-    detail: { summary: "One audit log entry (admin)", tags: ["admin"] },
+    response: { 200: AuditLogResponse, ...errors(401, 404) },
+    detail: { summary: "One audit log entry (admin)", tags: ["admin"], security: SECURITY.admin },
   });
 
 /**
@@ -91,6 +91,10 @@ export const teamAuditLogRoutes = new Elysia({ name: "routes.team-audit-logs" })
     return { audit_logs: rows, count: rows.length };
   }, {
     query: TeamAuditLogQuery,
-    response: { 200: AuditLogList, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
-    detail: { summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)", tags: ["team"] },
+    response: { 200: AuditLogList, ...errors(401, 403, 422) },
+    detail: {
+      summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)",
+      tags: ["team"],
+      security: SECURITY.session,
+    },
   });

@@ -1,6 +1,6 @@
 // Dashboard sign-in: magic link, Google/GitHub OAuth (state + PKCE), logout, and GET /v1/me.
 // Every successful sign-in ends the same way: a stored session, the nms_session cookie, a 302 to APP_URL.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
 import { sendSystemMail } from "../../domain/mailer";
@@ -23,7 +23,10 @@ import {
   sessionCookie,
   sessionPlugin,
 } from "../session";
-import { CallbackQuery, MagicLinkBody, MagicLinkSent, Me, OAuthProviderList, ProviderParams, VerifyQuery } from "../../schemas/session";
+import { CallbackQuery, MagicLinkBody, MagicLinkSent, MeResponse, OAuthProviderList, ProviderParams, SessionResponse, VerifyQuery } from "../../schemas/session";
+import { BODY_ERRORS, errors, NoContent, Redirect, SECURITY } from "../route-docs";
+
+const SIGNED_IN = Redirect("Signed in: sets the nms_session cookie and redirects (Location) to the dashboard, APP_URL");
 
 const OAUTH_STATE_COOKIE = "nms_oauth_state";
 const OAUTH_STATE_TTL_SECONDS = 600;
@@ -173,7 +176,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     }),
     {
       response: { 200: OAuthProviderList },
-      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"] },
+      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"], security: SECURITY.none },
     },
   )
   .post(
@@ -196,8 +199,13 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     },
     {
       body: MagicLinkBody,
-      response: { 202: MagicLinkSent },
-      detail: { summary: "Send a sign-in (or sign-up) link", tags: ["session"] },
+      response: { 202: MagicLinkSent, ...errors(BODY_ERRORS) },
+      detail: {
+        summary: "Send a sign-in (or sign-up) link",
+        description: "202 whether or not an account exists; a blocked (disposable) domain is 422 email_domain_blocked.",
+        tags: ["session"],
+        security: SECURITY.none,
+      },
     },
   )
   .get(
@@ -213,10 +221,16 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     },
     {
       query: VerifyQuery,
+      response: {
+        302: Redirect(
+          "Signed in: sets the nms_session cookie and redirects to APP_URL. A browser (Accept: text/html) whose link is invalid or expired is redirected to APP_URL?sign_in_error=<code> instead of the 400",
+        ),
+        ...errors(400, 422),
+      },
       detail: {
-        summary:
-          "Verify a sign-in link; sets the session cookie and redirects to APP_URL (a browser whose link is invalid or expired is redirected to APP_URL?sign_in_error=<code>)",
+        summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL",
         tags: ["session"],
+        security: SECURITY.none,
       },
     },
   )
@@ -228,8 +242,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return { data: row ? meOf(row) : null };
     },
     {
-      response: { 200: t.Object({ data: t.Union([Me, t.Null()]) }) },
-      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"] },
+      response: { 200: SessionResponse },
+      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"], security: SECURITY.none },
     },
   )
   .get(
@@ -250,7 +264,11 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       headers.append("set-cookie", cookieHeader(OAUTH_STATE_COOKIE, state, { maxAgeSeconds: OAUTH_STATE_TTL_SECONDS, path: "/auth" }));
       return new Response(null, { status: 302, headers });
     },
-    { params: ProviderParams, detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"] } },
+    {
+      params: ProviderParams,
+      response: { 302: Redirect("To the provider's consent page (Location), with a state cookie"), ...errors(404) },
+      detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"], security: SECURITY.none },
+    },
   )
   .get(
     "/auth/:provider/callback",
@@ -289,7 +307,12 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
         [clearedCookie(OAUTH_STATE_COOKIE, "/auth")],
       );
     },
-    { params: ProviderParams, query: CallbackQuery, detail: { summary: "OAuth callback", tags: ["session"] } },
+    {
+      params: ProviderParams,
+      query: CallbackQuery,
+      response: { 302: SIGNED_IN, ...errors(400, 404, 422) },
+      detail: { summary: "OAuth callback", tags: ["session"], security: SECURITY.none },
+    },
   )
   .delete(
     "/auth/logout",
@@ -303,7 +326,15 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       const headers = new Headers({ "set-cookie": clearedCookie(SESSION_COOKIE), "x-request-id": requestFacts(request).id });
       return new Response(null, { status: 204, headers });
     },
-    { detail: { summary: "End the dashboard session", tags: ["session"] } },
+    {
+      response: { 204: NoContent, ...errors(403) },
+      detail: {
+        summary: "End the dashboard session",
+        description: "Clears the nms_session cookie; 204 with or without a session. With one, Origin must be APP_URL (403 origin_not_allowed).",
+        tags: ["session"],
+        security: SECURITY.none,
+      },
+    },
   )
   .use(sessionPlugin)
   .get(
@@ -313,5 +344,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
       return { data: meOf(row) };
     },
-    { response: { 200: t.Object({ data: Me }) }, detail: { summary: "The signed-in dashboard user", tags: ["session"] } },
+    {
+      response: { 200: MeResponse, ...errors(401, 403) },
+      detail: { summary: "The signed-in dashboard user", tags: ["session"], security: SECURITY.session },
+    },
   );

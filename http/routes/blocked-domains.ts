@@ -3,6 +3,8 @@
 import { Elysia } from "elysia";
 import {
   blockDomain,
+  decodeBlockedCursor,
+  encodeBlockedCursor,
   isBlockedEmail,
   listBlockedDomains,
   unblockDomain,
@@ -13,7 +15,18 @@ import { iso } from "../../store/time";
 import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
-import { BlockedCheck, BlockedDomainList } from "../../schemas/blocked-domains";
+import {
+  BlockDomainBody,
+  BlockedCheck,
+  BlockedCheckQuery,
+  BlockedDomainList,
+  BlockedDomainListQuery,
+  BlockedDomainParams,
+  BlockedDomainResponse,
+} from "../../schemas/blocked-domains";
+import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
+
+const TAG = { tags: ["admin"], security: SECURITY.admin };
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -22,12 +35,11 @@ function view(r: BlockedDomainRow) {
   return { domain: r.domain, source: r.source, created_at: iso(r.created_at)! };
 }
 
-function parseOffset(raw: unknown): number {
-  if (raw === undefined || raw === null || raw === "") return 0;
-  const n = Number(raw);
-  // Safe integers only: 1e99 is an "integer" to JS but not a bigint PostgreSQL can parse (500).
-  if (!Number.isSafeInteger(n) || n < 0) throw validationFailed({ offset: ["must be a non-negative integer"] });
-  return n;
+function parseCursor(raw: string | undefined) {
+  if (raw === undefined || raw === "") return null;
+  const c = decodeBlockedCursor(raw);
+  if (!c) throw validationFailed({ cursor: ["is not a valid cursor"] });
+  return c;
 }
 
 function domainField(raw: unknown, field = "domain"): string {
@@ -41,42 +53,55 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
   .get(
     "/v1/admin/blocked-domains",
     async ({ query }) => {
-      const q = query as Record<string, string | undefined>;
-      const limit = parseLimit(q.limit, DEFAULT_LIMIT, MAX_LIMIT);
-      const offset = parseOffset(q.offset);
-      const search = typeof q.search === "string" ? q.search.slice(0, 253) : undefined;
-      const { rows, total } = await listBlockedDomains({ search, limit, offset });
-      return { data: rows.map(view), meta: { total, limit, offset } };
+      const limit = parseLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT);
+      const after = parseCursor(query.cursor);
+      const search = typeof query.search === "string" ? query.search.slice(0, 253) : undefined;
+      const rows = await listBlockedDomains({ search, limit, after });
+      const hasMore = rows.length > limit;
+      const page = hasMore ? rows.slice(0, limit) : rows;
+      const last = page[page.length - 1];
+      const cursor = hasMore && last ? encodeBlockedCursor({ seed: last.source === "seed", at: last.at, domain: last.domain }) : null;
+      return { data: page.map(view), meta: { cursor, has_more: hasMore } };
     },
     {
-      response: { 200: BlockedDomainList },
-      detail: { summary: "List blocked email domains (?search, limit, offset)", tags: ["admin"] },
+      query: BlockedDomainListQuery,
+      response: { 200: BlockedDomainList, ...errors(401, 422) },
+      detail: {
+        ...TAG,
+        summary: "List blocked email domains: manual ones first (newest first), then the seeded ones",
+        description: "Cursor-paged (limit 1-500, default 50; meta.cursor and has_more). search: a substring of the domain.",
+      },
     },
   )
   .get(
     "/v1/admin/blocked-domains/check",
     async ({ query }) => {
-      const email = (query as Record<string, string | undefined>).email;
+      const email = query.email;
       if (typeof email !== "string" || !emailDomain(email.trim())) {
         throw validationFailed({ email: ["must be an email address"] });
       }
       return { data: { email: email.trim(), blocked: await isBlockedEmail(email.trim()) } };
     },
     {
-      response: { 200: BlockedCheck },
-      detail: { summary: "Is this address's domain (or a parent domain) blocked?", tags: ["admin"] },
+      query: BlockedCheckQuery,
+      response: { 200: BlockedCheck, ...errors(401, 422) },
+      detail: { ...TAG, summary: "Is this address's domain (or a parent domain) blocked?" },
     },
   )
   .post(
     "/v1/admin/blocked-domains",
     async ({ body, set }) => {
-      const domain = domainField((body as any)?.domain);
+      const domain = domainField(body.domain);
       const { row, created } = await blockDomain(domain);
       if (!created) throw conflict("domain_already_blocked", `${domain} is already blocked`);
       set.status = 201;
       return { data: view(row) };
     },
-    { detail: { summary: "Block a domain (and its subdomains); body {domain}", tags: ["admin"] } },
+    {
+      body: BlockDomainBody,
+      response: { 201: BlockedDomainResponse, ...errors(401, BODY_ERRORS, 409) },
+      detail: { ...TAG, summary: "Block a domain (and its subdomains)" },
+    },
   )
   .delete(
     "/v1/admin/blocked-domains/:domain",
@@ -84,7 +109,6 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       const domain = domainField(params.domain);
       if (!(await unblockDomain(domain))) throw notFound("blocked_domain_not_found", `${domain} is not blocked`);
       set.status = 204;
-      return null;
     },
-    { detail: { summary: "Unblock a domain", tags: ["admin"] } },
+    { params: BlockedDomainParams, response: { 204: NoContent, ...errors(401, 404, 422) }, detail: { ...TAG, summary: "Unblock a domain" } },
   );

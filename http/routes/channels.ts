@@ -33,6 +33,7 @@ import { sql } from "../../store/db";
 import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 function add(details: ErrorDetails, field: string, message: string) {
   (details[field] ??= []).push(message);
@@ -157,7 +158,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     },
     {
       body: ChannelCreateBody,
-      response: { 201: ChannelResponse },
+      response: { 201: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Configure a channel's provider", tags: ["channels"] },
     },
   )
@@ -167,7 +168,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       requireSecret(auth);
       return { data: (await listChannels(scopeOf(auth))).map(serializeChannel) };
     },
-    { response: { 200: ChannelListResponse }, detail: { summary: "List channel configurations", tags: ["channels"] } },
+    { response: { 200: ChannelListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List channel configurations", tags: ["channels"] } },
   )
   .get(
     "/v1/channels/:channel",
@@ -180,7 +181,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     },
     {
       params: ChannelParams,
-      response: { 200: ChannelResponse },
+      response: { 200: ChannelResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a channel's configuration", tags: ["channels"] },
     },
   )
@@ -226,7 +227,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     {
       params: ChannelParams,
       body: ChannelUpdateBody,
-      response: { 200: ChannelResponse },
+      response: { 200: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
         summary: "Update a channel's configuration (credentials and settings replaced when given, kept otherwise)",
         tags: ["channels"],
@@ -247,7 +248,11 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       invalidateChannelConfig(auth.tenantId, auth.environment, channel);
       set.status = 204;
     },
-    { params: ChannelParams, detail: { summary: "Remove a channel's configuration", tags: ["channels"] } },
+    {
+      params: ChannelParams,
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
+      detail: { summary: "Remove a channel's configuration", tags: ["channels"] },
+    },
   )
   .post(
     "/v1/channels/:channel/test",
@@ -298,7 +303,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     {
       params: ChannelParams,
       body: t.Optional(ChannelTestBody),
-      response: { 200: ChannelTestResponse },
+      response: { 200: ChannelTestResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Check the configuration and enqueue a test notification", tags: ["channels"] },
     },
   );

@@ -1,10 +1,11 @@
 // /v1/inbox-embed: developer mode and the allowed origins publishable keys are checked against
 // (SPEC "Inbox embed" validation rules); secret keys and sessions only.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import {
-  AllowedOrigin,
+  AllowedOriginList,
+  AllowedOriginResponse,
   CreateAllowedOriginBody,
-  EmbedSettings,
+  EmbedSettingsResponse,
   OriginIdParams,
   UpdateEmbedSettingsBody,
 } from "../../schemas/inbox-embed";
@@ -23,6 +24,7 @@ import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
 import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { authPlugin, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 function originShape(o: AllowedOriginRow) {
   return { id: o.id, origin: o.origin, created_at: iso(o.created_at)! };
@@ -75,7 +77,7 @@ async function settingsOf(auth: AuthContext) {
 export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
   .use(authPlugin)
   .get("/v1/inbox-embed/settings", async ({ auth }) => ({ data: await settingsOf(auth) }), {
-    response: { 200: t.Object({ data: EmbedSettings }) },
+    response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
   })
   .put("/v1/inbox-embed/settings", async ({ auth, body, request }) => {
@@ -85,14 +87,14 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     return { data: await settingsOf(auth) };
   }, {
     body: UpdateEmbedSettingsBody,
-    response: { 200: t.Object({ data: EmbedSettings }) },
+    response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
     detail: { summary: "Turn developer mode on or off (localhost origins allowed while on)", tags: ["inbox-embed"] },
   })
   .get("/v1/inbox-embed/allowed-origins", async ({ auth }) => {
     const rows = await listOrigins(sql, auth.tenantId, auth.environment);
     return { data: rows.map(originShape) };
   }, {
-    response: { 200: t.Object({ data: t.Array(AllowedOrigin) }) },
+    response: { 200: AllowedOriginList, ...errors(KEY_ERRORS) },
     detail: { summary: "List allowed origins", tags: ["inbox-embed"] },
   })
   .post("/v1/inbox-embed/allowed-origins", async ({ auth, body, set }) => {
@@ -107,7 +109,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     return { data: originShape(r.row) };
   }, {
     body: CreateAllowedOriginBody,
-    response: { 201: t.Object({ data: AllowedOrigin }) },
+    response: { 201: AllowedOriginResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
     detail: { summary: "Allow an origin for publishable keys", tags: ["inbox-embed"] },
   })
   .delete("/v1/inbox-embed/allowed-origins/:id", async ({ auth, params, set }) => {
@@ -117,5 +119,6 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     set.status = 204;
   }, {
     params: OriginIdParams,
+    response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "Remove an allowed origin", tags: ["inbox-embed"] },
   });

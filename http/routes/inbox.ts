@@ -11,8 +11,10 @@ import { forbidden, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { offsetPage, subscriberNotFound } from "./subscribers";
+import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 import {
   InboxItemParams,
+  InboxStream,
   InboxItemResponse,
   InboxListQuery,
   InboxListResponse,
@@ -156,7 +158,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
     {
       params: InboxParams,
       query: InboxListQuery,
-      response: { 200: InboxListResponse },
+      response: { 200: InboxListResponse, ...errors(KEY_ERRORS, 404, 422) },
       detail: { ...TAG, summary: "List the subscriber's in-app notifications, newest first" },
     },
   )
@@ -166,7 +168,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const sub = await subscriberFor(auth, params.id);
       return { data: { count: await unreadCount(scopeOf(auth), sub.id) } };
     },
-    { params: InboxParams, response: { 200: UnreadCountResponse }, detail: { ...TAG, summary: "Unread in-app count" } },
+    { params: InboxParams, response: { 200: UnreadCountResponse, ...errors(KEY_ERRORS, 404) }, detail: { ...TAG, summary: "Unread in-app count" } },
   )
   .get(
     "/v1/subscribers/:id/notifications/stream",
@@ -176,6 +178,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
     },
     {
       params: InboxParams,
+      response: { 200: InboxStream, ...errors(KEY_ERRORS, 404) },
       detail: {
         ...TAG,
         summary: "Server-Sent Events: inbox.notification.received and inbox.notification.read, live",
@@ -191,7 +194,11 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const sub = await subscriberFor(auth, params.id);
       return { data: { updated: await readAllInboxItems(scopeOf(auth), sub) } };
     },
-    { params: InboxParams, response: { 200: ReadAllResponse }, detail: { ...TAG, summary: "Mark all in-app notifications read" } },
+    {
+      params: InboxParams,
+      response: { 200: ReadAllResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { ...TAG, summary: "Mark all in-app notifications read" },
+    },
   )
   .post(
     "/v1/subscribers/:id/notifications/:notif_id/read",
@@ -202,7 +209,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
     },
     {
       params: InboxItemParams,
-      response: { 200: InboxItemResponse },
+      response: { 200: InboxItemResponse, ...errors(KEY_ERRORS, 404) },
       detail: { ...TAG, summary: "Mark one in-app notification read (item id or notification id)" },
     },
   )
@@ -212,7 +219,11 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const sub = await subscriberFor(auth, params.id);
       return { data: (await listPreferences(scopeOf(auth), sub.id)) as PreferenceRecord[] };
     },
-    { params: InboxParams, response: { 200: PreferencesResponse }, detail: { tags: ["subscribers"], summary: "Get preferences" } },
+    {
+      params: InboxParams,
+      response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { tags: ["subscribers"], summary: "Get preferences" },
+    },
   )
   .put(
     "/v1/subscribers/:id/preferences",
@@ -229,7 +240,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
     {
       params: InboxParams,
       body: PreferencesBody,
-      response: { 200: PreferencesResponse },
+      response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
         tags: ["subscribers"],
         summary: "Upsert preferences by (category, channel)",

@@ -18,6 +18,15 @@ import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
 import { providerRoutes } from "./providers";
+import { providerCallbackRoutes } from "./provider-callbacks";
+import { trackingRoutes } from "./tracking";
+import { suppressionRoutes } from "./suppressions";
+import { webhookRoutes } from "./webhooks";
+import { domainRoutes } from "./domains";
+import { metricsRoutes } from "./metrics";
+import { deadLetterRoutes } from "./dead-letters";
+import { workflowRoutes } from "./workflows";
+import { workflowRunRoutes } from "./workflow-runs";
 
 export const routePlugins = [
   healthRoutes,
@@ -38,5 +47,14 @@ export const routePlugins = [
   whatsappWebhookRoutes,
   providerRoutes,
   teamAuditLogRoutes,
+  metricsRoutes,
+  deadLetterRoutes,
+  workflowRoutes,
+  workflowRunRoutes,
   webAssetRoutes(),
+  providerCallbackRoutes,
+  trackingRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  domainRoutes,
 ] as const;

@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { createTenant } from "../../store/tenants";
 import { iso } from "../../store/time";
 import { adminPlugin } from "../plugins/auth";
+import { BODY_ERRORS, errors, SECURITY } from "../route-docs";
 import { CreateTenantBody, TenantWithKeyResponse } from "../../schemas/tenants";
 
 export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants" })
@@ -30,7 +31,7 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
     },
     {
       body: CreateTenantBody,
-      response: { 201: TenantWithKeyResponse },
-      detail: { summary: "Create a tenant (admin)", tags: ["admin"] },
+      response: { 201: TenantWithKeyResponse, ...errors(401, BODY_ERRORS) },
+      detail: { summary: "Create a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
     },
   );

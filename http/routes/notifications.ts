@@ -1,16 +1,15 @@
 // /v1/notifications (SPEC "Notifications"): create (202 before delivery), cursor-paged list,
 // detail with attempts, and the attempts list. Another tenant's or environment's id is 404.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { acceptNotification } from "../../domain/notifications";
 import {
-  AcceptedNotification,
-  Attempt,
+  AcceptedNotificationResponse,
+  AttemptListResponse,
   CreateNotificationBody,
   ListNotificationsQuery,
-  NotificationDetail,
+  NotificationDetailResponse,
   NotificationIdParams,
-  NotificationListItem,
-  PageMeta,
+  NotificationListResponse,
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
 import { getNotification, listAttempts, listNotifications, toAttempt, toDetail, toListItem } from "../../store/notifications";
@@ -18,6 +17,7 @@ import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
 const notificationNotFound = () => notFound("notification_not_found", "Notification not found");
 
@@ -50,7 +50,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     },
     {
       body: CreateNotificationBody,
-      response: { 202: t.Object({ data: AcceptedNotification }) },
+      response: { 202: AcceptedNotificationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Send a notification (queued; 202 before delivery)", tags: ["notifications"] },
     },
   )
@@ -67,7 +67,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     },
     {
       query: ListNotificationsQuery,
-      response: { 200: t.Object({ data: t.Array(NotificationListItem), meta: PageMeta }) },
+      response: { 200: NotificationListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List notifications, newest first", tags: ["notifications"] },
     },
   )
@@ -82,8 +82,8 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     },
     {
       params: NotificationIdParams,
-      response: { 200: t.Object({ data: NotificationDetail }) },
-      detail: { summary: "A notification with its delivery attempts", tags: ["notifications"] },
+      response: { 200: NotificationDetailResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { summary: "A notification with its delivery attempts and the content it sent", tags: ["notifications"] },
     },
   )
   .get(
@@ -98,7 +98,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     },
     {
       params: NotificationIdParams,
-      response: { 200: t.Object({ data: t.Array(Attempt) }) },
+      response: { 200: AttemptListResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Delivery attempts, ordered by attempt_number", tags: ["notifications"] },
     },
   );

@@ -16,6 +16,7 @@ import { eraseSubscriber, identifierHash } from "../../domain/erasure";
 import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { statusFor } from "../plugins/errors";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 import {
   ImportBody,
   ImportErrorResponse,
@@ -75,7 +76,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
     {
       body: SubscriberBody,
-      response: { 200: SubscriberResponse, 201: SubscriberResponse },
+      response: { 200: SubscriberResponse, 201: SubscriberResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
         ...TAG,
         summary: "Create or update a subscriber (upsert on external_id)",
@@ -100,7 +101,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
     {
       body: ImportBody,
-      response: { 200: ImportResponse, 422: ImportErrorResponse },
+      response: { 200: ImportResponse, ...errors(KEY_ERRORS, BODY_ERRORS), 422: ImportErrorResponse },
       detail: {
         ...TAG,
         summary: "Import up to 1,000 subscribers in one transaction (all-or-nothing)",
@@ -119,7 +120,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     },
     {
       query: ListQuery,
-      response: { 200: SubscriberListResponse },
+      response: { 200: SubscriberListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { ...TAG, summary: "List subscribers, newest first; search matches email, name or external_id" },
     },
   )
@@ -131,7 +132,11 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       if (!sub) throw subscriberNotFound();
       return { data: serializeSubscriber(sub) };
     },
-    { params: SubscriberParams, response: { 200: SubscriberResponse }, detail: { ...TAG, summary: "Get a subscriber by id or external_id" } },
+    {
+      params: SubscriberParams,
+      response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { ...TAG, summary: "Get a subscriber by id or external_id" },
+    },
   )
   .put(
     "/v1/subscribers/:id",
@@ -155,7 +160,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     {
       params: SubscriberParams,
       body: SubscriberBody,
-      response: { 200: SubscriberResponse },
+      response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { ...TAG, summary: "Update a subscriber; given fields replace stored ones, null clears" },
     },
   )
@@ -171,10 +176,10 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
         userAgent: auth.userAgent,
       });
       set.status = 204;
-      return null;
     },
     {
       params: SubscriberParams,
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: {
         ...TAG,
         summary: "Erase a subscriber (LGPD): irreversible soft delete with PII nullification",

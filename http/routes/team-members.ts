@@ -20,7 +20,10 @@ import {
 import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail, sessionPlugin } from "../session";
-import { InviteMemberBody, MemberParams, UpdateMemberBody } from "../../schemas/team";
+import { InviteMemberBody, MemberParams, TeamMemberList, TeamMemberResponse, UpdateMemberBody } from "../../schemas/team";
+import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
+
+const TAG = { tags: ["team"], security: SECURITY.session };
 import { sendLoginLink } from "./auth-session";
 
 function member(u: UserRow) {
@@ -69,7 +72,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
   .get(
     "/v1/team/members",
     async ({ auth }) => ({ data: (await listUsers(auth.tenantId)).map(member) }),
-    { detail: { summary: "List team members", tags: ["team"] } },
+    { response: { 200: TeamMemberList, ...errors(401, 403) }, detail: { ...TAG, summary: "List team members" } },
   )
   .post(
     "/v1/team/members",
@@ -95,7 +98,11 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       set.status = 201;
       return { data: member(invited) };
     },
-    { body: InviteMemberBody, detail: { summary: "Invite a team member by email", tags: ["team"] } },
+    {
+      body: InviteMemberBody,
+      response: { 201: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 409) },
+      detail: { ...TAG, summary: "Invite a team member by email" },
+    },
   )
   .put(
     "/v1/team/members/:id",
@@ -116,7 +123,12 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       });
       return { data: member(updated) };
     },
-    { params: MemberParams, body: UpdateMemberBody, detail: { summary: "Change a team member's role", tags: ["team"] } },
+    {
+      params: MemberParams,
+      body: UpdateMemberBody,
+      response: { 200: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 404, 409) },
+      detail: { ...TAG, summary: "Change a team member's role" },
+    },
   )
   .delete(
     "/v1/team/members/:id",
@@ -133,7 +145,10 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
         await audit(tx, auth, "team_member.removed", target, { email: target.email, role: target.role });
       });
       set.status = 204;
-      return null;
     },
-    { params: MemberParams, detail: { summary: "Remove a team member (their sessions end)", tags: ["team"] } },
+    {
+      params: MemberParams,
+      response: { 204: NoContent, ...errors(401, 403, 404, 409) },
+      detail: { ...TAG, summary: "Remove a team member (their sessions end)" },
+    },
   );

@@ -38,6 +38,7 @@ import {
 import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const VARIANT_KEY_RE = /^[a-z][a-z0-9_]{0,49}$/;
 const LIST_LIMIT_DEFAULT = 100;
@@ -136,7 +137,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       body: PreviewInlineBody,
-      response: { 200: PreviewResponse },
+      response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
       detail: { summary: "Preview a template given inline", tags: ["templates"] },
     },
   )
@@ -151,7 +152,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       body: ValidateInlineBody,
-      response: { 200: ValidationResponse },
+      response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
       detail: { summary: "Validate a template given inline", tags: ["templates"] },
     },
   )
@@ -195,7 +196,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       body: TemplateCreateBody,
-      response: { 201: TemplateResponse },
+      response: { 201: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Create a template", tags: ["templates"] },
     },
   )
@@ -218,7 +219,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       query: TemplateListQuery,
-      response: { 200: TemplateListResponse },
+      response: { 200: TemplateListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List templates (filters: channel, status)", tags: ["templates"] },
     },
   )
@@ -230,7 +231,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       params: TemplateParams,
-      response: { 200: TemplateResponse },
+      response: { 200: TemplateResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a template by id or slug", tags: ["templates"] },
     },
   )
@@ -279,7 +280,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     {
       params: TemplateParams,
       body: TemplateUpdateBody,
-      response: { 200: TemplateResponse },
+      response: { 200: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Update a template (fields not given keep their value)", tags: ["templates"] },
     },
   )
@@ -297,7 +298,11 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       });
       set.status = 204;
     },
-    { params: TemplateParams, detail: { summary: "Delete a template (its slug becomes free)", tags: ["templates"] } },
+    {
+      params: TemplateParams,
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
+      detail: { summary: "Delete a template (its slug becomes free)", tags: ["templates"] },
+    },
   )
   .post(
     "/v1/templates/:id/preview",
@@ -309,7 +314,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     {
       params: TemplateParams,
       body: t.Optional(PreviewByIdBody),
-      response: { 200: PreviewResponse },
+      response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Preview a stored template with variables", tags: ["templates"] },
     },
   )
@@ -322,7 +327,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
     },
     {
       params: TemplateParams,
-      response: { 200: ValidationResponse },
+      response: { 200: ValidationResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Validate a stored template", tags: ["templates"] },
     },
   );

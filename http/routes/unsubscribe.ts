@@ -6,6 +6,17 @@ import { sql } from "../../store/db";
 import { upsertPreferences } from "../../store/preferences";
 import { findSubscriber } from "../../store/subscribers";
 import { AppError } from "../../basics/errors";
+import { errors } from "../route-docs";
+
+const TokenParams = t.Object({ token: t.String({ description: "The signed token of the List-Unsubscribe link" }) });
+
+/** RFC 8058: mailbox providers POST this form (urlencoded or multipart); the page's button too. */
+const OneClickBody = t.Optional(
+  t.Object(
+    { "List-Unsubscribe": t.Optional(t.String({ description: "One-Click" })) },
+    { description: "Not read: the token is the whole request", examples: [{ "List-Unsubscribe": "One-Click" }] },
+  ),
+);
 
 const invalidToken = () => new AppError("invalid_token", "The unsubscribe link is invalid or has been tampered with");
 
@@ -45,11 +56,19 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
           `<input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
       );
     },
-    { params: t.Object({ token: t.String() }), detail: { summary: "Unsubscribe confirmation page", tags: ["public"], security: [] } },
+    {
+      params: TokenParams,
+      response: {
+        200: t.String({ contentMediaType: "text/html", description: "A page with one button that POSTs the form", examples: ["<!doctype html>..."] }),
+        ...errors(400),
+      },
+      detail: { summary: "Unsubscribe confirmation page", tags: ["public"], security: [] },
+    },
   )
   .post(
     "/unsubscribe/:token",
-    async ({ params, request }) => {
+    // a page (a Response) for browsers, the JSON answer otherwise: Elysia's types take only one
+    async ({ params, request }): Promise<any> => {
       const c = claimsOf(params.token);
       const scope = { tenantId: c.tenantId, environment: c.environment };
       await sql.begin(async (tx) => {
@@ -63,5 +82,20 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
       }
       return { data: { unsubscribed: true, channel: c.channel, category: c.category ?? "all" } };
     },
-    { params: t.Object({ token: t.String() }), detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"], security: [] } },
+    {
+      params: TokenParams,
+      body: OneClickBody,
+      parse: ["urlencoded", "formdata"],
+      response: {
+        200: t.Object(
+          { data: t.Object({ unsubscribed: t.Boolean(), channel: t.String(), category: t.String() }) },
+          {
+            description: "Unsubscribed; a browser (Accept: text/html) gets a confirmation page instead",
+            examples: [{ data: { unsubscribed: true, channel: "email", category: "all" } }],
+          },
+        ),
+        ...errors(400, 413, 422),
+      },
+      detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"], security: [] },
+    },
   );

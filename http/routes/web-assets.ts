@@ -1,10 +1,10 @@
 // The browser code scripts/build-web.ts builds into .nms/web/: GET /embed/<file> (the inbox web
 // component, loadable by any page) and the dashboard at / (its files under /assets/, index.html for every other page path).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { AppError, notFound } from "../../basics/errors";
-import { ErrorBody } from "../../schemas/errors";
+import { errors } from "../route-docs";
 
 /** The build output folder; scripts/build-web.ts writes the same one (WEB_BUILD_DIR there). */
 export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
@@ -14,7 +14,7 @@ export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
  * (DASHBOARD_ROUTES: `GET /*` checks isApiPath first), so an unknown API path keeps its JSON 404.
  * test/http/web-assets.test.ts fails when a route outside this list and DASHBOARD_ROUTES appears.
  */
-export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed"];
+export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed", "/track", "/metrics"];
 
 export function isApiPath(pathname: string): boolean {
   return API_PATH_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
@@ -87,20 +87,39 @@ const DASHBOARD_ASSET_HEADERS = { "cache-control": "no-cache" };
 
 export function webAssetRoutes(root = WEB_BUILD_DIR) {
   const page = (request: Request) => builtFile(request, "dashboard", "index.html", { headers: DASHBOARD_PAGE_HEADERS }, root);
-  const errors = { 404: ErrorBody, 503: ErrorBody };
+  const pageResponse = {
+    200: t.String({ contentMediaType: "text/html", description: "The dashboard's index.html; ETag, 304 on If-None-Match" }),
+    304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+    ...errors(404, 503),
+  };
   return new Elysia({ name: "routes.web-assets", seed: root })
     .get(
       "/embed/*",
       ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
-      { detail: { tags: ["public"], summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)" } },
+      {
+        response: {
+          200: t.String({ contentMediaType: "text/javascript", description: "The file; ETag, 304 on If-None-Match", examples: ["/* <nms-inbox> */ ..."] }),
+          304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+          ...errors(404, 503),
+        },
+        detail: {
+          tags: ["public"],
+          security: [],
+          summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
+        },
+      },
     )
     .get("/", ({ request }) => page(request), {
-      response: errors,
-      detail: { tags: ["public"], summary: "The dashboard (docs/dashboard.md)" },
+      response: pageResponse,
+      detail: { tags: ["public"], security: [], summary: "The dashboard (docs/dashboard.md)" },
     })
     .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
-      response: errors,
-      detail: { tags: ["public"], summary: "The dashboard's script, styles and source map" },
+      response: {
+        200: t.String({ description: "The dashboard's script (app.js), styles (app.css) or source map; ETag, 304 on If-None-Match" }),
+        304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+        ...errors(404, 503),
+      },
+      detail: { tags: ["public"], security: [], summary: "The dashboard's script, styles and source map" },
     })
     .get(
       "/*",
@@ -110,6 +129,9 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
         if (isApiPath(path)) throw notFound("not_found", `No route for GET ${path}`);
         return page(request);
       },
-      { response: errors, detail: { tags: ["public"], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" } },
+      {
+        response: pageResponse,
+        detail: { tags: ["public"], security: [], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" },
+      },
     );
 }

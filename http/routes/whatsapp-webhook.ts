@@ -1,41 +1,17 @@
-// /webhooks/whatsapp (DESIGN.md 7): Meta's verification challenge (GET) and signed status
-// callbacks (POST) that move notifications found by provider message id. No API key: the signature is the auth.
+// /webhooks/whatsapp (DESIGN.md 7): Meta's verification challenge (GET) and signed status callbacks
+// (POST) applied by the one receipt path (domain/receipts.ts). No API key: the signature is the auth.
 import { Elysia, t } from "elysia";
-import { markFromProvider } from "../../domain/notifications";
-import { verifyWhatsappSignature } from "../../providers/whatsapp/whatsapp-cloud";
-import { loadChannelConfig } from "../../store/channels";
+import { whatsappStatusWebhook } from "../../domain/provider-callbacks";
+import { WhatsappWebhookBody, WhatsappWebhookResponse } from "../../schemas/provider-callbacks";
 import { sql } from "../../store/db";
 import { AppError } from "../../basics/errors";
+import { errors } from "../route-docs";
 
-interface WhatsappStatus {
-  id?: string;
-  status?: string;
-  timestamp?: string;
-  recipient_id?: string;
-  errors?: { code?: number; title?: string; message?: string }[];
-}
-
-/** The (tenant, environment) pairs whose whatsapp_cloud channel uses this phone number id. */
-async function channelsForPhone(phoneNumberId: string) {
-  return await sql<{ tenant_id: string; environment: string }[]>`
-    select tenant_id, environment from channels
-    where channel = 'whatsapp' and provider = 'whatsapp_cloud' and settings ->> 'phone_number_id' = ${phoneNumberId}`;
-}
-
-function statusesOf(body: any): { phoneNumberId: string; statuses: WhatsappStatus[] }[] {
-  const out: { phoneNumberId: string; statuses: WhatsappStatus[] }[] = [];
-  for (const entry of Array.isArray(body?.entry) ? body.entry : []) {
-    for (const change of Array.isArray(entry?.changes) ? entry.changes : []) {
-      const value = change?.value;
-      const phoneNumberId = value?.metadata?.phone_number_id;
-      if (typeof phoneNumberId !== "string") continue;
-      out.push({ phoneNumberId, statuses: Array.isArray(value?.statuses) ? value.statuses : [] });
-    }
-  }
-  return out;
-}
-
-const invalidSignature = () => new AppError("invalid_signature", "X-Hub-Signature-256 does not match the body");
+const VerifyQuery = t.Object({
+  "hub.mode": t.Optional(t.String({ description: "subscribe" })),
+  "hub.verify_token": t.Optional(t.String({ description: "the channel's settings.verify_token" })),
+  "hub.challenge": t.Optional(t.String({ description: "echoed back when the token matches" })),
+});
 
 export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook" })
   .get(
@@ -54,52 +30,28 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       throw new AppError("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
     },
     {
-      query: t.Record(t.String(), t.String()),
+      query: VerifyQuery,
+      response: {
+        200: t.String({ description: "hub.challenge, as text/plain", examples: ["1158201444"] }),
+        ...errors(403, 422),
+      },
       detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"], security: [] },
     },
   )
   .post(
     "/webhooks/whatsapp",
     async ({ request, body, headers }) => {
-      const raw: string = (request as any).__rawBody ?? "";
-      const signature = headers["x-hub-signature-256"];
-      if (!raw || !signature) throw invalidSignature();
-      const groups = statusesOf(body);
-      if (groups.length === 0) throw invalidSignature(); // nothing names a tenant whose secret could verify it
-      // Every phone number named in the body must belong to a tenant whose app secret signed it.
-      const verified = new Map<string, { tenant_id: string; environment: string }[]>();
-      for (const phone of new Set(groups.map((g) => g.phoneNumberId))) {
-        const owners = [];
-        for (const ch of await channelsForPhone(phone)) {
-          const cfg = await loadChannelConfig(ch.tenant_id, ch.environment as any, "whatsapp");
-          const secret = cfg?.credentials?.app_secret;
-          if (typeof secret === "string" && verifyWhatsappSignature(raw, signature, secret)) owners.push(ch);
-        }
-        if (owners.length === 0) throw invalidSignature();
-        verified.set(phone, owners);
-      }
-      let moved = 0;
-      for (const g of groups) {
-        for (const s of g.statuses) {
-          if (typeof s?.id !== "string" || typeof s.status !== "string") continue;
-          const at = s.timestamp && /^\d+$/.test(s.timestamp) ? new Date(Number(s.timestamp) * 1000) : new Date();
-          const err = s.errors?.[0];
-          for (const owner of verified.get(g.phoneNumberId)!) {
-            const done = await markFromProvider({
-              tenantId: owner.tenant_id,
-              environment: owner.environment,
-              providerMessageId: s.id,
-              status: s.status,
-              at,
-              error: err ? { code: `whatsapp_${err.code ?? "error"}`, message: err.message ?? err.title ?? "failed" } : null,
-            });
-            if (done) moved++;
-          }
-        }
-      }
-      return { received: true, updated: moved };
+      const { updated } = await whatsappStatusWebhook({
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        body,
+        signature: headers["x-hub-signature-256"] ?? null,
+      });
+      return { received: true, updated };
     },
     {
+      parse: ["application/json"], // for the OpenAPI document; the global JSON parser keeps the raw body
+      body: WhatsappWebhookBody,
+      response: { 200: WhatsappWebhookResponse, ...errors(400, 401, 413, 422) },
       detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"], security: [] },
     },
   );

@@ -179,9 +179,13 @@ export const smtpDefinition: ProviderDefinition = {
     { name: "from_email", required: true, description: "sender address", type: "string" },
     { name: "from_name", required: false, description: "sender display name", type: "string" },
     { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)", type: "number" },
+    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)", type: "boolean" },
+    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)", type: "boolean" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
+    checks.optionalBoolean("settings", "track_opens");
+    checks.optionalBoolean("settings", "track_clicks");
     const user = checks.optionalString("credentials", "username");
     checks.optionalString("credentials", "password");
     if (user === undefined && checks.present("credentials", "password")) {
@@ -199,7 +203,7 @@ export const smtpDefinition: ProviderDefinition = {
     const from = checks.requireString("settings", "from_email");
     if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

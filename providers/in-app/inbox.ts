@@ -33,7 +33,7 @@ export const inboxDefinition: ProviderDefinition = {
   settingFields: [],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(_config, deps = {}) {

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { SignJWT, importPKCS8 } from "jose";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { failure } from "../outcome";
+import { failure, unregistered } from "../outcome";
 import type {
   OutboundMessage,
   Provider,
@@ -210,7 +210,9 @@ export class FcmProvider implements Provider {
         if (tokenCache.get(this.cacheKey) === token) tokenCache.delete(this.cacheKey);
         continue;
       }
-      return failureFromHttp(res, fcmError);
+      const result = failureFromHttp(res, fcmError);
+      // the token was deleted or expired on the device: the sender suppresses it from now on
+      return fcmError.code === "fcm_unregistered" ? unregistered(result) : result;
     }
     return failure(false, "fcm_unauthenticated", "FCM refused a freshly minted access token");
   }
@@ -249,7 +251,7 @@ export const fcmDefinition: ProviderDefinition = {
     checks.requireString("settings", "project_id");
     checks.optionalUrl("settings", "base_url");
     checks.optionalUrl("settings", "token_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

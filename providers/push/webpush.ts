@@ -3,7 +3,7 @@
 import webpush from "web-push";
 import { ConfigChecks, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise } from "../http-call";
-import { failure } from "../outcome";
+import { failure, unregistered } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "../types";
 
 export interface PushSubscriptionJson {
@@ -100,7 +100,8 @@ export class WebpushProvider implements Provider {
       };
     }
     if (res.status === 404 || res.status === 410) {
-      return failureFromHttp(res, { code: "subscription_expired", message: "push subscription is gone; remove it", retryable: false });
+      // the subscription is gone for good (RFC 8030 7.3): the sender suppresses it from now on
+      return unregistered(failureFromHttp(res, { code: "subscription_expired", message: "push subscription is gone; remove it", retryable: false }));
     }
     const b = res.body as { message?: unknown; error?: unknown } | string | null;
     const message = typeof b === "string" ? b : typeof b?.message === "string" ? b.message : typeof b?.error === "string" ? b.error : undefined;
@@ -141,7 +142,7 @@ export const webpushDefinition: ProviderDefinition = {
         checks.add("settings", "ttl_seconds", "must be a non-negative integer");
       }
     }
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

@@ -1,9 +1,10 @@
 // The `twilio` provider for sms and whatsapp: Programmable Messaging (form-encoded POST to
-// /2010-04-01/Accounts/{sid}/Messages.json, basic auth sid:token); errors are {code,message,more_info,status}.
+// /2010-04-01/Accounts/{sid}/Messages.json, basic auth sid:token), plus its signed status callbacks.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { ConfigChecks, isE164, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise } from "../http-call";
 import { failure } from "../outcome";
-import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "../types";
+import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendResult } from "../types";
 
 export const TWILIO_BASE_URL = "https://api.twilio.com";
 
@@ -53,6 +54,8 @@ export class TwilioProvider implements Provider {
     } else {
       form.set("Body", msg.content ?? msg.text ?? msg.body ?? "");
     }
+    // Twilio POSTs every status change of this message there, signed with X-Twilio-Signature
+    if (msg.statusCallbackUrl) form.set("StatusCallback", msg.statusCallbackUrl);
     return form;
   }
 
@@ -86,6 +89,68 @@ export class TwilioProvider implements Provider {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Status callbacks (POST /webhooks/twilio/:channel_id, form-encoded, X-Twilio-Signature).
+
+/**
+ * Twilio's request validation: base64 HMAC-SHA1, keyed by the auth token, of the full URL Twilio
+ * was given (scheme to query string) followed by every POST parameter, sorted by name, as name and
+ * value with no delimiters (a repeated name contributes each of its values, sorted). Constant-time.
+ */
+export function verifyTwilioSignature(
+  url: string,
+  params: URLSearchParams,
+  signature: string | null | undefined,
+  authToken: string,
+): boolean {
+  if (!signature || !authToken) return false;
+  const byName = new Map<string, string[]>();
+  for (const [k, v] of params) byName.set(k, [...(byName.get(k) ?? []), v]);
+  let data = url;
+  for (const name of [...byName.keys()].sort()) for (const value of byName.get(name)!.sort()) data += name + value;
+  const expected = createHmac("sha1", authToken).update(Buffer.from(data, "utf8")).digest();
+  const given = Buffer.from(signature.trim(), "base64");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+// The error codes a status callback carries most often, so the notification's error says what happened.
+const CALLBACK_ERRORS: Record<string, string> = {
+  "30001": "queue overflow",
+  "30002": "account suspended",
+  "30003": "unreachable destination handset",
+  "30004": "message blocked by the recipient or carrier",
+  "30005": "unknown destination handset",
+  "30006": "landline or unreachable carrier",
+  "30007": "message filtered by the carrier",
+  "30008": "unknown error",
+  "21610": "the recipient replied STOP (unsubscribed)",
+  "63016": "WhatsApp: outside the 24-hour window; use a template",
+};
+
+const SENT_STATUSES = new Set(["queued", "accepted", "scheduled", "sending", "sent"]);
+
+/**
+ * What one status callback says, or null for statuses that say nothing about delivery (inbound
+ * `receiving`/`received`): queued/accepted/scheduled/sending/sent -> sent, delivered -> delivered,
+ * read (WhatsApp) -> opened, undelivered/failed/canceled -> failed with `twilio_<ErrorCode>`.
+ */
+export function twilioReceipt(params: URLSearchParams, now = new Date()): ProviderReceipt | null {
+  const messageId = params.get("MessageSid") ?? params.get("SmsSid");
+  const status = (params.get("MessageStatus") ?? params.get("SmsStatus") ?? "").toLowerCase();
+  if (!messageId || !status) return null;
+  const base = { messageId, at: now, providerStatus: status };
+  if (SENT_STATUSES.has(status)) return { ...base, kind: "sent" };
+  if (status === "delivered") return { ...base, kind: "delivered" };
+  if (status === "read") return { ...base, kind: "opened" };
+  if (status === "undelivered" || status === "failed" || status === "canceled") {
+    const code = params.get("ErrorCode");
+    const known = code ? CALLBACK_ERRORS[code] : undefined;
+    const message = params.get("ErrorMessage") ?? `Twilio reported the message ${status}${code ? ` (error ${code}${known ? `: ${known}` : ""})` : ""}`;
+    return { ...base, kind: "failed", error: { code: code ? `twilio_${code}` : `twilio_${status}`, message } };
+  }
+  return null;
+}
+
 export const twilioDefinition: ProviderDefinition = {
   name: "twilio",
   channels: ["sms", "whatsapp"],
@@ -114,7 +179,7 @@ export const twilioDefinition: ProviderDefinition = {
       }
     }
     checks.optionalUrl("settings", "base_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

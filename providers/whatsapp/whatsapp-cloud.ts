@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise } from "../http-call";
 import { failure } from "../outcome";
-import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "../types";
+import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendResult } from "../types";
 
 export const WHATSAPP_CLOUD_BASE_URL = "https://graph.facebook.com";
 export const WHATSAPP_GRAPH_VERSION = "v20.0";
@@ -41,6 +41,41 @@ export function verifyWhatsappSignature(
   const expected = createHmac("sha256", appSecret).update(rawBody).digest();
   const given = Buffer.from(match[1]!, "hex");
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** One entry of a status webhook's `value.statuses` (Cloud API). */
+export interface WhatsappStatus {
+  id?: unknown;
+  status?: unknown;
+  timestamp?: unknown;
+  errors?: { code?: number; title?: string; message?: string }[];
+}
+
+/**
+ * What one status says, or null when it names no message or no delivery fact: sent -> sent,
+ * delivered -> delivered, read -> opened (which proves delivery), failed -> failed with `whatsapp_<code>`.
+ */
+export function whatsappReceipt(s: WhatsappStatus, now = new Date()): ProviderReceipt | null {
+  if (typeof s?.id !== "string" || s.id === "" || typeof s.status !== "string") return null;
+  const at = typeof s.timestamp === "string" && /^\d+$/.test(s.timestamp) ? new Date(Number(s.timestamp) * 1000) : now;
+  const base = { messageId: s.id, at, providerStatus: s.status };
+  switch (s.status) {
+    case "sent":
+      return { ...base, kind: "sent" };
+    case "delivered":
+      return { ...base, kind: "delivered" };
+    case "read":
+      return { ...base, kind: "opened" };
+    case "failed": {
+      const err = Array.isArray(s.errors) ? s.errors[0] : undefined;
+      const error = err
+        ? { code: `whatsapp_${err.code ?? "error"}`, message: err.message ?? err.title ?? "failed" }
+        : { code: "whatsapp_failed", message: "WhatsApp reported the message failed" };
+      return { ...base, kind: "failed", error };
+    }
+    default:
+      return null;
+  }
 }
 
 export class WhatsappCloudProvider implements Provider {
@@ -131,7 +166,7 @@ export const whatsappCloudDefinition: ProviderDefinition = {
     checks.requireString("settings", "verify_token");
     checks.optionalString("settings", "template_language");
     checks.optionalUrl("settings", "base_url");
-    checks.rateLimit();
+    checks.sharedSettings();
     return checks.errors;
   },
   create(config, deps = {}) {

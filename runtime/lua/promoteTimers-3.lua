@@ -8,12 +8,16 @@
     KEYS[3] stream     the partition stream `<prefix>:{<actor>:<p>}`
     ARGV[1] max        most timers to move in this call (bounds the script's run time)
 
-  Output: number of timers moved (a caller that gets `max` back calls again).
+  Output: { moved, lateness 1, lateness 2, ... }: the number of timers taken off the set (a caller
+  that gets `max` back calls again), then per timer moved into the stream how many ms after its
+  due time it moved (the runtime's observer reports it as timer lateness).
 ]]
 local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now, "LIMIT", 0, tonumber(ARGV[1]))
-for _, id in ipairs(due) do
+local due = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now, "WITHSCORES", "LIMIT", 0, tonumber(ARGV[1]))
+local out = { #due / 2 }
+for i = 1, #due, 2 do
+  local id = due[i]
   local payload = redis.call("HGET", KEYS[2], id)
   -- A timer without payload was half-written by a crashed writer of an older version: drop it.
   if payload then
@@ -22,8 +26,9 @@ for _, id in ipairs(due) do
     local key = string.sub(payload, sep + 1, sep + keyLength)
     local message = string.sub(payload, sep + keyLength + 1)
     redis.call("XADD", KEYS[3], "*", "k", key, "m", message, "t", id)
+    out[#out + 1] = now - math.floor(tonumber(due[i + 1]))
   end
   redis.call("ZREM", KEYS[1], id)
   redis.call("HDEL", KEYS[2], id)
 end
-return #due
+return out

@@ -399,13 +399,22 @@ describe("admin: audit logs and blocked domains", () => {
     expect([asKey.status, asKey.code]).toEqual([401, "invalid_admin_token"]);
   });
 
-  test("blockedDomains create, check, list (offset pages with search), del", async () => {
-    for (const d of blockedDomains) expect((await admin.blockedDomains.create(d)).domain).toBe(d);
+  test("blockedDomains create, check, list (cursor pages with search, manual first), del", async () => {
+    for (const d of blockedDomains) {
+      const created = await admin.blockedDomains.create(d);
+      expect(created).toMatchObject({ domain: d, source: "manual" });
+      expect(Number.isNaN(Date.parse(created.created_at))).toBe(false);
+    }
     expect(await admin.blockedDomains.check(`x@${blockedDomains[0]}`)).toEqual({ email: `x@${blockedDomains[0]}`, blocked: true });
     const pages = [];
     for await (const p of admin.blockedDomains.list({ search: `client-${run}`, limit: 1 }).pages()) pages.push(p.data.map((d) => d.domain));
-    expect(pages.flat().sort()).toEqual([...blockedDomains].sort());
-    expect(pages.length).toBe(2);
+    // newest manual entry first: b was blocked after a
+    expect(pages).toEqual([[blockedDomains[1]], [blockedDomains[0]]]);
+    // without a search, the manual entries come before the 100k seeded ones
+    const first = await admin.blockedDomains.list({ limit: 5 });
+    expect(first.data[0]!.source).toBe("manual");
+    expect(first.meta.has_more).toBe(true);
+    expect(typeof first.meta.cursor).toBe("string");
     const dup = await admin.blockedDomains.create(blockedDomains[0]!).catch((e) => e);
     expect([dup.status, dup.code]).toEqual([409, "domain_already_blocked"]);
     for (const d of blockedDomains) await admin.blockedDomains.del(d);

@@ -1,5 +1,5 @@
 // /v1/analytics/* (SPEC "Analytics", DESIGN.md 6): counters total, sent, delivered, failed, bounced,
-// suppressed from the hourly rollups; overview's delivery_rate; period/granularity/limit validation.
+// suppressed, opened, clicked, complained from the rollups; delivery_rate; period/granularity/limit validation.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { applyCounters, compactCounters, type Counter } from "../../store/analytics";
 import { sql } from "../../store/db";
@@ -26,7 +26,7 @@ async function bump(createdAt: Date, channel: string, template: string | null, c
 beforeAll(async () => {
   T = await createTenant();
   const now = Date.now();
-  await bump(new Date(now), "email", "welcome", { total: 10, sent: 8, delivered: 6, failed: 1, bounced: 1, suppressed: 1 });
+  await bump(new Date(now), "email", "welcome", { total: 10, sent: 8, delivered: 6, failed: 1, bounced: 1, suppressed: 1, opened: 4, clicked: 2, complained: 1 });
   await bump(new Date(now - 2 * HOUR), "sms", "otp", { total: 20, sent: 20, delivered: 18, failed: 2 });
   await bump(new Date(now - 2 * HOUR), "sms", null, { total: 5, sent: 5, delivered: 5 });
   await bump(new Date(now - 3 * 24 * HOUR), "email", "digest", { total: 100, sent: 100, delivered: 90 });
@@ -47,6 +47,9 @@ describe("GET /v1/analytics/overview", () => {
       failed: 3,
       bounced: 1,
       suppressed: 1,
+      opened: 4,
+      clicked: 2,
+      complained: 1,
       delivery_rate: Math.round((29 / 33) * 10000) / 10000,
     });
   });
@@ -80,8 +83,8 @@ describe("GET /v1/analytics/channels", () => {
     const r = await get("/v1/analytics/channels?period=7d");
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([
-      { channel: "email", total: 110, sent: 108, delivered: 96, failed: 1, bounced: 1, suppressed: 1 },
-      { channel: "sms", total: 25, sent: 25, delivered: 23, failed: 2, bounced: 0, suppressed: 0 },
+      { channel: "email", total: 110, sent: 108, delivered: 96, failed: 1, bounced: 1, suppressed: 1, opened: 4, clicked: 2, complained: 1 },
+      { channel: "sms", total: 25, sent: 25, delivered: 23, failed: 2, bounced: 0, suppressed: 0, opened: 0, clicked: 0, complained: 0 },
     ]);
   });
   test("422 for an unknown period", async () => {
@@ -96,7 +99,7 @@ describe("GET /v1/analytics/timeseries", () => {
     expect(r.body.data.granularity).toBe("hour");
     const points = r.body.data.points;
     expect(points.length).toBe(25);
-    expect(Object.keys(points[0]).sort()).toEqual(["bounced", "delivered", "failed", "sent", "suppressed", "timestamp", "total"]);
+    expect(Object.keys(points[0]).sort()).toEqual(["bounced", "clicked", "complained", "delivered", "failed", "opened", "sent", "suppressed", "timestamp", "total"]);
     expect(points.reduce((s: number, p: any) => s + p.total, 0)).toBe(35);
     expect(points[points.length - 1].total).toBe(10);
     expect(points[points.length - 3].total).toBe(25);
@@ -136,7 +139,7 @@ describe("GET /v1/analytics/templates", () => {
       ["welcome", 10],
       ["promo", 7],
     ]);
-    expect(r.body.data[0]).toEqual({ template: "digest", total: 100, sent: 100, delivered: 90, failed: 0, bounced: 0, suppressed: 0 });
+    expect(r.body.data[0]).toEqual({ template: "digest", total: 100, sent: 100, delivered: 90, failed: 0, bounced: 0, suppressed: 0, opened: 0, clicked: 0, complained: 0 });
   });
 
   test("limit (default 10, max 100)", async () => {
@@ -158,7 +161,7 @@ describe("rollups follow real sends", () => {
       expect((await call("POST", "/v1/notifications", { key: A.sandboxKey, body: { channel: "sms", to: "+5511912345678", template: "t-count" } })).status).toBe(202);
     }
     const t = await get("/v1/analytics/templates", A.sandboxKey);
-    expect(t.body.data).toEqual([{ template: "t-count", total: 3, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0 }]);
+    expect(t.body.data).toEqual([{ template: "t-count", total: 3, sent: 0, delivered: 0, failed: 0, bounced: 0, suppressed: 0, opened: 0, clicked: 0, complained: 0 }]);
   });
 });
 

@@ -77,15 +77,23 @@ describe("reference shape /v1/api-keys (SPEC API keys)", () => {
     expect(r.body.data.raw_key).toMatch(/^nk_live_/);
   });
 
-  test("GET lists the environment's keys without raw keys (SPEC: keys are never returned again)", async () => {
+  test("GET lists every key the caller manages, each with its environment, without raw keys (SPEC: keys are never returned again)", async () => {
     const a = await createTenant();
     const created = await call("POST", "/v1/api-keys", { key: a.secretKey, body: { key_type: "secret", label: "l" } });
+    const madeSandbox = await call("POST", "/v1/api-keys", { key: a.secretKey, body: { environment: "sandbox", label: "s" } });
     const r = await call("GET", "/v1/api-keys", { key: a.secretKey });
     expect(r.status).toBe(200);
-    const ids = r.body.data.map((k: any) => k.id);
-    expect(ids).toContain(created.body.data.id);
-    expect(ids).toContain(a.secretKeyId);
-    expect(ids).not.toContain(a.sandboxKeyId); // the other environment
+    const envOf = Object.fromEntries(r.body.data.map((k: any) => [k.id, k.environment]));
+    // a production key issues sandbox keys, so it lists (and revokes, rotates) them too
+    expect(envOf).toMatchObject({
+      [created.body.data.id]: "production",
+      [a.secretKeyId]: "production",
+      [a.sandboxKeyId]: "sandbox",
+      [madeSandbox.body.data.id]: "sandbox",
+    });
+    // a sandbox key manages the sandbox keys only
+    const fromSandbox = await call("GET", "/v1/api-keys", { key: a.sandboxKey });
+    expect(fromSandbox.body.data.map((k: any) => k.environment)).toEqual(["sandbox", "sandbox"]);
     expect(r.text).not.toContain(created.body.data.raw_key);
     expect(r.text).not.toContain(a.secretKey);
     for (const k of r.body.data) expect(k.raw_key).toBeUndefined();
@@ -178,7 +186,13 @@ describe("POST /v1/api-keys/:id/rotate (DESIGN.md 5: grace period)", () => {
     expect(Object.keys(r.body.error.details)).toContain("grace_period_hours");
     expectError(await call("POST", `/v1/api-keys/${a.sandboxKeyId}/rotate`, { key: a.sandboxKey, body: { grace_period_hours: -1 } }), 422, "validation_failed");
     expectError(await call("POST", `/v1/api-keys/${crypto.randomUUID()}/rotate`, { key: a.secretKey, body: {} }), 404, "not_found");
-    expectError(await call("POST", `/v1/api-keys/${a.sandboxKeyId}/rotate`, { key: a.secretKey, body: {} }), 404, "not_found");
+    // a sandbox key can not reach production keys; a production key may rotate a sandbox key
+    expectError(await call("POST", `/v1/api-keys/${a.secretKeyId}/rotate`, { key: a.sandboxKey, body: {} }), 404, "not_found");
+    expectError(await call("DELETE", `/v1/api-keys/${a.secretKeyId}`, { key: a.sandboxKey }), 404, "not_found");
+    const rotated = await call("POST", `/v1/api-keys/${a.sandboxKeyId}/rotate`, { key: a.secretKey, body: { grace_period_hours: 0 } });
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.data.environment).toBe("sandbox");
+    expect(rotated.body.data.raw_key.startsWith("nk_test_")).toBe(true);
   });
 });
 

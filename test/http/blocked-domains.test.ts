@@ -1,6 +1,6 @@
 // Admin blocklist (SPEC Session and admin; DESIGN 6: check ?email=, POST {domain}) and the cached
 // lookups other modules call, against real PostgreSQL and Redis: case-insensitive, subdomains matched.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { ADMIN_TOKEN, call, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { redis } from "../../store/redis";
@@ -15,6 +15,12 @@ import { normalizeDomain } from "../../schemas/email";
 const run = crypto.randomUUID().slice(0, 8);
 const admin = { key: ADMIN_TOKEN };
 const dom = (label: string) => `${label}-${run}.example`;
+
+afterAll(async () => {
+  // every domain this file blocks or unblocks carries the run id
+  await sql`delete from blocked_domains where domain like ${`%${run}%`}`;
+  await sql`delete from unblocked_domains where domain like ${`%${run}%`}`;
+});
 
 async function eventually(check: () => Promise<boolean>, ms = 4000): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -31,7 +37,7 @@ describe("seeded from the disposable-email-domains package", () => {
     const version = require("disposable-email-domains/package.json").version;
     const [seed] = await sql`select count from blocked_domain_seeds where version = ${version}`;
     expect(seed!.count).toBeGreaterThan(100_000);
-    const [{ n }] = (await sql`select count(*)::int as n from blocked_domains where source = 'package'`) as any;
+    const [{ n }] = (await sql`select count(*)::int as n from blocked_domains where source = 'seed'`) as any;
     expect(n).toBeGreaterThan(100_000);
     await ensureBlocklistSeeded(); // idempotent
   });
@@ -69,7 +75,7 @@ describe("isBlockedDomain / isBlockedEmail rules", () => {
   test("a change made by another process reaches this one through pub/sub", async () => {
     const d = dom("remote");
     expect(await isBlockedDomain(d)).toBe(false);
-    await sql`insert into blocked_domains (domain, source) values (${d}, 'admin')`;
+    await sql`insert into blocked_domains (domain, source) values (${d}, 'manual')`;
     await redis.incr(redisKey("blocked-domains", "version"));
     await redis.publish(redisKey("blocked-domains", "changed"), "x");
     expect(await eventually(() => isBlockedDomain(d))).toBe(true);
@@ -78,7 +84,7 @@ describe("isBlockedDomain / isBlockedEmail rules", () => {
   test("without a pub/sub message, a bumped version key is noticed by the poll", async () => {
     const d = dom("polled");
     expect(await isBlockedDomain(d)).toBe(false);
-    await sql`insert into blocked_domains (domain, source) values (${d}, 'admin')`;
+    await sql`insert into blocked_domains (domain, source) values (${d}, 'manual')`;
     await redis.incr(redisKey("blocked-domains", "version"));
     expect(await eventually(() => isBlockedDomain(d), 6000)).toBe(true);
   });
@@ -104,33 +110,59 @@ describe("admin token required (DESIGN 5: ADMIN_TOKEN for /v1/admin/*)", () => {
   });
 });
 
-describe("GET /v1/admin/blocked-domains (list, ?search=, limit/offset, meta {total, limit, offset})", () => {
-  test("defaults to limit 50 offset 0 over the whole list", async () => {
+describe("GET /v1/admin/blocked-domains (cursor pages, ?search=, manual entries first)", () => {
+  test("defaults to 50 entries, each with domain, source and created_at, and a cursor to the next page", async () => {
     const res = await call("GET", "/v1/admin/blocked-domains", admin);
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBe(50);
-    expect(res.body.meta.limit).toBe(50);
-    expect(res.body.meta.offset).toBe(0);
-    expect(res.body.meta.total).toBeGreaterThan(100_000);
+    expect(res.body.meta.has_more).toBe(true);
+    expect(typeof res.body.meta.cursor).toBe("string");
     expect(Object.keys(res.body.data[0]).sort()).toEqual(["created_at", "domain", "source"]);
+    for (const e of res.body.data) expect(["seed", "manual"]).toContain(e.source);
   });
 
-  test("search is case-insensitive and pages with limit/offset", async () => {
+  test("a domain an admin just blocked is on the first page, before every seeded one", async () => {
+    const d = dom("newest");
+    expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+    const res = await call("GET", "/v1/admin/blocked-domains?limit=5", admin);
+    expect(res.body.data[0]).toMatchObject({ domain: d, source: "manual" });
+    const sources: string[] = res.body.data.map((e: any) => e.source);
+    expect(sources.indexOf("seed") === -1 || sources.lastIndexOf("manual") < sources.indexOf("seed")).toBe(true);
+  });
+
+  test("walking the cursor visits manual entries newest first, then seeds alphabetically, without repeats", async () => {
+    const mine = ["m1", "m2", "m3"].map((l) => `${l}.walk-${run}.example`);
+    for (const d of mine) expect((await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d } })).status).toBe(201);
+    // one seeded domain matching the search too (the test's own row, marked as a seed)
+    const seeded = `zz.walk-${run}.example`;
+    await sql`insert into blocked_domains (domain, source, created_at) values (${seeded}, 'seed', now() - interval '1 day')`;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const q: string = `search=walk-${run}&limit=2${cursor ? `&cursor=${cursor}` : ""}`;
+      const page: any = await call("GET", `/v1/admin/blocked-domains?${q}`, admin);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((e: any) => e.domain));
+      if (!page.body.meta.has_more) break;
+      cursor = page.body.meta.cursor;
+    }
+    expect(seen).toEqual([...[...mine].reverse(), seeded]);
+    await sql`delete from blocked_domains where domain = ${seeded}`;
+  });
+
+  test("search is a case-insensitive substring; % and _ are literal", async () => {
     for (const l of ["aa", "bb", "cc"]) {
       await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: `${l}.srch-${run}.example` } });
     }
     const all = await call("GET", `/v1/admin/blocked-domains?search=SRCH-${run.toUpperCase()}`, admin);
-    expect(all.body.meta.total).toBe(3);
-    expect(all.body.data.map((r: any) => r.domain)).toEqual(["aa", "bb", "cc"].map((l) => `${l}.srch-${run}.example`));
-    const page = await call("GET", `/v1/admin/blocked-domains?search=srch-${run}&limit=1&offset=1`, admin);
-    expect(page.body.data.map((r: any) => r.domain)).toEqual([`bb.srch-${run}.example`]);
-    expect(page.body.meta).toEqual({ total: 3, limit: 1, offset: 1 });
+    expect(all.body.data.map((r: any) => r.domain).sort()).toEqual(["aa", "bb", "cc"].map((l) => `${l}.srch-${run}.example`));
+    expect(all.body.meta).toEqual({ cursor: null, has_more: false });
     const likeChars = await call("GET", `/v1/admin/blocked-domains?search=%25_${run}`, admin);
-    expect(likeChars.body.meta.total).toBe(0); // % and _ are literal, not wildcards
+    expect(likeChars.body.data).toEqual([]);
   });
 
-  test("bad limit or offset -> 422", async () => {
-    for (const q of ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=1.5", "offset=1e99", "offset=99999999999999999999"]) {
+  test("bad limit or cursor -> 422", async () => {
+    for (const q of ["limit=0", "limit=501", "limit=abc", "cursor=nope", `cursor=${Buffer.from('[2,"x","y"]').toString("base64url")}`]) {
       const res = await call("GET", `/v1/admin/blocked-domains?${q}`, admin);
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe("validation_failed");
@@ -169,7 +201,7 @@ describe("POST /v1/admin/blocked-domains {domain}", () => {
     const res = await call("POST", "/v1/admin/blocked-domains", { ...admin, body: { domain: d.toUpperCase() } });
     expect(res.status).toBe(201);
     expect(res.body.data.domain).toBe(d.toLowerCase());
-    expect(res.body.data.source).toBe("admin");
+    expect(res.body.data.source).toBe("manual");
     expect(Date.parse(res.body.data.created_at)).not.toBeNaN();
     const check = await call("GET", `/v1/admin/blocked-domains/check?email=x@${d}`, admin);
     expect(check.body.data.blocked).toBe(true);
@@ -248,7 +280,7 @@ describe("DELETE /v1/admin/blocked-domains/:domain", () => {
 
   test("unblocking a package domain is remembered so a later seed does not block it again", async () => {
     // a package domain nobody else's test uses
-    const [row] = await sql`select domain from blocked_domains where source = 'package' and domain like '%.%' order by domain desc limit 1`;
+    const [row] = await sql`select domain from blocked_domains where source = 'seed' and domain like '%.%' order by domain desc limit 1`;
     const d = row!.domain as string;
     expect((await call("DELETE", `/v1/admin/blocked-domains/${d}`, admin)).status).toBe(204);
     const [kept] = await sql`select 1 from unblocked_domains where domain = ${d}`;

@@ -171,6 +171,16 @@ describe("POST /v1/channels", () => {
     expect(Object.keys(e.body.error.details).sort()).toEqual(["credentials.api_key", "settings.from_email"]);
   });
 
+  test("settings.timeout_ms that is not an integer of milliseconds -> 422 naming it", async () => {
+    const a = await createTenant();
+    const r = await call("POST", "/v1/channels", {
+      key: a.sandboxKey,
+      body: { channel: "email", provider: "sandbox", settings: { timeout_ms: "soon" } },
+    });
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.error.details)).toEqual(["settings.timeout_ms"]);
+  });
+
   test("422 when credentials or settings are not objects", async () => {
     const r = await call("POST", "/v1/channels", { key, body: { channel: "sms", provider: "twilio", credentials: "raw-secret-string", settings: {} } });
     expect(r.status).toBe(422);

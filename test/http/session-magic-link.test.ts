@@ -1,7 +1,7 @@
 // Dashboard sign-in by magic link against real PostgreSQL, Redis and a local SMTP server:
 // sign-up and login, single use and expiry, cookie flags, /v1/me, logout, and the Origin rule.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call } from "../support/fixtures";
+import { call, createTenant } from "../support/fixtures";
 import { start as startSmtp, type FakeSmtp } from "../support/fake-smtp";
 import { useSmtpUrl } from "../../domain/mailer";
 import { sql } from "../../store/db";
@@ -238,11 +238,24 @@ describe("GET /v1/me (DESIGN 5: id, email, name, tenant_id, role)", () => {
     expect(bad.status).toBe(401);
   });
 
-  test("with an API key instead of a session -> 403 session_required with a clear message", async () => {
-    const res = await call("GET", "/v1/me", { key: "nk_live_" + "a".repeat(40) });
+  test("with a valid API key instead of a session -> 403 session_required with a clear message", async () => {
+    const { secretKey } = await createTenant();
+    const res = await call("GET", "/v1/me", { key: secretKey });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("session_required");
     expect(res.body.error.message).toMatch(/API keys/);
+  });
+
+  test("an unknown, garbage or revoked API key -> 401 invalid_api_key, as on every route", async () => {
+    const t = await createTenant();
+    const revoked = await call("POST", "/v1/api-keys", { key: t.secretKey, body: {} });
+    expect((await call("DELETE", `/v1/api-keys/${revoked.body.data.id}`, { key: t.secretKey })).status).toBe(204);
+    for (const key of ["nk_live_" + "a".repeat(40), "garbage", revoked.body.data.raw_key]) {
+      for (const path of ["/v1/me", "/v1/team/members"]) {
+        const res = await call("GET", path, { key });
+        expect([path, res.status, res.body.error.code]).toEqual([path, 401, "invalid_api_key"]);
+      }
+    }
   });
 
   test("an expired session -> 401", async () => {

@@ -2,13 +2,14 @@
 // actor on this test process's REDIS_PREFIX with a tiny TIME_SCALE, and polling helpers.
 import { channelSender } from "../../actors/channel-sender";
 import { config } from "../../config";
+import type { Actor } from "../../runtime/actor";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
 
-export async function startDeliveryHost(timeScale = 0.001) {
+export async function startDeliveryHost(timeScale = 0.001, actors: Actor<any>[] = [channelSender]) {
   const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale });
-  const host = runtime.startHost({ actors: [channelSender], leaseMs: 3000, blockMs: 100, timerPollMs: 20 });
+  const host = runtime.startHost({ actors, leaseMs: 3000, blockMs: 100, timerPollMs: 20 });
   await host.ready;
   return {
     runtime,

@@ -1,408 +1,403 @@
 // Runtime behaviour inside one process against real Redis: retries and dead letters, takeover of
-// pending entries, graceful stop, trimming, and timers. Each test uses its own key prefix.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type Redis from "ioredis";
+// pending entries, graceful stop, trimming, and timers; on a single Redis and on a Redis Cluster. Each test uses its own key prefix.
+import { describe, expect, test } from "bun:test";
 import { createRuntime, defineActor, GROUP, partitionOf, runtimeKeys, type Actor, type Host, type Runtime } from "../../runtime";
-import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { deletePrefix, describeEachRedis, randomPrefix, runtimeTestHooks, sleep, waitFor } from "../support/runtime-redis";
 
-let admin: Redis;
-const cleanups: Array<() => Promise<unknown>> = [];
+describeEachRedis("runtime host", (target) => {
+  const scope = runtimeTestHooks(() => target.url);
+  const cleanups = scope.cleanups;
 
-beforeAll(() => {
-  admin = connect();
-});
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-});
-afterAll(async () => {
-  await admin.quit();
-});
-
-/** A runtime on a fresh prefix; its hosts are stopped and its keys deleted after the test. */
-function setup(opts: { timeScale?: number; partitions?: number } = {}) {
-  const prefix = randomPrefix("host");
-  const runtime = createRuntime({ redisUrl: REDIS_URL, prefix, timeScale: opts.timeScale ?? 1, partitions: opts.partitions ?? 4 });
-  const hosts: Host[] = [];
-  cleanups.push(async () => {
-    await Promise.all(hosts.map((h) => h.stop()));
-    await runtime.close();
-    await deletePrefix(admin, prefix);
-  });
-  const start = (actors: Actor<any>[], extra: Record<string, unknown> = {}) => {
-    const host = runtime.startHost({ actors, leaseMs: 1500, timerPollMs: 20, ...extra });
-    hosts.push(host);
-    return host;
-  };
-  return { prefix, runtime, keys: runtimeKeys(prefix), start };
-}
-
-async function pendingCount(runtime: Runtime, actor: Actor<any>): Promise<number> {
-  let total = 0;
-  for (let p = 0; p < runtime.partitionsOf(actor); p++) {
-    const summary = (await admin.xpending(runtime.keys.stream(actor.name, p), GROUP).catch(() => [0])) as [number];
-    total += Number(summary[0]);
-  }
-  return total;
-}
-
-interface Msg {
-  key: string;
-  seq: number;
-}
-
-describe("retries and dead letters", () => {
-  test("a handler that throws ends in nms:dead:<actor> after exactly 5 deliveries, with its error", async () => {
-    const { runtime, keys, start } = setup({ timeScale: 0.01 });
-    const seen: number[] = [];
-    const actor = defineActor<Msg>({
-      name: "always-fails",
-      keyOf: (m) => m.key,
-      async handle(m, ctx) {
-        seen.push(ctx.deliveries);
-        throw new Error(`provider exploded on ${m.key}`);
-      },
+  /** A runtime on a fresh prefix; its hosts are stopped and its keys deleted after the test. */
+  function setup(opts: { timeScale?: number; partitions?: number } = {}) {
+    const prefix = randomPrefix("host");
+    const runtime = createRuntime({ redisUrl: target.url, prefix, timeScale: opts.timeScale ?? 1, partitions: opts.partitions ?? 4 });
+    const hosts: Host[] = [];
+    cleanups.push(async () => {
+      await Promise.all(hosts.map((h) => h.stop()));
+      await runtime.close();
+      await deletePrefix(scope.admin, prefix);
     });
-    const id = await runtime.send(actor, { key: "k1", seq: 1 });
-    start([actor]);
-    const dead = await waitFor(async () => (await admin.xrange(keys.dead("always-fails"), "-", "+"))[0], 5000);
-    expect(dead).toBeDefined();
-    const fields = Object.fromEntries(
-      dead![1].reduce<[string, string][]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]!]]), []),
-    );
-    expect(seen).toEqual([1, 2, 3, 4, 5]);
-    expect(fields.deliveries).toBe("5");
-    expect(fields.error).toBe("provider exploded on k1");
-    expect(fields.stack).toContain("provider exploded on k1");
-    expect(fields.id).toBe(id);
-    expect(fields.k).toBe("k1");
-    expect(JSON.parse(fields.m!)).toEqual({ key: "k1", seq: 1 });
-    await sleep(100);
-    expect(seen.length).toBe(5);
-    expect(await pendingCount(runtime, actor)).toBe(0);
-    expect(await admin.hlen(keys.attempts("always-fails", partitionOf("k1", 4)))).toBe(0);
-  });
-
-  test("a retried message holds its key: later messages of that key wait, other keys do not", async () => {
-    const { runtime, keys, start } = setup({ timeScale: 0.01 });
-    const log: string[] = [];
-    let failures = 0;
-    const actor = defineActor<Msg>({
-      name: "flaky",
-      keyOf: (m) => m.key,
-      async handle(m, ctx) {
-        if (m.key === "a" && m.seq === 1 && failures < 2) {
-          failures++;
-          throw new Error("transient");
-        }
-        log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
-      },
-    });
-    await runtime.sendMany(actor, [
-      { key: "a", seq: 1 },
-      { key: "a", seq: 2 },
-      { key: "b", seq: 1 },
-    ]);
-    start([actor]);
-    await waitFor(() => log.length === 3, 5000);
-    expect(log.filter((l) => l.startsWith("a"))).toEqual(["a1@3", "a2@1"]);
-    expect(log.indexOf("b1@1")).toBeLessThan(log.indexOf("a1@3"));
-    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
-    expect(await admin.exists(keys.dead("flaky"))).toBe(0);
-  });
-});
-
-describe("sending", () => {
-  test("sendMany returns entry ids in message order and puts each message in its key's partition", async () => {
-    const { runtime, keys } = setup({ partitions: 4 });
-    const actor = defineActor<Msg>({ name: "bulk", keyOf: (m) => m.key, async handle() {} });
-    const msgs = Array.from({ length: 1200 }, (_, i) => ({ key: `k${i % 7}`, seq: i }));
-    const ids = await runtime.sendMany(actor, msgs);
-    expect(ids.length).toBe(1200);
-    for (const i of [0, 1, 599, 1199]) {
-      const [entry] = await admin.xrange(keys.stream("bulk", partitionOf(msgs[i]!.key, 4)), ids[i]!, ids[i]!);
-      expect(JSON.parse(entry![1][3]!)).toEqual(msgs[i]);
-    }
-    expect(await runtime.sendMany(actor, [])).toEqual([]);
-  });
-});
-
-describe("concurrency", () => {
-  /** Sends n messages on n distinct keys through a 5 ms handler; returns the most that ran at once. */
-  async function peakConcurrency(opts: { name: string; n: number; hostConcurrency: number; actorConcurrency?: number }) {
-    const { runtime, start } = setup();
-    let running = 0;
-    let peak = 0;
-    let done = 0;
-    const actor = defineActor<Msg>({
-      name: opts.name,
-      ...(opts.actorConcurrency === undefined ? {} : { concurrency: opts.actorConcurrency }),
-      keyOf: (m) => m.key,
-      async handle() {
-        peak = Math.max(peak, ++running);
-        await sleep(5);
-        running--;
-        done++;
-      },
-    });
-    await runtime.sendMany(actor, Array.from({ length: opts.n }, (_, i) => ({ key: `k${i}`, seq: i })));
-    start([actor], { concurrency: opts.hostConcurrency });
-    await waitFor(() => done === opts.n, 5000);
-    return peak;
+    const start = (actors: Actor<any>[], extra: Record<string, unknown> = {}) => {
+      const host = runtime.startHost({ actors, leaseMs: 1500, timerPollMs: 20, ...extra });
+      hosts.push(host);
+      return host;
+    };
+    return { prefix, runtime, keys: runtimeKeys(prefix), start };
   }
 
-  test("different keys run concurrently, bounded by the host's concurrency", async () => {
-    const peak = await peakConcurrency({ name: "bounded", n: 200, hostConcurrency: 7 });
-    expect(peak).toBe(7);
-  });
-
-  test("an actor's own concurrency caps it below the host's", async () => {
-    const peak = await peakConcurrency({ name: "capped", n: 60, hostConcurrency: 50, actorConcurrency: 3 });
-    expect(peak).toBe(3);
-  });
-});
-
-describe("takeover", () => {
-  test("a new owner claims the old owner's pending entries (XAUTOCLAIM) and runs them before new ones", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1 });
-    const actor = defineActor<Msg>({ name: "takeover", keyOf: (m) => m.key, async handle(m, ctx) {
-      handled.push(`${m.key}${m.seq}@${ctx.deliveries}`);
-    } });
-    const handled: string[] = [];
-    const stream = keys.stream("takeover", 0);
-    await runtime.sendMany(actor, [1, 2, 3].map((seq) => ({ key: "k", seq })));
-    // A host that read them and died before acking: they sit pending under its consumer name.
-    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
-    const read = (await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">")) as any[];
-    expect(read[0][1].length).toBe(3);
-    await runtime.sendMany(actor, [4, 5].map((seq) => ({ key: "k", seq })));
-    start([actor]);
-    await waitFor(() => handled.length === 5, 5000);
-    expect(handled).toEqual(["k1@2", "k2@2", "k3@2", "k4@1", "k5@1"]);
-    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
-  });
-
-  test("the failure count survives a crash: an entry that already failed 4 times gets one more run", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1, timeScale: 0.01 });
-    const runs: number[] = [];
-    const actor = defineActor<Msg>({ name: "crashy", keyOf: (m) => m.key, async handle(_m, ctx) {
-      runs.push(ctx.deliveries);
-      throw new Error("still broken");
-    } });
-    const stream = keys.stream("crashy", 0);
-    const id = await runtime.send(actor, { key: "k", seq: 1 });
-    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
-    await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">");
-    await admin.hset(keys.attempts("crashy", 0), id, 4);
-    start([actor]);
-    const dead = await waitFor(async () => (await admin.xrange(keys.dead("crashy"), "-", "+"))[0], 5000);
-    expect(runs).toEqual([5]);
-    expect(dead![1]).toContain("still broken");
-  });
-});
-
-describe("poison messages", () => {
-  test("an entry whose hosts kept dying (delivery count > maxDeliveries) is dead-lettered without running", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1 });
-    let runs = 0;
-    const actor = defineActor<Msg>({ name: "poison", keyOf: (m) => m.key, async handle() {
-      runs++;
-    } });
-    const stream = keys.stream("poison", 0);
-    const id = await runtime.send(actor, { key: "k", seq: 1 });
-    await runtime.send(actor, { key: "k", seq: 2 });
-    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
-    await admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 1, "STREAMS", stream, ">");
-    await admin.xclaim(stream, GROUP, "dead-host", 0, id, "RETRYCOUNT", 5);
-    start([actor]);
-    const dead = await waitFor(async () => (await admin.xrange(keys.dead("poison"), "-", "+"))[0], 5000);
-    expect(dead![1].join(" ")).toContain("hosts died while handling it");
-    await waitFor(() => runs === 1, 2000);
-    expect(runs).toBe(1); // only seq 2
-    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
-  });
-
-  test("an entry whose JSON cannot be read goes straight to the dead letters", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1 });
-    const actor = defineActor<Msg>({ name: "garbled", keyOf: (m) => m.key, async handle() {} });
-    await admin.xadd(keys.stream("garbled", 0), "*", "k", "k", "m", "{not json");
-    start([actor]);
-    const dead = await waitFor(async () => (await admin.xrange(keys.dead("garbled"), "-", "+"))[0], 5000);
-    expect(dead![1]).toContain("{not json");
-    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
-  });
-});
-
-describe("graceful stop", () => {
-  test("stop() finishes in-flight handlers, acks them, releases leases: nothing pending, nothing lost", async () => {
-    const { runtime, keys, start } = setup({ partitions: 4 });
-    let handled = 0;
-    const seen = new Set<string>();
-    const actor = defineActor<Msg>({
-      name: "slow",
-      keyOf: (m) => m.key,
-      async handle(m) {
-        await sleep(2);
-        seen.add(`${m.key}:${m.seq}`);
-        handled++;
-      },
-    });
-    const total = 3000;
-    await runtime.sendMany(actor, Array.from({ length: total }, (_, i) => ({ key: `k${i % 50}`, seq: i })));
-    const first = start([actor], { batch: 100 });
-    await waitFor(() => handled > 300, 5000);
-    await first.stop();
-    const atStop = handled;
-    expect(atStop).toBeLessThan(total);
-    expect(await pendingCount(runtime, actor)).toBe(0);
-    for (let p = 0; p < 4; p++) expect(await admin.exists(keys.lease("slow", p))).toBe(0);
-    expect(first.owned().get("slow")).toEqual([]);
-    await sleep(50);
-    expect(handled).toBe(atStop);
-
-    // The rest is still in the streams and a new host picks it up; every message exactly once.
-    start([actor]);
-    await waitFor(() => handled >= total, 10_000);
-    await sleep(100);
-    expect(handled).toBe(total);
-    expect(seen.size).toBe(total);
-  });
-});
-
-describe("stop during a retry", () => {
-  test("a message waiting to be retried stays pending with its key's later messages; the next owner runs them in order", async () => {
-    const { runtime, start } = setup({ partitions: 1 });
-    const log: string[] = [];
-    let failFirst = true;
-    const actor = defineActor<Msg>({
-      name: "retry-stop",
-      keyOf: (m) => m.key,
-      retryDelayMs: () => 60_000,
-      async handle(m, ctx) {
-        if (m.key === "a" && m.seq === 1 && failFirst) throw new Error("down for now");
-        log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
-      },
-    });
-    await runtime.sendMany(actor, [
-      { key: "a", seq: 1 },
-      { key: "a", seq: 2 },
-      { key: "b", seq: 1 },
-    ]);
-    const first = start([actor]);
-    await waitFor(() => log.includes("b1@1"), 3000);
-    await sleep(50);
-    const t0 = Date.now();
-    await first.stop();
-    expect(Date.now() - t0).toBeLessThan(2000); // the 60 s back-off does not hold up the stop
-    expect(log).toEqual(["b1@1"]);
-    expect(await pendingCount(runtime, actor)).toBe(2);
-
-    failFirst = false;
-    start([actor]);
-    await waitFor(() => log.length === 3, 5000);
-    expect(log).toEqual(["b1@1", "a1@2", "a2@2"]);
-    expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
-  });
-});
-
-describe("trimming", () => {
-  test("XTRIM MINID never removes a pending entry, and trims everything acked below it", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1 });
-    let release!: () => void;
-    const blocker = new Promise<void>((r) => (release = r));
-    let handled = 0;
-    const actor = defineActor<Msg>({
-      name: "trim",
-      keyOf: (m) => m.key,
-      async handle(m) {
-        if (m.key === "stuck") await blocker;
-        handled++;
-      },
-    });
-    const stream = keys.stream("trim", 0);
-    await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, seq: i })));
-    const stuckId = await runtime.send(actor, { key: "stuck", seq: 0 });
-    await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `j${i}`, seq: i })));
-    const host = start([actor], { trimIntervalMs: 60_000 });
-    await waitFor(() => handled === 200, 5000);
-    await waitFor(async () => (await pendingCount(runtime, actor)) === 1, 2000);
-
-    expect(await host.trimNow()).toBe(100);
-    expect((await admin.xrange(stream, stuckId, stuckId)).length).toBe(1);
-    expect(await admin.xlen(stream)).toBe(101);
-    expect(await host.trimNow()).toBe(0);
-
-    release();
-    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
-    // Nothing pending: the bound is the last-delivered id, which itself stays.
-    expect(await host.trimNow()).toBe(100);
-    expect(await admin.xlen(stream)).toBe(1);
-  });
-
-  test("trimming forgets consumers of hosts that are gone (nothing pending, idle), keeps its own", async () => {
-    const { runtime, keys, start } = setup({ partitions: 1 });
-    const actor = defineActor<Msg>({ name: "ghosts", keyOf: (m) => m.key, async handle() {} });
-    const stream = keys.stream("ghosts", 0);
-    await admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
-    await admin.xgroup("CREATECONSUMER", stream, GROUP, "old-host");
-    const host = start([actor], { forgetIdleConsumersMs: 100, trimIntervalMs: 60_000, hostId: "current-host" });
-    await host.ready;
-    await runtime.send(actor, { key: "k", seq: 1 });
-    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
-    await sleep(150);
-    await runtime.send(actor, { key: "k", seq: 2 });
-    await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
-    await host.trimNow();
-    const consumers = (await admin.call("XINFO", "CONSUMERS", stream, GROUP)) as string[][];
-    expect(consumers.map((c) => c[1])).toEqual(["current-host"]);
-  });
-});
-
-describe("timers", () => {
-  test("schedule with the same id replaces, cancel removes, due timers arrive in the key's stream", async () => {
-    const { runtime, keys, start } = setup({ partitions: 4, timeScale: 0.1 });
-    const got: string[] = [];
-    const actor = defineActor<Msg & { tag: string }>({
-      name: "timed",
-      keyOf: (m) => m.key,
-      async handle(m) {
-        got.push(m.tag);
-      },
-    });
-    const t0 = Date.now();
-    await runtime.schedule(actor, "reminder", 3000, { key: "a", seq: 1, tag: "first" });
-    await runtime.schedule(actor, "reminder", 2000, { key: "b", seq: 1, tag: "replaced" }); // 200 ms scaled; other partition
-    await runtime.schedule(actor, "doomed", 1000, { key: "a", seq: 2, tag: "cancelled" });
-    expect(await runtime.cancel(actor, "doomed")).toBe(true);
-    expect(await runtime.cancel(actor, "doomed")).toBe(false);
-    await runtime.schedule(actor, "real-time", 300, { key: "c", seq: 1, tag: "unscaled" }, { unscaled: true });
+  async function pendingCount(runtime: Runtime, actor: Actor<any>): Promise<number> {
     let total = 0;
-    for (let p = 0; p < 4; p++) total += await admin.zcard(keys.timers("timed", p));
-    expect(total).toBe(2);
+    for (let p = 0; p < runtime.partitionsOf(actor); p++) {
+      const summary = (await scope.admin.xpending(runtime.keys.stream(actor.name, p), GROUP).catch(() => [0])) as [number];
+      total += Number(summary[0]);
+    }
+    return total;
+  }
 
-    start([actor]);
-    await waitFor(() => got.length === 2, 3000);
-    expect(got).toEqual(["replaced", "unscaled"]);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-    await sleep(400);
-    expect(got).toEqual(["replaced", "unscaled"]);
-    const entries = await admin.xrange(keys.stream("timed", partitionOf("b", 4)), "-", "+");
-    expect(entries.some(([, f]) => f.includes("reminder") && f.includes("b"))).toBe(true);
+  interface Msg {
+    key: string;
+    seq: number;
+  }
+
+  describe("retries and dead letters", () => {
+    test("a handler that throws ends in nms:dead:<actor> after exactly 5 deliveries, with its error", async () => {
+      const { runtime, keys, start } = setup({ timeScale: 0.01 });
+      const seen: number[] = [];
+      const actor = defineActor<Msg>({
+        name: "always-fails",
+        keyOf: (m) => m.key,
+        async handle(m, ctx) {
+          seen.push(ctx.deliveries);
+          throw new Error(`provider exploded on ${m.key}`);
+        },
+      });
+      const id = await runtime.send(actor, { key: "k1", seq: 1 });
+      start([actor]);
+      const dead = await waitFor(async () => (await scope.admin.xrange(keys.dead("always-fails"), "-", "+"))[0], 5000);
+      expect(dead).toBeDefined();
+      const fields = Object.fromEntries(
+        dead![1].reduce<[string, string][]>((acc, v, i, all) => (i % 2 ? acc : [...acc, [v, all[i + 1]!]]), []),
+      );
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+      expect(fields.deliveries).toBe("5");
+      expect(fields.error).toBe("provider exploded on k1");
+      expect(fields.stack).toContain("provider exploded on k1");
+      expect(fields.id).toBe(id);
+      expect(fields.k).toBe("k1");
+      expect(JSON.parse(fields.m!)).toEqual({ key: "k1", seq: 1 });
+      await sleep(100);
+      expect(seen.length).toBe(5);
+      expect(await pendingCount(runtime, actor)).toBe(0);
+      expect(await scope.admin.hlen(keys.attempts("always-fails", partitionOf("k1", 4)))).toBe(0);
+    });
+
+    test("a retried message holds its key: later messages of that key wait, other keys do not", async () => {
+      const { runtime, keys, start } = setup({ timeScale: 0.01 });
+      const log: string[] = [];
+      let failures = 0;
+      const actor = defineActor<Msg>({
+        name: "flaky",
+        keyOf: (m) => m.key,
+        async handle(m, ctx) {
+          if (m.key === "a" && m.seq === 1 && failures < 2) {
+            failures++;
+            throw new Error("transient");
+          }
+          log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+        },
+      });
+      await runtime.sendMany(actor, [
+        { key: "a", seq: 1 },
+        { key: "a", seq: 2 },
+        { key: "b", seq: 1 },
+      ]);
+      start([actor]);
+      await waitFor(() => log.length === 3, 5000);
+      expect(log.filter((l) => l.startsWith("a"))).toEqual(["a1@3", "a2@1"]);
+      expect(log.indexOf("b1@1")).toBeLessThan(log.indexOf("a1@3"));
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+      expect(await scope.admin.exists(keys.dead("flaky"))).toBe(0);
+    });
   });
 
-  test("ctx.schedule from a handler: the timer message runs later for the same key", async () => {
-    const { runtime, start } = setup({ timeScale: 0.01 });
-    const got: number[] = [];
-    const actor = defineActor<Msg>({
-      name: "self-timer",
-      keyOf: (m) => m.key,
-      async handle(m, ctx) {
-        got.push(m.seq);
-        if (m.seq < 3) await ctx.schedule(`next:${m.key}`, 1000, { key: m.key, seq: m.seq + 1 });
-      },
+  describe("sending", () => {
+    test("sendMany returns entry ids in message order and puts each message in its key's partition", async () => {
+      const { runtime, keys } = setup({ partitions: 4 });
+      const actor = defineActor<Msg>({ name: "bulk", keyOf: (m) => m.key, async handle() {} });
+      const msgs = Array.from({ length: 1200 }, (_, i) => ({ key: `k${i % 7}`, seq: i }));
+      const ids = await runtime.sendMany(actor, msgs);
+      expect(ids.length).toBe(1200);
+      for (const i of [0, 1, 599, 1199]) {
+        const [entry] = await scope.admin.xrange(keys.stream("bulk", partitionOf(msgs[i]!.key, 4)), ids[i]!, ids[i]!);
+        expect(JSON.parse(entry![1][3]!)).toEqual(msgs[i]);
+      }
+      expect(await runtime.sendMany(actor, [])).toEqual([]);
     });
-    await runtime.send(actor, { key: "run-1", seq: 1 });
-    start([actor]);
-    await waitFor(() => got.length === 3, 3000);
-    expect(got).toEqual([1, 2, 3]);
+  });
+
+  describe("concurrency", () => {
+    /** Sends n messages on n distinct keys through a 5 ms handler; returns the most that ran at once. */
+    async function peakConcurrency(opts: { name: string; n: number; hostConcurrency: number; actorConcurrency?: number }) {
+      const { runtime, start } = setup();
+      let running = 0;
+      let peak = 0;
+      let done = 0;
+      const actor = defineActor<Msg>({
+        name: opts.name,
+        ...(opts.actorConcurrency === undefined ? {} : { concurrency: opts.actorConcurrency }),
+        keyOf: (m) => m.key,
+        async handle() {
+          peak = Math.max(peak, ++running);
+          await sleep(5);
+          running--;
+          done++;
+        },
+      });
+      await runtime.sendMany(actor, Array.from({ length: opts.n }, (_, i) => ({ key: `k${i}`, seq: i })));
+      start([actor], { concurrency: opts.hostConcurrency });
+      await waitFor(() => done === opts.n, 5000);
+      return peak;
+    }
+
+    test("different keys run concurrently, bounded by the host's concurrency", async () => {
+      const peak = await peakConcurrency({ name: "bounded", n: 200, hostConcurrency: 7 });
+      expect(peak).toBe(7);
+    });
+
+    test("an actor's own concurrency caps it below the host's", async () => {
+      const peak = await peakConcurrency({ name: "capped", n: 60, hostConcurrency: 50, actorConcurrency: 3 });
+      expect(peak).toBe(3);
+    });
+  });
+
+  describe("takeover", () => {
+    test("a new owner claims the old owner's pending entries (XAUTOCLAIM) and runs them before new ones", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      const actor = defineActor<Msg>({ name: "takeover", keyOf: (m) => m.key, async handle(m, ctx) {
+        handled.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+      } });
+      const handled: string[] = [];
+      const stream = keys.stream("takeover", 0);
+      await runtime.sendMany(actor, [1, 2, 3].map((seq) => ({ key: "k", seq })));
+      // A host that read them and died before acking: they sit pending under its consumer name.
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      const read = (await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">")) as any[];
+      expect(read[0][1].length).toBe(3);
+      await runtime.sendMany(actor, [4, 5].map((seq) => ({ key: "k", seq })));
+      start([actor]);
+      await waitFor(() => handled.length === 5, 5000);
+      expect(handled).toEqual(["k1@2", "k2@2", "k3@2", "k4@1", "k5@1"]);
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    });
+
+    test("the failure count survives a crash: an entry that already failed 4 times gets one more run", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1, timeScale: 0.01 });
+      const runs: number[] = [];
+      const actor = defineActor<Msg>({ name: "crashy", keyOf: (m) => m.key, async handle(_m, ctx) {
+        runs.push(ctx.deliveries);
+        throw new Error("still broken");
+      } });
+      const stream = keys.stream("crashy", 0);
+      const id = await runtime.send(actor, { key: "k", seq: 1 });
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">");
+      await scope.admin.hset(keys.attempts("crashy", 0), id, 4);
+      start([actor]);
+      const dead = await waitFor(async () => (await scope.admin.xrange(keys.dead("crashy"), "-", "+"))[0], 5000);
+      expect(runs).toEqual([5]);
+      expect(dead![1]).toContain("still broken");
+    });
+  });
+
+  describe("poison messages", () => {
+    test("an entry whose hosts kept dying (delivery count > maxDeliveries) is dead-lettered without running", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      let runs = 0;
+      const actor = defineActor<Msg>({ name: "poison", keyOf: (m) => m.key, async handle() {
+        runs++;
+      } });
+      const stream = keys.stream("poison", 0);
+      const id = await runtime.send(actor, { key: "k", seq: 1 });
+      await runtime.send(actor, { key: "k", seq: 2 });
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 1, "STREAMS", stream, ">");
+      await scope.admin.call("XCLAIM", stream, GROUP, "dead-host", 0, id, "RETRYCOUNT", 5);
+      start([actor]);
+      const dead = await waitFor(async () => (await scope.admin.xrange(keys.dead("poison"), "-", "+"))[0], 5000);
+      expect(dead![1].join(" ")).toContain("hosts died while handling it");
+      await waitFor(() => runs === 1, 2000);
+      expect(runs).toBe(1); // only seq 2
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    });
+
+    test("an entry whose JSON cannot be read goes straight to the dead letters", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      const actor = defineActor<Msg>({ name: "garbled", keyOf: (m) => m.key, async handle() {} });
+      await scope.admin.xadd(keys.stream("garbled", 0), "*", "k", "k", "m", "{not json");
+      start([actor]);
+      const dead = await waitFor(async () => (await scope.admin.xrange(keys.dead("garbled"), "-", "+"))[0], 5000);
+      expect(dead![1]).toContain("{not json");
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    });
+  });
+
+  describe("graceful stop", () => {
+    test("stop() finishes running handlers, acks them, releases leases; what it read and did not start waits for the next owner; nothing lost", async () => {
+      const { runtime, keys, start } = setup({ partitions: 4 });
+      let handled = 0;
+      const seen = new Set<string>();
+      const actor = defineActor<Msg>({
+        name: "slow",
+        keyOf: (m) => m.key,
+        async handle(m) {
+          await sleep(2);
+          seen.add(`${m.key}:${m.seq}`);
+          handled++;
+        },
+      });
+      const total = 3000;
+      await runtime.sendMany(actor, Array.from({ length: total }, (_, i) => ({ key: `k${i % 50}`, seq: i })));
+      const first = start([actor], { batch: 100 });
+      await waitFor(() => handled > 300, 5000);
+      await first.stop();
+      const atStop = handled;
+      expect(atStop).toBeLessThan(total);
+      // nothing started is left unfinished; the rest it had read (but not started) is pending
+      const pending = await pendingCount(runtime, actor);
+      expect((await Promise.all([0, 1, 2, 3].map((p) => scope.admin.xlen(keys.stream("slow", p))))).reduce((a, b) => a + b, 0)).toBe(total);
+      expect(pending).toBeLessThanOrEqual(total - atStop);
+      for (let p = 0; p < 4; p++) expect(await scope.admin.exists(keys.lease("slow", p))).toBe(0);
+      expect(first.owned().get("slow")).toEqual([]);
+      await sleep(50);
+      expect(handled).toBe(atStop);
+
+      // The rest is still in the streams and a new host picks it up; every message exactly once.
+      start([actor]);
+      await waitFor(() => handled >= total, 10_000);
+      await sleep(100);
+      expect(handled).toBe(total);
+      expect(seen.size).toBe(total);
+    });
+  });
+
+  describe("stop during a retry", () => {
+    test("a message waiting to be retried stays pending with its key's later messages; the next owner runs them in order", async () => {
+      const { runtime, start } = setup({ partitions: 1 });
+      const log: string[] = [];
+      let failFirst = true;
+      const actor = defineActor<Msg>({
+        name: "retry-stop",
+        keyOf: (m) => m.key,
+        retryDelayMs: () => 60_000,
+        async handle(m, ctx) {
+          if (m.key === "a" && m.seq === 1 && failFirst) throw new Error("down for now");
+          log.push(`${m.key}${m.seq}@${ctx.deliveries}`);
+        },
+      });
+      await runtime.sendMany(actor, [
+        { key: "a", seq: 1 },
+        { key: "a", seq: 2 },
+        { key: "b", seq: 1 },
+      ]);
+      const first = start([actor]);
+      await waitFor(() => log.includes("b1@1"), 3000);
+      await sleep(50);
+      const t0 = Date.now();
+      await first.stop();
+      expect(Date.now() - t0).toBeLessThan(2000); // the 60 s back-off does not hold up the stop
+      expect(log).toEqual(["b1@1"]);
+      expect(await pendingCount(runtime, actor)).toBe(2);
+
+      failFirst = false;
+      start([actor]);
+      await waitFor(() => log.length === 3, 5000);
+      // a2 never ran in the first host: its delivery count was given back, so this is its first delivery
+      expect(log).toEqual(["b1@1", "a1@2", "a2@1"]);
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    });
+  });
+
+  describe("trimming", () => {
+    test("XTRIM MINID never removes a pending entry, and trims everything acked below it", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      let release!: () => void;
+      const blocker = new Promise<void>((r) => (release = r));
+      let handled = 0;
+      const actor = defineActor<Msg>({
+        name: "trim",
+        keyOf: (m) => m.key,
+        async handle(m) {
+          if (m.key === "stuck") await blocker;
+          handled++;
+        },
+      });
+      const stream = keys.stream("trim", 0);
+      await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, seq: i })));
+      const stuckId = await runtime.send(actor, { key: "stuck", seq: 0 });
+      await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `j${i}`, seq: i })));
+      const host = start([actor], { trimIntervalMs: 60_000 });
+      await waitFor(() => handled === 200, 5000);
+      await waitFor(async () => (await pendingCount(runtime, actor)) === 1, 2000);
+
+      expect(await host.trimNow()).toBe(100);
+      expect((await scope.admin.xrange(stream, stuckId, stuckId)).length).toBe(1);
+      expect(await scope.admin.xlen(stream)).toBe(101);
+      expect(await host.trimNow()).toBe(0);
+
+      release();
+      await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+      // Nothing pending: the bound is the last-delivered id, which itself stays.
+      expect(await host.trimNow()).toBe(100);
+      expect(await scope.admin.xlen(stream)).toBe(1);
+    });
+
+    test("trimming forgets consumers of hosts that are gone (nothing pending, idle), keeps its own", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      const actor = defineActor<Msg>({ name: "ghosts", keyOf: (m) => m.key, async handle() {} });
+      const stream = keys.stream("ghosts", 0);
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      await scope.admin.xgroup("CREATECONSUMER", stream, GROUP, "old-host");
+      const host = start([actor], { forgetIdleConsumersMs: 100, trimIntervalMs: 60_000, hostId: "current-host" });
+      await host.ready;
+      await runtime.send(actor, { key: "k", seq: 1 });
+      await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+      await sleep(150);
+      await runtime.send(actor, { key: "k", seq: 2 });
+      await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
+      await host.trimNow();
+      const consumers = (await scope.admin.call("XINFO", "CONSUMERS", stream, GROUP)) as string[][];
+      expect(consumers.map((c) => c[1])).toEqual(["current-host"]);
+    });
+  });
+
+  describe("timers", () => {
+    test("schedule with the same id replaces, cancel removes, due timers arrive in the key's stream", async () => {
+      const { runtime, keys, start } = setup({ partitions: 4, timeScale: 0.1 });
+      const got: string[] = [];
+      const actor = defineActor<Msg & { tag: string }>({
+        name: "timed",
+        keyOf: (m) => m.key,
+        async handle(m) {
+          got.push(m.tag);
+        },
+      });
+      const t0 = Date.now();
+      await runtime.schedule(actor, "reminder", 3000, { key: "a", seq: 1, tag: "first" });
+      await runtime.schedule(actor, "reminder", 2000, { key: "b", seq: 1, tag: "replaced" }); // 200 ms scaled; other partition
+      await runtime.schedule(actor, "doomed", 1000, { key: "a", seq: 2, tag: "cancelled" });
+      expect(await runtime.cancel(actor, "doomed")).toBe(true);
+      expect(await runtime.cancel(actor, "doomed")).toBe(false);
+      await runtime.schedule(actor, "real-time", 300, { key: "c", seq: 1, tag: "unscaled" }, { unscaled: true });
+      let total = 0;
+      for (let p = 0; p < 4; p++) total += await scope.admin.zcard(keys.timers("timed", p));
+      expect(total).toBe(2);
+
+      start([actor]);
+      await waitFor(() => got.length === 2, 3000);
+      expect(got).toEqual(["replaced", "unscaled"]);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+      await sleep(400);
+      expect(got).toEqual(["replaced", "unscaled"]);
+      const entries = await scope.admin.xrange(keys.stream("timed", partitionOf("b", 4)), "-", "+");
+      expect(entries.some(([, f]) => f.includes("reminder") && f.includes("b"))).toBe(true);
+    });
+
+    test("ctx.schedule from a handler: the timer message runs later for the same key", async () => {
+      const { runtime, start } = setup({ timeScale: 0.01 });
+      const got: number[] = [];
+      const actor = defineActor<Msg>({
+        name: "self-timer",
+        keyOf: (m) => m.key,
+        async handle(m, ctx) {
+          got.push(m.seq);
+          if (m.seq < 3) await ctx.schedule(`next:${m.key}`, 1000, { key: m.key, seq: m.seq + 1 });
+        },
+      });
+      await runtime.send(actor, { key: "run-1", seq: 1 });
+      start([actor]);
+      await waitFor(() => got.length === 3, 3000);
+      expect(got).toEqual([1, 2, 3]);
+    });
   });
 });

@@ -1,6 +1,7 @@
 // A local server answering as Twilio Programmable Messaging (POST .../Accounts/{sid}/Messages.json,
-// form-encoded, basic auth): 201 with the Message resource, errors as {code,message,more_info,status}.
-import { randomBytes } from "node:crypto";
+// form-encoded, basic auth): 201 with the Message resource, errors as {code,message,more_info,status};
+// and Twilio's side of status callbacks: signed POSTs to each message's StatusCallback URL.
+import { createHmac, randomBytes } from "node:crypto";
 import {
   handleOf,
   json,
@@ -18,12 +19,47 @@ export interface FakeTwilioMessage {
   from: string;
   body?: string;
   contentSid?: string;
+  /** the StatusCallback URL the message was sent with, if any */
+  statusCallback?: string;
   request: RecordedRequest;
+}
+
+/** How a callback reaches the service: fetch by default; tests pass app.handle to stay in-process. */
+export type Deliver = (req: Request) => Promise<Response>;
+
+export interface StatusCallbackOptions {
+  /** ErrorCode of undelivered / failed, e.g. 30003 */
+  errorCode?: number | string;
+  /** sign with this token instead of the fake's own (a forged or foreign signature) */
+  authToken?: string;
+  /** post to this URL instead of the message's StatusCallback (the signature still covers the URL posted to) */
+  url?: string;
+  /** replace the computed X-Twilio-Signature (null: send none) */
+  signature?: string | null;
+  deliver?: Deliver;
 }
 
 export interface FakeTwilio extends FakeHttpHandle {
   /** the messages Twilio accepted (201), in order */
   readonly messages: FakeTwilioMessage[];
+  /**
+   * POSTs a status callback for an accepted message, as Twilio does: form-encoded MessageSid,
+   * MessageStatus (and SmsSid, SmsStatus, AccountSid, From, To, ApiVersion, ErrorCode), signed with
+   * X-Twilio-Signature under the account's auth token. Returns the service's answer.
+   */
+  sendStatus(sid: string, status: string, opts?: StatusCallbackOptions): Promise<Response>;
+}
+
+/**
+ * Twilio's request signature as its security documentation states it ("Validating requests are
+ * coming from Twilio"): take the full URL, append each POST parameter name followed by its value,
+ * parameters sorted alphabetically by name (case-sensitive), sign with HMAC-SHA1 keyed by the auth
+ * token, and base64-encode the digest.
+ */
+export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
+  let data = url;
+  for (const name of Object.keys(params).sort()) data += name + params[name];
+  return createHmac("sha1", authToken).update(data, "utf8").digest("base64");
 }
 
 export interface FakeTwilioOptions {
@@ -102,14 +138,43 @@ export async function start(opts: FakeTwilioOptions = {}): Promise<FakeTwilio> {
           to: form.To,
           uri: `/2010-04-01/Accounts/${sid}/Messages/${messageSid}.json`,
         };
-        messages.push({ sid: messageSid, to: form.To, from: form.From ?? form.MessagingServiceSid!, body: form.Body, contentSid: form.ContentSid, request: rec });
+        messages.push({
+          sid: messageSid,
+          to: form.To,
+          from: form.From ?? form.MessagingServiceSid!,
+          body: form.Body,
+          contentSid: form.ContentSid,
+          statusCallback: form.StatusCallback,
+          request: rec,
+        });
         const extra = s?.kind === "success" ? s : undefined;
         return json(extra?.status ?? 201, extra?.body ?? resource, extra?.headers);
       },
     ],
     { port: opts.port },
   );
-  return track(Object.assign(handleOf(core, "send"), { messages }), started, () => (messages.length = 0));
+  const sendStatus = async (sid: string, status: string, o: StatusCallbackOptions = {}): Promise<Response> => {
+    const m = messages.find((x) => x.sid === sid);
+    const url = o.url ?? m?.statusCallback;
+    if (!url) throw new Error(`fake twilio: message ${sid} has no StatusCallback to post to`);
+    const params: Record<string, string> = {
+      AccountSid: opts.accountSid ?? "AC00000000000000000000000000000000",
+      ApiVersion: "2010-04-01",
+      From: m?.from ?? "+14155550100",
+      MessageSid: sid,
+      MessageStatus: status,
+      SmsSid: sid,
+      SmsStatus: status,
+      To: m?.to ?? "+5511912345678",
+    };
+    if (o.errorCode !== undefined) params.ErrorCode = String(o.errorCode);
+    const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "user-agent": "TwilioProxy/1.1" };
+    const signature = o.signature !== undefined ? o.signature : twilioSignature(o.authToken ?? opts.authToken ?? "", url, params);
+    if (signature !== null) headers["x-twilio-signature"] = signature;
+    const req = new Request(url, { method: "POST", headers, body: new URLSearchParams(params).toString() });
+    return await (o.deliver ?? ((r: Request) => fetch(r)))(req);
+  };
+  return track(Object.assign(handleOf(core, "send"), { messages, sendStatus }), started, () => (messages.length = 0));
 }
 
 export async function stop(handle?: FakeTwilio): Promise<void> {

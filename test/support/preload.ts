@@ -1,6 +1,7 @@
 // Loaded before every test file (bunfig.toml): marks the process as a test run so the logger
 // stays quiet and app.handle() may pass a client address header; cleans this run's Redis keys.
 import { afterAll } from "bun:test";
+import { stopSharedRedisCluster } from "./redis-cluster";
 
 process.env.NODE_ENV = "test";
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms_test";
@@ -23,3 +24,7 @@ afterAll(async () => {
     throw new Error(`test files left Redis keys under their private prefixes: ${list}; delete them in the file's afterAll/afterEach`);
   }
 });
+
+// The local Redis Cluster (test/support/redis-cluster.ts) is started by the first cluster test and
+// stopped here, once, after the last test file: its processes killed, its directory removed.
+afterAll(stopSharedRedisCluster);

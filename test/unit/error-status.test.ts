@@ -11,8 +11,8 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 /** The codes of each status, as `new ApiError(status, code, ...)` (or DESIGN.md 4) gave it before the table. */
 const CODES_BEFORE: Record<number, string[]> = {
-  400: ["invalid_json", "invalid_parameters", "invalid_token", "token_expired", "invalid_state", "oauth_denied", "oauth_exchange_failed", "email_not_verified"],
-  401: ["invalid_api_key", "invalid_admin_token", "invalid_session", "invalid_signature"],
+  400: ["invalid_json", "invalid_parameters", "invalid_token", "token_expired", "invalid_state", "oauth_denied", "oauth_exchange_failed", "email_not_verified", "callback_expired"],
+  401: ["invalid_api_key", "invalid_admin_token", "invalid_session", "invalid_signature", "invalid_metrics_token"],
   403: ["insufficient_permissions", "origin_not_allowed", "session_required", "invalid_verify_token"],
   404: [
     "not_found",
@@ -25,6 +25,14 @@ const CODES_BEFORE: Record<number, string[]> = {
     "provider_not_found",
     "provider_not_configured",
     "workflow_not_found",
+    "suppression_not_found",
+    "link_not_found",
+    "webhook_not_found",
+    "delivery_not_found",
+    "event_not_found",
+    "domain_not_found",
+    "dead_letter_not_found",
+    "workflow_run_not_found",
   ],
   409: [
     "conflict",
@@ -36,12 +44,16 @@ const CODES_BEFORE: Record<number, string[]> = {
     "domain_already_blocked",
     "channel_already_configured",
     "origin_already_allowed",
+    "webhook_inactive",
+    "delivery_not_retryable",
+    "domain_already_added",
   ],
   413: ["payload_too_large"],
-  422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured"],
+  415: ["unsupported_media_type"],
+  422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured", "webhook_limit_reached"],
   429: ["rate_limited"],
   500: ["internal_error"],
-  503: ["service_unavailable"],
+  503: ["service_unavailable", "dns_unavailable"],
 };
 const STATUS_BEFORE = new Map(Object.entries(CODES_BEFORE).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)));
 

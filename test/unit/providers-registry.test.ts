@@ -9,7 +9,8 @@ import {
   getProviderDefinition,
   providersForChannel,
 } from "../../providers/registry";
-import type { OutboundMessage } from "../../providers/types";
+import { DEFAULT_TIMEOUT_MS, type OutboundMessage } from "../../providers/types";
+import { timeoutSetting } from "../../providers/config-checks";
 
 function def(name: string) {
   const d = getProviderDefinition(name);
@@ -158,6 +159,23 @@ describe("validation: shared settings", () => {
       expect(def(name).validate({}, { rate_limit_per_second: 5 })["settings.rate_limit_per_second"]).toBeUndefined();
     }
   });
+  test("timeout_ms must be an integer number of milliseconds for every provider (issue 14: NaN made AbortSignal.timeout throw in send)", () => {
+    for (const name of PROVIDER_NAMES) {
+      for (const bad of ["abc", "5000", 0, -1, 1.5, Number.NaN, Infinity, 600_001, true, { ms: 5 }]) {
+        const errors = def(name).validate({}, { timeout_ms: bad });
+        expect([name, bad, errors["settings.timeout_ms"]?.[0]]).toEqual([name, bad, expect.stringContaining("integer number of milliseconds")]);
+      }
+      for (const good of [1, 2500, 600_000]) expect(def(name).validate({}, { timeout_ms: good })["settings.timeout_ms"]).toBeUndefined();
+    }
+  });
+
+  test("a saved configuration's unusable timeout_ms falls back to the default instead of reaching AbortSignal.timeout", () => {
+    expect(timeoutSetting({ timeout_ms: "abc" })).toBe(DEFAULT_TIMEOUT_MS);
+    expect(timeoutSetting({ timeout_ms: -5 })).toBe(DEFAULT_TIMEOUT_MS);
+    expect(timeoutSetting({})).toBe(DEFAULT_TIMEOUT_MS);
+    expect(timeoutSetting({ timeout_ms: 2500 })).toBe(2500);
+  });
+
   test("inbox and sandbox need no credentials", () => {
     expect(def("inbox").validate({}, {})).toEqual({});
     expect(def("sandbox").validate({}, {})).toEqual({});

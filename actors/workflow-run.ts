@@ -1,0 +1,20 @@
+// The workflow-run actor (DESIGN.md 3): keyed by run id, so one run's messages are handled one at a
+// time; each message moves the run on through domain/workflow-engine.ts, its timers on this runtime.
+import type { HostOptions } from "../runtime";
+import { defineActor } from "../runtime/actor";
+import { advanceRun } from "../domain/workflow-engine";
+import { workflowRunAddress, type WorkflowRunMessage } from "../schemas/workflow-messages";
+
+export const workflowRun = defineActor<WorkflowRunMessage>({
+  ...workflowRunAddress,
+  // ctx.schedule: the host's TIME_SCALE applies to delays and the fallback bound; the run's one
+  // timer id (wfrun:<run id>) always goes with the run's key, so replacing it stays in its partition
+  handle: (msg, ctx) => advanceRun(msg, { schedule: (timerId, delayMs, m) => ctx.schedule(timerId, delayMs, m, { keyBound: true }) }),
+});
+
+/**
+ * A host of its own (also inside `npm start`): its slots are not shared with the sender's, and due
+ * timers (a delay's end) are moved into the stream every 50 ms rather than 200 ms, since a run's
+ * lateness starts with that poll.
+ */
+export const WORKFLOW_HOST_OPTIONS: Omit<HostOptions, "actors"> = { timerPollMs: 50 };

@@ -1,0 +1,11 @@
+// Counts every answered request and its latency by method, route pattern and status
+// (basics/metrics.ts): the pattern Elysia matched (/v1/notifications/:id), never the raw path.
+import { Elysia } from "elysia";
+import { recordHttpRequest } from "../../basics/metrics";
+import { requestFacts } from "../request-context";
+
+export const httpMetricsPlugin = new Elysia({ name: "plugins.http-metrics" }).onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+  // a request no route matched has no pattern: its path is the client's choice, so it is never a label
+  const status = typeof set.status === "number" ? set.status : 200;
+  recordHttpRequest(request.method, route, status, (performance.now() - requestFacts(request).startedAt) / 1000);
+});

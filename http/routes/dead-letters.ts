@@ -1,0 +1,67 @@
+// /api/internal/dead-letters (admin token): list every actor's dead letters newest first, show one,
+// redrive it onto the partition of its key (fresh delivery count), drop it. For the dashboard and on-call.
+import { Elysia } from "elysia";
+import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../../domain/dead-letters";
+import { DeadLetterList, DeadLetterListQuery, DeadLetterParams, DeadLetterResponse, RedriveResponse } from "../../schemas/dead-letters";
+import { parseLimit } from "../pagination";
+import { adminPlugin } from "../plugins/auth";
+import { requestFacts } from "../request-context";
+import { errors, NoContent, SECURITY } from "../route-docs";
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
+const TAG = { tags: ["admin"], security: SECURITY.admin };
+const by = (request: Request) => `admin api (request ${requestFacts(request).id})`;
+
+export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
+  .use(adminPlugin)
+  .get(
+    "/api/internal/dead-letters",
+    async ({ query, request }) => {
+      const limit = parseLimit(query.limit, DEFAULT_LIMIT, MAX_LIMIT);
+      const page = await listDeadLetters({ actor: query.actor, cursor: query.cursor, limit }, by(request));
+      return { data: page.items.map((d) => deadLetterView(d)), meta: { limit, next_cursor: page.nextCursor, totals: page.totals } };
+    },
+    {
+      query: DeadLetterListQuery,
+      response: { 200: DeadLetterList, ...errors(401, 422) },
+      detail: { ...TAG, summary: "List dead letters, newest first (?actor, cursor, limit)" },
+    },
+  )
+  .get(
+    "/api/internal/dead-letters/:actor/:id",
+    async ({ params, request }) => ({ data: deadLetterView(await showDeadLetter(params.actor, params.id, by(request)), true) }),
+    {
+      params: DeadLetterParams,
+      response: { 200: DeadLetterResponse, ...errors(401, 404, 422) },
+      detail: { ...TAG, summary: "One dead letter with its error stack" },
+    },
+  )
+  .post(
+    "/api/internal/dead-letters/:actor/:id/redrive",
+    async ({ params, request }) => {
+      const r = await redriveDeadLetter(params.actor, params.id, by(request));
+      return { data: { id: params.id, actor: params.actor, partition: r.partition, entry_id: r.entryId } };
+    },
+    {
+      params: DeadLetterParams,
+      response: { 200: RedriveResponse, ...errors(401, 404, 422) },
+      detail: {
+        ...TAG,
+        summary: "Redrive: append the message to the partition of its key (fresh delivery count) and delete the dead letter",
+        description: "Safe to repeat after a failure: an interrupted redrive is completed without a second copy.",
+      },
+    },
+  )
+  .delete(
+    "/api/internal/dead-letters/:actor/:id",
+    async ({ params, request, set }) => {
+      await dropDeadLetter(params.actor, params.id, by(request));
+      set.status = 204;
+    },
+    {
+      params: DeadLetterParams,
+      response: { 204: NoContent, ...errors(401, 404, 422) },
+      detail: { ...TAG, summary: "Drop a dead letter (it is not delivered); 204" },
+    },
+  );

@@ -1,0 +1,76 @@
+// Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
+// callbacks) and POST /webhooks/sendgrid/:channel_id (Event Webhook). No API key: the provider's signature is the auth.
+import { Elysia } from "elysia";
+import { sendgridEventWebhook, twilioStatusCallback } from "../../domain/provider-callbacks";
+import { signedUrlOf } from "../../domain/receipt-links";
+import { ErrorBody } from "../../schemas/errors";
+import {
+  CallbackChannelParams,
+  CallbackOutcomeBody,
+  SendgridEventBatch,
+  TwilioStatusCallbackBody,
+} from "../../schemas/provider-callbacks";
+
+const errors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  404: ErrorBody,
+  413: ErrorBody,
+  422: ErrorBody,
+};
+
+// The signature covers the exact parameters Twilio sent: they are read again from the raw form
+// text the global body parser keeps (a repeated name keeps every value), beside the parsed body the schema checks.
+const rawFormOf = (request: Request) => new URLSearchParams((request as { __rawBody?: string }).__rawBody ?? "");
+
+export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callbacks" })
+  .post(
+    "/webhooks/twilio/:channel_id",
+    async ({ params, body: _body, request, headers }) => {
+      const outcome = await twilioStatusCallback({
+        channelId: params.channel_id,
+        signedUrl: signedUrlOf(request.url),
+        form: rawFormOf(request),
+        signature: headers["x-twilio-signature"] ?? null,
+      });
+      return { data: outcome };
+    },
+    {
+      // the global body parser (plugins/errors.ts) reads the form; this names it for the OpenAPI document
+      parse: ["application/x-www-form-urlencoded"],
+      params: CallbackChannelParams,
+      body: TwilioStatusCallbackBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends",
+        tags: ["public"],
+        security: [],
+      },
+    },
+  )
+  .post(
+    "/webhooks/sendgrid/:channel_id",
+    async ({ params, body, request, headers }) => {
+      const outcome = await sendgridEventWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        body,
+        signature: headers["x-twilio-email-event-webhook-signature"] ?? null,
+        timestamp: headers["x-twilio-email-event-webhook-timestamp"] ?? null,
+      });
+      return { data: outcome };
+    },
+    {
+      // the global JSON parser (plugins/errors.ts) reads it and keeps the raw body; this names the
+      // type for the OpenAPI document, which lists no content type for a function parser alone
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: SendgridEventBatch,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)",
+        tags: ["public"],
+        security: [],
+      },
+    },
+  );

@@ -1,0 +1,64 @@
+// /v1/workflow-runs (SPEC Endpoints "Workflows"): the cursor-paged run list (status, workflow_id),
+// one run with its step results, and cancel (200 cancelled; 409 run_not_cancellable when terminal).
+import { Elysia } from "elysia";
+import { cancelRun } from "../../domain/workflow-runs";
+import { RunIdParams, RunListQuery, RunListResponse, RunResponse } from "../../schemas/workflows";
+import { notFound, validationFailed } from "../../basics/errors";
+import { decodeCursor, pageOf } from "../../store/cursor";
+import { isUuid } from "../../store/ids";
+import { getRun, listRuns, serializeRun } from "../../store/workflow-runs";
+import { parseLimit } from "../pagination";
+import { authPlugin, scopeOf } from "../plugins/auth";
+import { errors, KEY_ERRORS } from "../route-docs";
+
+const LIST_DEFAULT = 50; // SPEC Limits: workflow run list default 50
+const RUN_STATUSES = ["running", "completed", "failed", "cancelled"];
+
+const runNotFound = () => notFound("workflow_run_not_found", "Workflow run not found");
+
+export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
+  .use(authPlugin)
+  .get(
+    "/v1/workflow-runs",
+    async ({ auth, query }) => {
+      const limit = parseLimit(query.limit, LIST_DEFAULT);
+      const cursor = decodeCursor(query.cursor);
+      const details: Record<string, string[]> = {};
+      if (query.status !== undefined && !RUN_STATUSES.includes(query.status)) details.status = [`must be one of ${RUN_STATUSES.join(", ")}`];
+      if (query.workflow_id !== undefined && !isUuid(query.workflow_id)) details.workflow_id = ["must be a UUID"];
+      if (Object.keys(details).length) throw validationFailed(details);
+      const rows = await listRuns(scopeOf(auth), { limit, afterId: cursor?.id ?? null, status: query.status, workflowId: query.workflow_id });
+      const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.started_at.toISOString(), id: r.id }));
+      return { data: page.map(serializeRun), meta };
+    },
+    {
+      query: RunListQuery,
+      response: { 200: RunListResponse, ...errors(KEY_ERRORS, 422) },
+      detail: { summary: "List workflow runs, newest first", tags: ["workflows"] },
+    },
+  )
+  .get(
+    "/v1/workflow-runs/:id",
+    async ({ auth, params }) => {
+      const run = isUuid(params.id) ? await getRun(scopeOf(auth), params.id) : null;
+      if (!run) throw runNotFound();
+      return { data: serializeRun(run) };
+    },
+    {
+      params: RunIdParams,
+      response: { 200: RunResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { summary: "A workflow run with its step results", tags: ["workflows"] },
+    },
+  )
+  .post(
+    "/v1/workflow-runs/:id/cancel",
+    async ({ auth, params }) => {
+      if (!isUuid(params.id)) throw runNotFound();
+      return { data: serializeRun(await cancelRun(scopeOf(auth), params.id)) };
+    },
+    {
+      params: RunIdParams,
+      response: { 200: RunResponse, ...errors(KEY_ERRORS, 404, 409) },
+      detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", tags: ["workflows"] },
+    },
+  );

@@ -1,0 +1,123 @@
+// /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
+// PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
+import { Elysia } from "elysia";
+import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflow-definitions";
+import { triggerWorkflow } from "../../domain/workflow-runs";
+import {
+  RunResponse,
+  TriggerBody,
+  WorkflowCreateBody,
+  WorkflowIdParams,
+  WorkflowListQuery,
+  WorkflowListResponse,
+  WorkflowResponse,
+  WorkflowSlugParams,
+  WorkflowUpdateBody,
+} from "../../schemas/workflows";
+import { validationFailed } from "../../basics/errors";
+import { decodeCursor, pageOf } from "../../store/cursor";
+import { isUuid } from "../../store/ids";
+import { serializeRun } from "../../store/workflow-runs";
+import { findWorkflow, listWorkflows, serializeWorkflow } from "../../store/workflows";
+import { parseLimit } from "../pagination";
+import { authPlugin, scopeOf } from "../plugins/auth";
+import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
+
+const LIST_DEFAULT = 50;
+
+
+export const workflowRoutes = new Elysia({ name: "routes.workflows" })
+  .use(authPlugin)
+  .post(
+    "/v1/workflows",
+    async ({ auth, body, set }) => {
+      const row = await createWorkflow(scopeOf(auth), body as Record<string, unknown>);
+      set.status = 201;
+      return { data: serializeWorkflow(row) };
+    },
+    {
+      body: WorkflowCreateBody,
+      response: { 201: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
+      detail: { summary: "Create a workflow (version 1, active)", tags: ["workflows"] },
+    },
+  )
+  .get(
+    "/v1/workflows",
+    async ({ auth, query }) => {
+      const limit = parseLimit(query.limit, LIST_DEFAULT);
+      const cursor = decodeCursor(query.cursor);
+      if (query.include_inactive !== undefined && !["true", "false"].includes(query.include_inactive)) {
+        throw validationFailed({ include_inactive: ["must be true or false"] });
+      }
+      const rows = await listWorkflows(scopeOf(auth), {
+        limit,
+        afterId: cursor?.id ?? null,
+        slug: query.slug,
+        includeInactive: query.include_inactive === "true",
+      });
+      const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.inserted_at.toISOString(), id: r.id }));
+      return { data: page.map(serializeWorkflow), meta };
+    },
+    {
+      query: WorkflowListQuery,
+      response: { 200: WorkflowListResponse, ...errors(KEY_ERRORS, 422) },
+      detail: { summary: "List workflows (active versions unless include_inactive=true), newest first", tags: ["workflows"] },
+    },
+  )
+  .get(
+    "/v1/workflows/:id",
+    async ({ auth, params }) => {
+      const row = isUuid(params.id) ? await findWorkflow(scopeOf(auth), params.id) : null;
+      if (!row) throw workflowNotFound();
+      return { data: serializeWorkflow(row) };
+    },
+    {
+      params: WorkflowIdParams,
+      response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, 404) },
+      detail: { summary: "A workflow version by id (inactive versions too)", tags: ["workflows"] },
+    },
+  )
+  .put(
+    "/v1/workflows/:id",
+    async ({ auth, params, body }) => {
+      if (!isUuid(params.id)) throw workflowNotFound();
+      const row = await updateWorkflow(scopeOf(auth), params.id, body as Record<string, unknown>);
+      return { data: serializeWorkflow(row) };
+    },
+    {
+      params: WorkflowIdParams,
+      body: WorkflowUpdateBody,
+      response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
+      detail: {
+        summary: "Update: a new version (new id, version + 1, active) replaces the active version; the slug may change",
+        tags: ["workflows"],
+      },
+    },
+  )
+  .delete(
+    "/v1/workflows/:id",
+    async ({ auth, params, set }) => {
+      if (!isUuid(params.id)) throw workflowNotFound();
+      await deleteWorkflow(scopeOf(auth), params.id);
+      set.status = 204;
+    },
+    {
+      params: WorkflowIdParams,
+      response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 409) },
+      detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", tags: ["workflows"] },
+    },
+  )
+  .post(
+    "/v1/workflows/:slug/trigger",
+    async ({ auth, params, body, set }) => {
+      const run = await triggerWorkflow(scopeOf(auth), params.slug, body as Record<string, unknown>);
+      set.status = 202;
+      return { data: serializeRun(run) };
+    },
+    {
+      params: WorkflowSlugParams,
+      body: TriggerBody,
+      response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
+      detail: { summary: "Start a run of the active version for one recipient (202; steps run asynchronously)", tags: ["workflows"] },
+    },
+  );

@@ -1,0 +1,108 @@
+// TypeBox schemas of the public provider callbacks: Twilio status callbacks, SendGrid's Event Webhook
+// (both under /webhooks/<provider>/:channel_id) and WhatsApp Cloud's status webhook.
+import { t } from "elysia";
+
+export const CallbackChannelParams = t.Object({
+  channel_id: t.String({ description: "Id of the channel configuration that sent the message (GET /v1/channels/:channel -> data.id)" }),
+});
+
+/** What Twilio POSTs (form-encoded) to a message's StatusCallback; other parameters are accepted and signed too. */
+export const TwilioStatusCallbackBody = t.Object(
+  {
+    MessageSid: t.String({ description: "SM... / MM...: the provider message id stored on the notification" }),
+    MessageStatus: t.String({ description: "queued, sending, sent, delivered, undelivered, failed, read, ..." }),
+    AccountSid: t.Optional(t.String()),
+    From: t.Optional(t.String()),
+    To: t.Optional(t.String()),
+    ErrorCode: t.Optional(t.String({ description: "set on undelivered and failed, e.g. 30003" })),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        MessageSid: "SM0123456789abcdef0123456789abcdef",
+        MessageStatus: "undelivered",
+        ErrorCode: "30003",
+        AccountSid: "AC0123456789abcdef0123456789abcdef",
+        From: "+14155550100",
+        To: "+5511912345678",
+        ApiVersion: "2010-04-01",
+      },
+    ],
+  },
+);
+
+/** One SendGrid event; only the fields NMS reads are described (SendGrid sends more). */
+export const SendgridEvent = t.Object(
+  {
+    event: t.String({ description: "processed, delivered, bounce, dropped, deferred, open, click, spamreport, unsubscribe, ..." }),
+    sg_message_id: t.Optional(t.String({ description: "<X-Message-Id>.<suffix>: the part before the first dot names the message" })),
+    sg_event_id: t.Optional(t.String()),
+    timestamp: t.Optional(t.Number({ description: "Unix seconds" })),
+    email: t.Optional(t.String()),
+    reason: t.Optional(t.String()),
+    type: t.Optional(t.String({ description: "bounce events: bounce (hard) or blocked" })),
+    url: t.Optional(t.String()),
+    ip: t.Optional(t.String()),
+    useragent: t.Optional(t.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const SendgridEventBatch = t.Array(SendgridEvent, {
+  examples: [
+    [
+      {
+        email: "ana@example.com",
+        timestamp: 1764000000,
+        event: "delivered",
+        sg_event_id: "ZGVsaXZlcmVkLTAtMzQ5NjM5",
+        sg_message_id: "W86EgYT6SQKk0lRflfLRsA.filter0425p1las1-16816-5A023E36-1.0",
+        notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70",
+        response: "250 OK",
+      },
+    ],
+  ],
+});
+
+export const CallbackOutcomeBody = t.Object({
+  data: t.Object({
+    received: t.Integer({ description: "reports in the request" }),
+    matched: t.Integer({ description: "reports that named a notification of this channel configuration" }),
+    applied: t.Integer({ description: "reports that changed something (a replay or a late report changes nothing)" }),
+    ignored: t.Integer({ description: "reports that say nothing about delivery or engagement" }),
+  }),
+});
+
+/** Meta's webhook body: entry[].changes[].value {metadata.phone_number_id, statuses[]}. */
+export const WhatsappWebhookBody = t.Object(
+  {
+    object: t.Optional(t.String()),
+    entry: t.Optional(t.Array(t.Any(), { description: "entry[].changes[].value: {metadata: {phone_number_id}, statuses: [{id, status, timestamp, errors?}]}" })),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: "102290129340398",
+            changes: [
+              {
+                field: "messages",
+                value: {
+                  messaging_product: "whatsapp",
+                  metadata: { display_phone_number: "15550783881", phone_number_id: "106540352242922" },
+                  statuses: [{ id: "wamid.HBgLMTU1NTA3ODM4ODEVAgARGBI", status: "delivered", timestamp: "1764000000", recipient_id: "5511912345678" }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+);
+
+export const WhatsappWebhookResponse = t.Object({ received: t.Boolean(), updated: t.Integer() });

@@ -1,0 +1,193 @@
+// TypeBox schemas of the workflow and workflow-run routes (SPEC "Workflow", "Workflow run",
+// Endpoints "Workflows"): bodies, params, queries, records and the error responses, with examples.
+import { t } from "elysia";
+import { CHANNELS_TEXT } from "./channels";
+import { PageMeta } from "./notifications";
+
+// Field rules beyond the JSON shape (lengths, the slug alphabet, per-type required fields, the
+// duration format and bound, unknown fields) are checked by domain/workflow-definitions.ts, which
+// reports every failure at once keyed like `steps[2].duration`; the schema documents them.
+const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
+
+export const WORKFLOW_LIMITS = {
+  steps: 10,
+  slugLength: 100,
+  nameLength: 255,
+  /** 7 days, the longest delay (SPEC Limits) */
+  maxDelaySeconds: 7 * 24 * 3600,
+} as const;
+
+export const StepInput = t.Object(
+  {
+    type: Field("string", "`send`, `delay` or `fallback`."),
+    channel: Field("string", `send: the channel, one of ${CHANNELS_TEXT}.`),
+    template: Field("string", "send and fallback: the template slug; the trigger's data is its payload."),
+    duration: Field("string", "delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d)."),
+    channels: Field("array of string", "fallback: channels tried in order until one is delivered or sent (at least one)."),
+    condition: Field("string", "fallback: only `not_delivered` (the default)."),
+  },
+  { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
+);
+
+const STEPS_EXAMPLE = [
+  { type: "send", channel: "email", template: "welcome-email" },
+  { type: "delay", duration: "1h" },
+  { type: "fallback", channels: ["sms", "whatsapp"], template: "welcome-sms", condition: "not_delivered" },
+];
+
+export const WorkflowCreateBody = t.Object(
+  {
+    slug: Field("string", "1-100 characters of a-z, 0-9, `-` and `_`; unique among the scope's active workflows."),
+    name: Field("string", "1-255 characters."),
+    steps: t.Array(StepInput, { description: "1 to 10 steps, run in order." }),
+  },
+  {
+    // a schema, not `true`: the request normalizer keeps only extra keys matching one, and unknown
+    // fields must reach the domain check to be refused by name
+    additionalProperties: t.Unknown(),
+    examples: [{ slug: "welcome", name: "Welcome series", steps: STEPS_EXAMPLE }],
+  },
+);
+
+export const WorkflowUpdateBody = t.Object(
+  {
+    slug: Field("string", "Optional: kept when absent, or changed (1-100 of a-z, 0-9, `-`, `_`)."),
+    name: Field("string", "1-255 characters."),
+    steps: t.Array(StepInput, { description: "1 to 10 steps, run in order." }),
+  },
+  { additionalProperties: t.Unknown(), examples: [{ name: "Welcome series v2", steps: STEPS_EXAMPLE.slice(0, 2) }] },
+);
+
+export const TriggerBody = t.Object(
+  {
+    recipient: Field("string", "A subscriber (id or external_id) or a literal address (email, E.164 phone, push token). Alias `to`."),
+    to: Field("string", "Alias of `recipient`."),
+    data: Field("object", "Template payload of every send and fallback step. Alias `payload`."),
+    payload: Field("object", "Alias of `data`."),
+  },
+  { additionalProperties: t.Unknown(), examples: [{ recipient: "user-123", data: { name: "Ana", code: "123456" } }] },
+);
+
+export const WorkflowIdParams = t.Object({ id: t.String({ description: "Id of a workflow version" }) });
+export const WorkflowSlugParams = t.Object({ slug: t.String({ description: "Slug of an active workflow" }) });
+export const RunIdParams = t.Object({ id: t.String({ description: "Workflow run id" }) });
+
+export const WorkflowListQuery = t.Object({
+  limit: t.Optional(t.String({ description: "1-100, default 50" })),
+  cursor: t.Optional(t.String({ description: "meta.cursor of the previous page" })),
+  slug: t.Optional(t.String({ description: "Only versions with this slug" })),
+  include_inactive: t.Optional(t.String({ description: "`true`: every version, not only the active ones" })),
+});
+
+export const RunListQuery = t.Object({
+  limit: t.Optional(t.String({ description: "1-100, default 50" })),
+  cursor: t.Optional(t.String({ description: "meta.cursor of the previous page" })),
+  status: t.Optional(t.String({ description: "`running`, `completed`, `failed` or `cancelled`" })),
+  workflow_id: t.Optional(t.String({ description: "Runs of this workflow version (UUID)" })),
+});
+
+const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Union([s, t.Null()]);
+
+export const WorkflowStep = t.Object({
+  type: t.String({ description: "send, delay or fallback" }),
+  channel: t.Optional(t.String()),
+  template: t.Optional(t.String()),
+  duration: t.Optional(t.String()),
+  channels: t.Optional(t.Array(t.String())),
+  condition: t.Optional(t.String()),
+});
+
+export const WorkflowRecord = t.Object({
+  id: t.String({ description: "Id of this version (a new id per version)" }),
+  slug: t.String(),
+  name: t.String(),
+  steps: t.Array(WorkflowStep),
+  version: t.Integer(),
+  active: t.Boolean(),
+  inserted_at: t.String(),
+  updated_at: t.String(),
+});
+
+const StepError = t.Object({ code: t.String(), message: t.String() });
+
+export const FallbackAttempt = t.Object({
+  channel: t.String(),
+  notification_id: Nullable(t.String()),
+  status: t.String({ description: "the notification's status when it was judged, or `failed` when none could be created" }),
+  error: t.Optional(StepError),
+});
+
+export const StepResult = t.Object(
+  {
+    type: t.String({ description: "send, delay or fallback" }),
+    step: t.Integer({ description: "zero-based index of the step" }),
+    channel: t.Optional(Nullable(t.String())),
+    notification_id: t.Optional(Nullable(t.String())),
+    status: t.Optional(t.String({ description: "send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`" })),
+    duration: t.Optional(t.String()),
+    duration_seconds: t.Optional(t.Integer()),
+    scheduled_at: t.Optional(t.String({ description: "delay: when the run resumes" })),
+    reason: t.Optional(t.String({ description: "fallback skipped: `previous_step_delivered`" })),
+    attempts: t.Optional(t.Array(FallbackAttempt)),
+    error: t.Optional(StepError),
+  },
+  {
+    description:
+      "send {type, step, channel, notification_id, status}; delay {type, step, duration, duration_seconds, scheduled_at}; " +
+      "fallback {type, step, status, reason} when skipped, {type, step, status, channel, notification_id, attempts} otherwise; " +
+      "a failed step adds error {code, message}",
+  },
+);
+
+export const RunRecord = t.Object({
+  id: t.String(),
+  workflow_id: t.String({ description: "The version captured at trigger" }),
+  workflow_slug: t.String(),
+  workflow_version: t.Integer(),
+  recipient: t.String(),
+  status: t.String({ description: "running, completed, failed or cancelled" }),
+  current_step: t.Integer({ description: "Step being or next to be run; the step count once completed" }),
+  step_results: t.Array(StepResult),
+  data: t.Record(t.String(), t.Unknown()),
+  started_at: t.String(),
+  completed_at: Nullable(t.String()),
+});
+
+const WORKFLOW_EXAMPLE = {
+  id: "0195f1c2-7b7e-7a41-9c3e-2f4b6d8e1a01",
+  slug: "welcome",
+  name: "Welcome series",
+  steps: [
+    { type: "send", channel: "email", template: "welcome-email" },
+    { type: "delay", duration: "1d" },
+    { type: "fallback", channels: ["sms", "whatsapp"], template: "welcome-sms", condition: "not_delivered" },
+  ],
+  version: 1,
+  active: true,
+  inserted_at: "2026-11-24T10:00:00.000Z",
+  updated_at: "2026-11-24T10:00:00.000Z",
+};
+
+const RUN_EXAMPLE = {
+  id: "0195f1c3-0a10-7c2d-8e4f-5a6b7c8d9e02",
+  workflow_id: WORKFLOW_EXAMPLE.id,
+  workflow_slug: "welcome",
+  workflow_version: 1,
+  recipient: "user-123",
+  status: "running",
+  current_step: 2,
+  step_results: [
+    { type: "send", step: 0, channel: "email", notification_id: "0195f1c3-0a11-7000-8000-000000000003", status: "enqueued" },
+    { type: "delay", step: 1, duration: "1d", duration_seconds: 86400, scheduled_at: "2026-11-25T10:00:00.000Z" },
+  ],
+  data: { name: "Ana" },
+  started_at: "2026-11-24T10:00:00.000Z",
+  completed_at: null,
+};
+
+const PAGE_EXAMPLE = { cursor: "eyJ0IjoiMjAyNi0xMS0yNFQxMDowMDowMC4wMDBaIiwiaWQiOiIwMTk1In0", has_more: true };
+
+export const WorkflowResponse = t.Object({ data: WorkflowRecord }, { examples: [{ data: WORKFLOW_EXAMPLE }] });
+export const WorkflowListResponse = t.Object({ data: t.Array(WorkflowRecord), meta: PageMeta }, { examples: [{ data: [WORKFLOW_EXAMPLE], meta: PAGE_EXAMPLE }] });
+export const RunResponse = t.Object({ data: RunRecord }, { examples: [{ data: RUN_EXAMPLE }] });
+export const RunListResponse = t.Object({ data: t.Array(RunRecord), meta: PageMeta }, { examples: [{ data: [RUN_EXAMPLE], meta: PAGE_EXAMPLE }] });

@@ -1,0 +1,47 @@
+// /docs in a real browser (Debian's chromium) with every request outside the service refused: the
+// Swagger UI renders every operation of /openapi.json, with request schemas, and logs no error.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startServer } from "../../http/server";
+import { startBrowser, type TestBrowser } from "../support/browser";
+
+let api: ReturnType<typeof startServer>;
+let browser: TestBrowser;
+
+beforeAll(async () => {
+  api = startServer(0, "127.0.0.1");
+  browser = await startBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.stop();
+});
+
+test("the API reference renders offline: all operations, a request body schema, no console error", async () => {
+  const { page, consoleErrors, screenshot } = await browser.newPage();
+  const origin = new URL(api.url).origin.replace("localhost", "127.0.0.1");
+  const refused: string[] = [];
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
+    refused.push(url);
+    return route.abort("internetdisconnected");
+  });
+  await page.goto(`${origin}/docs`);
+  await page.waitForSelector(".opblock", { timeout: 20_000 });
+  const doc: any = await (await fetch(`${api.url}/openapi.json`)).json();
+  // the paths' operations and the outbound webhooks the document describes
+  const operations = [...Object.values<any>(doc.paths), ...Object.values<any>(doc.webhooks ?? {})].reduce((n, item) => n + Object.keys(item).length, 0);
+  expect(await page.locator(".opblock").count()).toBe(operations);
+
+  // open POST /v1/notifications: its request body schema is shown
+  await page.locator(".opblock-post", { hasText: "/v1/notifications" }).first().locator(".opblock-summary").click();
+  await page.waitForSelector(".opblock-post.is-open .opblock-section-request-body", { timeout: 10_000 });
+  const body = await page.locator(".opblock-post.is-open .opblock-section-request-body").innerText();
+  expect(body).toContain("application/json");
+  expect(body).toContain("channel");
+  await screenshot("api-docs");
+
+  expect(refused).toEqual([]);
+  expect(consoleErrors).toEqual([]);
+}, 60_000);

@@ -1,0 +1,27 @@
+// Spawns a test subprocess and resolves once it prints its ready text (the worker entry points
+// print "ready <id>"); throws with what it printed when it exits first or takes too long.
+import type { Subprocess } from "bun";
+
+export async function spawnUntilReady(
+  cmd: string[],
+  opts: { cwd: string; env: Record<string, string | undefined>; ready: string; timeoutMs?: number },
+): Promise<Subprocess<"ignore", "pipe", "inherit">> {
+  const proc = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  try {
+    while (!out.includes(opts.ready)) {
+      if (Date.now() > deadline) throw new Error(`${cmd.join(" ")} did not print "${opts.ready}": ${out}`);
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${cmd.join(" ")} exited before "${opts.ready}": ${out}`);
+      out += new TextDecoder().decode(value);
+    }
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  } finally {
+    reader.releaseLock();
+  }
+  return proc;
+}
