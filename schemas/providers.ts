@@ -22,4 +22,24 @@ export const ProviderDescription = t.Object({
   setting_fields: t.Array(ProviderField),
 });
 
-export const ProviderListResponse = t.Object({ data: t.Array(ProviderDescription) });
+export const ProviderListResponse = t.Object(
+  { data: t.Array(ProviderDescription) },
+  {
+    examples: [
+      {
+        data: [
+          {
+            name: "sendgrid",
+            channels: ["email"],
+            default_rate_limit_per_second: 100,
+            credential_fields: [{ name: "api_key", required: true, description: "SendGrid API key with Mail Send permission", type: "string" }],
+            setting_fields: [
+              { name: "from_email", required: true, description: "verified sender address", type: "string" },
+              { name: "rate_limit_per_second", required: false, description: "sends per second (default 100)", type: "number" },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+);

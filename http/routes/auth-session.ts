@@ -175,7 +175,8 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       })),
     }),
     {
-      response: { 200: OAuthProviderList },
+      // 422: a NUL in the query string is refused before any route (http/plugins/errors.ts)
+      response: { 200: OAuthProviderList, ...errors(422) },
       detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"], security: SECURITY.none },
     },
   )
@@ -242,7 +243,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return { data: row ? meOf(row) : null };
     },
     {
-      response: { 200: SessionResponse },
+      response: { 200: SessionResponse, ...errors(422) },
       detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"], security: SECURITY.none },
     },
   )

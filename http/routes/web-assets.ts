@@ -66,8 +66,10 @@ const EMBED_HEADERS = {
   "cache-control": "public, max-age=300, stale-while-revalidate=3600",
 };
 
+/** The dashboard's catch-all: page paths get index.html, API paths a 404 as if no route matched. */
+export const DASHBOARD_FALLBACK = "/*";
 /** The dashboard's own routes: everything under / that isApiPath leaves to it. */
-export const DASHBOARD_ROUTES = ["/", "/assets/*", "/*"] as const;
+export const DASHBOARD_ROUTES = ["/", "/assets/*", DASHBOARD_FALLBACK] as const;
 
 /**
  * The dashboard page: revalidated on every load (its file names never change), never framed,
@@ -88,7 +90,11 @@ const DASHBOARD_ASSET_HEADERS = { "cache-control": "no-cache" };
 export function webAssetRoutes(root = WEB_BUILD_DIR) {
   const page = (request: Request) => builtFile(request, "dashboard", "index.html", { headers: DASHBOARD_PAGE_HEADERS }, root);
   const pageResponse = {
-    200: t.String({ contentMediaType: "text/html", description: "The dashboard's index.html; ETag, 304 on If-None-Match" }),
+    200: t.String({
+      contentMediaType: "text/html",
+      description: "The dashboard's index.html; ETag, 304 on If-None-Match",
+      examples: ['<!doctype html><html lang="en"><head>... <script type="module" src="/assets/app.js"></script> ...'],
+    }),
     304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
     ...errors(404, 503),
   };
@@ -115,14 +121,14 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
     })
     .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
       response: {
-        200: t.String({ description: "The dashboard's script (app.js), styles (app.css) or source map; ETag, 304 on If-None-Match" }),
+        200: t.String({ description: "The dashboard's script (app.js), styles (app.css) or source map; ETag, 304 on If-None-Match", examples: ["/* app.js */ ..."] }),
         304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
         ...errors(404, 503),
       },
       detail: { tags: ["public"], security: [], summary: "The dashboard's script, styles and source map" },
     })
     .get(
-      "/*",
+      DASHBOARD_FALLBACK,
       ({ request }) => {
         const path = new URL(request.url).pathname;
         // an unknown API path keeps the API's own answer; only page paths get the dashboard

@@ -29,7 +29,8 @@ export function ApiKeysPage(_: PageProps) {
 
 function Keys() {
   const { api, environment } = useDashboard();
-  const load = useLoad(() => api.apiKeys.list(), []);
+  // a production session is also shown the sandbox keys: this page lists the chosen environment's
+  const load = useLoad(async () => (await api.apiKeys.list()).filter((k) => k.environment === environment), []);
   const [shown, setShown] = useState<{ raw: string; what: string } | null>(null);
   const [label, setLabel] = useState("");
   const [keyType, setKeyType] = useState<"secret" | "publishable">("secret");
