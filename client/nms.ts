@@ -13,6 +13,9 @@ import { Subscribers } from "./resources/subscribers";
 import { TeamMembers } from "./resources/team-members";
 import { Templates } from "./resources/templates";
 import { Tenants } from "./resources/tenants";
+import { Auth } from "./resources/auth";
+import { Providers } from "./resources/providers";
+import { TeamAuditLogs } from "./resources/team-audit-logs";
 
 export class Nms {
   readonly notifications: Notifications;
@@ -22,9 +25,12 @@ export class Nms {
   readonly apiKeys: ApiKeys;
   readonly inboxEmbed: InboxEmbed;
   readonly analytics: Analytics;
+  readonly providers: Providers;
   // dashboard session
   readonly me: Me;
   readonly teamMembers: TeamMembers;
+  readonly teamAuditLogs: TeamAuditLogs;
+  readonly auth: Auth;
   // admin token
   readonly auditLogs: AuditLogs;
   readonly blockedDomains: BlockedDomains;
@@ -41,6 +47,9 @@ export class Nms {
     this.analytics = new Analytics(t);
     this.me = new Me(t);
     this.teamMembers = new TeamMembers(t);
+    this.teamAuditLogs = new TeamAuditLogs(t);
+    this.auth = new Auth(t);
+    this.providers = new Providers(t);
     this.auditLogs = new AuditLogs(t);
     this.blockedDomains = new BlockedDomains(t);
     this.tenants = new Tenants(t);

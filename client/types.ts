@@ -10,6 +10,7 @@ import type * as Errors from "../schemas/errors";
 import type * as Embed from "../schemas/inbox-embed";
 import type * as Inbox from "../schemas/inbox";
 import type * as Notifications from "../schemas/notifications";
+import type * as Providers from "../schemas/providers";
 import type * as Session from "../schemas/session";
 import type * as Subscribers from "../schemas/subscribers";
 import type * as Team from "../schemas/team";
@@ -75,6 +76,8 @@ export type ChannelUpdateParams = Static<typeof Channels.ChannelUpdateBody>;
 export type ChannelTestParams = Static<typeof Channels.ChannelTestBody>;
 export type ChannelConfig = Static<typeof Channels.ChannelConfigRecord>;
 export type ChannelTestResult = Static<typeof Channels.ChannelTestResponse>["data"];
+export type ProviderDescription = Static<typeof Providers.ProviderDescription>;
+export type ProviderField = Static<typeof Providers.ProviderField>;
 
 // ---- API keys
 export type ApiKeyCreateParams = Static<typeof ApiKeys.CreateKeyBody>;
@@ -111,6 +114,8 @@ export type AuditLogListParams = Loosen<Omit<AuditQuery, "start_date" | "end_dat
   start_date?: AuditQuery["start_date"] | Date;
   end_date?: AuditQuery["end_date"] | Date;
 };
+/** GET /v1/team/audit-logs: the same filters without tenant_id (the session's tenant). */
+export type TeamAuditLogListParams = Omit<AuditLogListParams, "tenant_id">;
 export type AuditLogEntry = Static<typeof AuditLogs.AuditLogEntry>;
 export type AuditLogList = Static<typeof AuditLogs.AuditLogList>;
 export type BlockedDomain = Static<typeof Blocked.BlockedDomain>;
@@ -123,6 +128,9 @@ export type TenantWithKey = Static<typeof Tenants.TenantWithKey>;
 
 // ---- dashboard session
 export type Me = Static<typeof Session.Me>;
+export type OAuthProvider = Static<typeof Session.OAuthProviderList>["data"][number];
+export type MagicLinkParams = Static<typeof Session.MagicLinkBody>;
+export type MagicLinkResult = Static<typeof Session.MagicLinkSent>["data"];
 export type TeamMember = Static<typeof Team.TeamMember>;
 export type TeamMemberInviteParams = Static<typeof Team.InviteMemberBody>;
 export type TeamMemberUpdateParams = Static<typeof Team.UpdateMemberBody>;

@@ -2,6 +2,7 @@
 // Adapters receive everything through their channel config and deps; none reads the environment.
 
 import type { Channel } from "../schemas/channels";
+import type { ProviderFieldSpec } from "../schemas/providers";
 
 /** A rendered message, ready for one provider call. */
 export interface OutboundMessage {
@@ -114,11 +115,8 @@ export interface ProviderConfig {
   settings: ProviderSettings;
 }
 
-export interface FieldSpec {
-  name: string;
-  required: boolean;
-  description: string;
-}
+/** name, required, description and JSON type: GET /v1/providers serves these as they are. */
+export type FieldSpec = ProviderFieldSpec;
 
 /** field path ("credentials.api_key", "settings.from_email") -> messages; {} when valid */
 export type ValidationErrors = Record<string, string[]>;

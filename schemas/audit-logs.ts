@@ -30,6 +30,9 @@ export const AuditLogQuery = t.Object({
   limit: t.Optional(t.String()),
 });
 
+/** GET /v1/team/audit-logs: the same filters; the tenant is the session's. */
+export const TeamAuditLogQuery = t.Omit(AuditLogQuery, ["tenant_id"]);
+
 const AUDIT_EXAMPLE = {
   id: "0198c3c0-1234-7abc-8def-0123456789ab",
   tenant_id: "0198c3a0-1111-7222-8333-444455556666",

@@ -34,3 +34,22 @@ export const MeResponse = t.Object(
     ],
   },
 );
+
+/** GET /auth/providers: the OAuth providers this server has credentials for (a sign-in page shows only these). */
+export const OAuthProviderList = t.Object(
+  {
+    data: t.Array(
+      t.Object({
+        name: t.Union([t.Literal("google"), t.Literal("github")]),
+        start_url: t.String({ description: "PUBLIC_URL/auth/<name>: open it in the browser to sign in" }),
+      }),
+    ),
+  },
+  { examples: [{ data: [{ name: "github", start_url: "https://nms.example.com/auth/github" }] }] },
+);
+
+/** GET /auth/session: the signed-in user, or null without a valid session cookie. */
+export const SessionResponse = t.Object(
+  { data: t.Union([Me, t.Null()]) },
+  { examples: [{ data: null }] },
+);

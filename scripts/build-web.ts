@@ -1,19 +1,36 @@
 // Builds the browser code in web/ with Bun's bundler into .nms/web/ (git-ignored), which the API
 // serves (http/routes/web-assets.ts); skips the work when no input changed since the last build.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
 /** Where the built files go; http/routes/web-assets.ts serves the same folder. */
 export const WEB_BUILD_DIR = join(root, ".nms", "web");
 const STAMP = join(WEB_BUILD_DIR, "build-stamp.json");
 
+interface WebTarget {
+  entry: string;
+  dir: string;
+  /** The bundle's name; CSS the entry imports is written beside it (app.js -> app.css). */
+  file: string;
+  /** Static files copied as they are into <dir> (the dashboard's index.html). */
+  copy?: readonly string[];
+}
+
 /**
- * One bundle per entry point, written to WEB_BUILD_DIR/<dir>/<file>. A dashboard adds its own line
- * (its own dir) and is served by the same route.
+ * One bundle per entry point, written to WEB_BUILD_DIR/<dir>/<file>; http/routes/web-assets.ts
+ * serves each dir (embed/ at /embed/, dashboard/ at / and /assets/).
  */
-export const WEB_TARGETS = [{ entry: "web/inbox/nms-inbox.ts", dir: "embed", file: "nms-inbox.js" }] as const;
+export const WEB_TARGETS: readonly WebTarget[] = [
+  { entry: "web/inbox/nms-inbox.ts", dir: "embed", file: "nms-inbox.js" },
+  { entry: "web/dashboard/main.tsx", dir: "dashboard", file: "app.js", copy: ["web/dashboard/index.html"] },
+];
+
+/** Every file a target leaves in its dir that must exist for the build to count as done. */
+function outputsOf(t: WebTarget): string[] {
+  return [t.file, ...(t.copy ?? []).map((c) => basename(c))].map((f) => join(WEB_BUILD_DIR, t.dir, f));
+}
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -32,6 +49,7 @@ function inputFingerprint(): string {
   const inputs = [
     ...["web", "client", "schemas"].flatMap((d) => filesUnder(join(root, d))),
     join(root, "scripts", "build-web.ts"),
+    join(root, "tsconfig.json"), // its jsx settings shape the dashboard's bundle
     join(root, "package-lock.json"),
   ];
   const h = createHash("sha256");
@@ -48,7 +66,7 @@ function upToDate(fingerprint: string): boolean {
   } catch {
     return false;
   }
-  return WEB_TARGETS.every((t) => existsSync(join(WEB_BUILD_DIR, t.dir, t.file)));
+  return WEB_TARGETS.flatMap(outputsOf).every((f) => existsSync(f));
 }
 
 export interface WebBuildResult {
@@ -58,14 +76,14 @@ export interface WebBuildResult {
 }
 
 /**
- * Bundles every target (lit included, minified, ES module, linked source map). Each target is
- * written to a temporary folder and its files renamed into place, so a running API never serves
- * half a file.
+ * Bundles every target (lit and preact included, minified, ES module, linked source map). Each
+ * target is written to a temporary folder and its files renamed into place, so a running API never
+ * serves half a file.
  */
 export async function buildWeb(opts: { force?: boolean } = {}): Promise<WebBuildResult> {
   const started = performance.now();
   const fingerprint = inputFingerprint();
-  const files = WEB_TARGETS.map((t) => join(WEB_BUILD_DIR, t.dir, t.file));
+  const files = WEB_TARGETS.flatMap(outputsOf);
   if (!opts.force && upToDate(fingerprint)) return { built: false, files, ms: performance.now() - started };
   mkdirSync(WEB_BUILD_DIR, { recursive: true });
   for (const t of WEB_TARGETS) {
@@ -73,7 +91,8 @@ export async function buildWeb(opts: { force?: boolean } = {}): Promise<WebBuild
     const result = await Bun.build({
       entrypoints: [join(root, t.entry)],
       outdir: tmp,
-      naming: t.file,
+      // app.js and, when the entry imports CSS, app.css
+      naming: { entry: t.file.replace(/\.js$/, ".[ext]"), asset: "[name]-[hash].[ext]" },
       target: "browser",
       format: "esm",
       minify: true,
@@ -85,6 +104,7 @@ export async function buildWeb(opts: { force?: boolean } = {}): Promise<WebBuild
       rmSync(tmp, { recursive: true, force: true });
       throw new AggregateError(result.logs, `web build of ${t.entry} failed:\n${result.logs.map(String).join("\n")}`);
     }
+    for (const c of t.copy ?? []) copyFileSync(join(root, c), join(tmp, basename(c)));
     const dest = join(WEB_BUILD_DIR, t.dir);
     mkdirSync(dest, { recursive: true });
     // renaming a file over another is atomic: a request sees the old file or the new one

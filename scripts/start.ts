@@ -61,6 +61,8 @@ if (!only || only === "api") {
   console.log(`NMS API listening at ${server.url}`);
   console.log(`Admin token: ${config.adminToken}${config.adminTokenGenerated ? " (generated for development, kept in .nms/dev-secrets.json)" : ""}`);
   console.log(`OpenAPI document: ${server.url}/openapi.json`);
+  // sign-in links and the Origin rule use APP_URL: open the dashboard there, not at another name of this host
+  console.log(`Dashboard: ${config.appUrl}${config.smtpUrl ? "" : " (no SMTP_URL: sign-in links are printed in this log)"}`);
 }
 if (!only || only !== "api") {
   const actors = await startActors(only ? [only] : actorKinds());

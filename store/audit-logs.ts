@@ -39,8 +39,10 @@ export async function listAuditLogs(f: AuditFilter): Promise<AuditLogEntry[]> {
   if (f.resourceId !== undefined) conds.push(sql`resource_id = ${f.resourceId}`);
   if (f.actorType !== undefined) conds.push(sql`actor_type = ${f.actorType}`);
   if (f.actorId !== undefined) conds.push(sql`actor_id = ${f.actorId}`);
-  if (f.startDate !== undefined) conds.push(sql`inserted_at >= ${f.startDate}::timestamptz`);
-  if (f.endDate !== undefined) conds.push(sql`inserted_at <= ${f.endDate}::timestamptz`);
+  // ::text first: a parameter typed timestamptz goes through postgres.js's Date serializer, which
+  // drops the microseconds, so an end_date copied from an entry's inserted_at left that entry out
+  if (f.startDate !== undefined) conds.push(sql`inserted_at >= ${f.startDate}::text::timestamptz`);
+  if (f.endDate !== undefined) conds.push(sql`inserted_at <= ${f.endDate}::text::timestamptz`);
   const where = conds.reduce((acc, c) => sql`${acc} and ${c}`);
   return sql<AuditLogEntry[]>`
     select ${columns} from audit_logs where ${where}

@@ -3,9 +3,12 @@
 import { Elysia } from "elysia";
 import { recordHttpRequest } from "../../basics/metrics";
 import { requestFacts } from "../request-context";
+import { DASHBOARD_FALLBACK } from "../routes/web-assets";
 
 export const httpMetricsPlugin = new Elysia({ name: "plugins.http-metrics" }).onAfterResponse({ as: "global" }, ({ request, set, route }) => {
   // a request no route matched has no pattern: its path is the client's choice, so it is never a label
   const status = typeof set.status === "number" ? set.status : 200;
-  recordHttpRequest(request.method, route, status, (performance.now() - requestFacts(request).startedAt) / 1000);
+  // the dashboard's catch-all 404s unknown API paths: for those no route really matched
+  const pattern = route === DASHBOARD_FALLBACK && status === 404 ? undefined : route;
+  recordHttpRequest(request.method, pattern, status, (performance.now() - requestFacts(request).startedAt) / 1000);
 });

@@ -1,13 +1,14 @@
 // GET /api/internal/audit-logs and /api/internal/audit-logs/:id (admin token): every SPEC filter
-// plus resource_id, actor_id, start_date, end_date; entries with microsecond inserted_at.
+// plus resource_id, actor_id, start_date, end_date; GET /v1/team/audit-logs: the same for a session's own tenant.
 import { Elysia, t } from "elysia";
-import { AuditLogList, AuditLogQuery, AuditLogResponse } from "../../schemas/audit-logs";
-import { findAuditLog, listAuditLogs } from "../../store/audit-logs";
+import { AuditLogList, AuditLogQuery, AuditLogResponse, TeamAuditLogQuery } from "../../schemas/audit-logs";
+import { findAuditLog, listAuditLogs, type AuditFilter } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
-import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";
 import { errors, SECURITY } from "../route-docs";
+import { sessionPlugin } from "../session";
 
 const ACTOR_TYPES = ["user", "api_key", "system"];
 // ISO 8601 date or date-time (offset or Z optional, fractions allowed)
@@ -23,6 +24,36 @@ function isoDate(details: ErrorDetails, field: string, raw: string | undefined):
   return raw;
 }
 
+/**
+ * The filters of both audit routes, checked together so every bad value is one 422 naming its
+ * field. `tenantId` is the query's (admin) or the session's (team route).
+ */
+function auditFilter(query: Omit<typeof AuditLogQuery.static, "tenant_id">, tenantId: string | undefined, details: ErrorDetails): AuditFilter {
+  if (query.actor_type !== undefined && !ACTOR_TYPES.includes(query.actor_type)) {
+    details.actor_type = [`must be one of ${ACTOR_TYPES.join(", ")}`];
+  }
+  const startDate = isoDate(details, "start_date", query.start_date);
+  const endDate = isoDate(details, "end_date", query.end_date);
+  let limit = 50;
+  try {
+    limit = parseLimit(query.limit, 50, 200);
+  } catch (e: any) {
+    Object.assign(details, e.details);
+  }
+  if (Object.keys(details).length) throw validationFailed(details);
+  return {
+    tenantId: tenantId!,
+    action: query.action,
+    resourceType: query.resource_type,
+    resourceId: query.resource_id,
+    actorType: query.actor_type,
+    actorId: query.actor_id,
+    startDate,
+    endDate,
+    limit,
+  };
+}
+
 export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
   .use(adminPlugin)
   .get("/api/internal/audit-logs", async ({ query }) => {
@@ -30,29 +61,7 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     const tenantId = query.tenant_id?.trim();
     if (!tenantId) details.tenant_id = ["is required"];
     else if (!isUuid(tenantId)) details.tenant_id = ["must be a UUID"];
-    if (query.actor_type !== undefined && !ACTOR_TYPES.includes(query.actor_type)) {
-      details.actor_type = [`must be one of ${ACTOR_TYPES.join(", ")}`];
-    }
-    const startDate = isoDate(details, "start_date", query.start_date);
-    const endDate = isoDate(details, "end_date", query.end_date);
-    let limit = 50;
-    try {
-      limit = parseLimit(query.limit, 50, 200);
-    } catch (e: any) {
-      Object.assign(details, e.details);
-    }
-    if (Object.keys(details).length) throw validationFailed(details);
-    const rows = await listAuditLogs({
-      tenantId: tenantId!,
-      action: query.action,
-      resourceType: query.resource_type,
-      resourceId: query.resource_id,
-      actorType: query.actor_type,
-      actorId: query.actor_id,
-      startDate,
-      endDate,
-      limit,
-    });
+    const rows = await listAuditLogs(auditFilter(query, tenantId, details));
     return { audit_logs: rows, count: rows.length };
   }, {
     query: AuditLogQuery,
@@ -67,4 +76,25 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     params: t.Object({ id: t.String() }),
     response: { 200: AuditLogResponse, ...errors(401, 404) },
     detail: { summary: "One audit log entry (admin)", tags: ["admin"], security: SECURITY.admin },
+  });
+
+/**
+ * The dashboard's view of the audit log: a signed-in owner or admin reads their own tenant's
+ * entries (every environment: the log is per tenant), with the admin route's filters and answer.
+ * Members are refused, as they are for team management.
+ */
+export const teamAuditLogRoutes = new Elysia({ name: "routes.team-audit-logs" })
+  .use(sessionPlugin)
+  .get("/v1/team/audit-logs", async ({ query, user }) => {
+    if (user.role === "member") throw forbidden("insufficient_permissions", "Only owners and admins read the audit log");
+    const rows = await listAuditLogs(auditFilter(query, user.tenant_id, {}));
+    return { audit_logs: rows, count: rows.length };
+  }, {
+    query: TeamAuditLogQuery,
+    response: { 200: AuditLogList, ...errors(401, 403, 422) },
+    detail: {
+      summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)",
+      tags: ["team"],
+      security: SECURITY.session,
+    },
   });

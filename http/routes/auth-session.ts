@@ -23,7 +23,7 @@ import {
   sessionCookie,
   sessionPlugin,
 } from "../session";
-import { CallbackQuery, MagicLinkBody, MagicLinkSent, MeResponse, ProviderParams, VerifyQuery } from "../../schemas/session";
+import { CallbackQuery, MagicLinkBody, MagicLinkSent, MeResponse, OAuthProviderList, ProviderParams, SessionResponse, VerifyQuery } from "../../schemas/session";
 import { BODY_ERRORS, errors, NoContent, Redirect, SECURITY } from "../route-docs";
 
 const SIGNED_IN = Redirect("Signed in: sets the nms_session cookie and redirects (Location) to the dashboard, APP_URL");
@@ -72,6 +72,45 @@ export async function sendLoginLink(email: string, token: string, invitedBy?: st
 }
 
 // ---------------------------------------------------------------------------------------------
+// Magic-link verification
+
+const LINK_ERRORS = new Set(["invalid_token", "token_expired"]);
+
+/** A browser following a link (it asks for HTML), as opposed to an API client or a test. */
+function wantsPage(request: Request): boolean {
+  return (request.headers.get("accept") ?? "").includes("text/html");
+}
+
+function toSignInPage(code: string): Response {
+  const url = new URL(config.appUrl);
+  url.searchParams.set("sign_in_error", code);
+  return new Response(null, { status: 302, headers: { location: url.toString(), "cache-control": "no-store" } });
+}
+
+async function verifyMagicLink(raw: string | undefined, request: Request): Promise<Response> {
+  if (!raw || raw.length > 200) throw new AppError("invalid_token", "The sign-in link is invalid");
+  return signInResponse(request, async (tx) => {
+    const result = await consumeMagicLink(tx, raw);
+    if (result.status === "expired") throw new AppError("token_expired", "The sign-in link has expired; request a new one");
+    if (result.status !== "ok") throw new AppError("invalid_token", "The sign-in link is invalid or was already used");
+    const link = result.link;
+    let user: UserRow | undefined;
+    if (link.user_id) {
+      user = await findUserByEmail(link.email, tx);
+      if (!user || user.id !== link.user_id) throw new AppError("invalid_token", "The sign-in link is no longer valid");
+    } else {
+      user = (await findOrSignUp(tx, link.email)).user;
+    }
+    await touchLogin(tx, user.id);
+    return user;
+  });
+}
+
+function meOf(row: UserRow) {
+  return { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role };
+}
+
+// ---------------------------------------------------------------------------------------------
 // OAuth providers: credentials and endpoints come from config (GOOGLE_* / GITHUB_*), so tests can
 // point them at a local server.
 
@@ -84,6 +123,7 @@ const SCOPES: Record<OAuthProviderName, string[]> = {
   google: ["openid", "email", "profile"],
   github: ["read:user", "user:email"],
 };
+const OAUTH_PROVIDERS = Object.keys(SCOPES) as OAuthProviderName[];
 
 function providerConfig(name: string): ProviderConfig {
   if (name !== "google" && name !== "github") throw notFound("provider_not_found", "OAuth provider must be google or github");
@@ -125,6 +165,21 @@ async function providerIdentity(p: ProviderConfig, accessToken: string): Promise
 // ---------------------------------------------------------------------------------------------
 
 export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
+  .get(
+    "/auth/providers",
+    () => ({
+      // the flow must start on PUBLIC_URL's host: the state cookie it sets is read by the callback there
+      data: OAUTH_PROVIDERS.filter((name) => config.oauthProvider(name) !== null).map((name) => ({
+        name,
+        start_url: `${config.publicUrl.replace(/\/$/, "")}/auth/${name}`,
+      })),
+    }),
+    {
+      // 422: a NUL in the query string is refused before any route (http/plugins/errors.ts)
+      response: { 200: OAuthProviderList, ...errors(422) },
+      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"], security: SECURITY.none },
+    },
+  )
   .post(
     "/auth/magic-link",
     async ({ body, request, set }) => {
@@ -157,28 +212,39 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
   .get(
     "/auth/magic-link/verify",
     async ({ query, request }) => {
-      const raw = query.token;
-      if (!raw || raw.length > 200) throw new AppError("invalid_token", "The sign-in link is invalid");
-      return signInResponse(request, async (tx) => {
-        const result = await consumeMagicLink(tx, raw);
-        if (result.status === "expired") throw new AppError("token_expired", "The sign-in link has expired; request a new one");
-        if (result.status !== "ok") throw new AppError("invalid_token", "The sign-in link is invalid or was already used");
-        const link = result.link;
-        let user: UserRow | undefined;
-        if (link.user_id) {
-          user = await findUserByEmail(link.email, tx);
-          if (!user || user.id !== link.user_id) throw new AppError("invalid_token", "The sign-in link is no longer valid");
-        } else {
-          user = (await findOrSignUp(tx, link.email)).user;
-        }
-        await touchLogin(tx, user.id);
-        return user;
-      });
+      try {
+        return await verifyMagicLink(query.token, request);
+      } catch (err) {
+        // a person who clicked the link sees the dashboard's sign-in page saying why, not a JSON body
+        if (err instanceof AppError && LINK_ERRORS.has(err.code) && wantsPage(request)) return toSignInPage(err.code);
+        throw err;
+      }
     },
     {
       query: VerifyQuery,
-      response: { 302: SIGNED_IN, ...errors(400, 422) },
-      detail: { summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL", tags: ["session"], security: SECURITY.none },
+      response: {
+        302: Redirect(
+          "Signed in: sets the nms_session cookie and redirects to APP_URL. A browser (Accept: text/html) whose link is invalid or expired is redirected to APP_URL?sign_in_error=<code> instead of the 400",
+        ),
+        ...errors(400, 422),
+      },
+      detail: {
+        summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL",
+        tags: ["session"],
+        security: SECURITY.none,
+      },
+    },
+  )
+  .get(
+    "/auth/session",
+    async ({ request }) => {
+      const session = await findRequestSession(request);
+      const row = session ? await findUser(session.tenant_id, session.user_id) : undefined;
+      return { data: row ? meOf(row) : null };
+    },
+    {
+      response: { 200: SessionResponse, ...errors(422) },
+      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"], security: SECURITY.none },
     },
   )
   .get(
@@ -277,7 +343,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     async ({ user }) => {
       const row = await findUser(user.tenant_id, user.user_id);
       if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
-      return { data: { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role } };
+      return { data: meOf(row) };
     },
     {
       response: { 200: MeResponse, ...errors(401, 403) },

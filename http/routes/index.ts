@@ -6,7 +6,7 @@ import { inboxRoutes } from "./inbox";
 import { internalTenantRoutes } from "./internal-tenants";
 import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
-import { auditLogRoutes } from "./audit-logs";
+import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
@@ -17,6 +17,7 @@ import { analyticsRoutes } from "./analytics";
 import { unsubscribeRoutes } from "./unsubscribe";
 import { whatsappWebhookRoutes } from "./whatsapp-webhook";
 import { webAssetRoutes } from "./web-assets";
+import { providerRoutes } from "./providers";
 import { providerCallbackRoutes } from "./provider-callbacks";
 import { trackingRoutes } from "./tracking";
 import { suppressionRoutes } from "./suppressions";
@@ -44,6 +45,8 @@ export const routePlugins = [
   analyticsRoutes,
   unsubscribeRoutes,
   whatsappWebhookRoutes,
+  providerRoutes,
+  teamAuditLogRoutes,
   metricsRoutes,
   deadLetterRoutes,
   workflowRoutes,

@@ -1,5 +1,5 @@
 // The browser code scripts/build-web.ts builds into .nms/web/: GET /embed/<file> (the inbox web
-// component, loadable by any page), and isApiPath for a later dashboard's SPA fallback at /.
+// component, loadable by any page) and the dashboard at / (its files under /assets/, index.html for every other page path).
 import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
@@ -10,10 +10,9 @@ import { errors } from "../route-docs";
 export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
 
 /**
- * Top-level paths the API owns. A dashboard served at / answers index.html only for other paths
- * (a `GET /*` route checking isApiPath, then builtFile(..., "dashboard", "index.html")), so an
- * unknown API path keeps its JSON 404. test/http/web-assets.test.ts fails when a route outside
- * this list appears.
+ * Top-level paths the API owns. The dashboard served at / answers index.html only for other paths
+ * (DASHBOARD_ROUTES: `GET /*` checks isApiPath first), so an unknown API path keeps its JSON 404.
+ * test/http/web-assets.test.ts fails when a route outside this list and DASHBOARD_ROUTES appears.
  */
 export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed", "/track", "/metrics"];
 
@@ -67,21 +66,78 @@ const EMBED_HEADERS = {
   "cache-control": "public, max-age=300, stale-while-revalidate=3600",
 };
 
+/** The dashboard's catch-all: page paths get index.html, API paths a 404 as if no route matched. */
+export const DASHBOARD_FALLBACK = "/*";
+/** The dashboard's own routes: everything under / that isApiPath leaves to it. */
+export const DASHBOARD_ROUTES = ["/", "/assets/*", DASHBOARD_FALLBACK] as const;
+
+/**
+ * The dashboard page: revalidated on every load (its file names never change), never framed,
+ * scripts and API calls from this origin only (the dashboard talks to the API it is served by).
+ * Inline styles are allowed: the template editor renders an email's HTML (which styles inline) in
+ * a sandboxed frame that inherits this policy; scripts never run there.
+ */
+const DASHBOARD_PAGE_HEADERS = {
+  "cache-control": "no-cache",
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+};
+const DASHBOARD_ASSET_HEADERS = { "cache-control": "no-cache" };
+
 export function webAssetRoutes(root = WEB_BUILD_DIR) {
-  return new Elysia({ name: "routes.web-assets", seed: root }).get(
-    "/embed/*",
-    ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
-    {
+  const page = (request: Request) => builtFile(request, "dashboard", "index.html", { headers: DASHBOARD_PAGE_HEADERS }, root);
+  const pageResponse = {
+    200: t.String({
+      contentMediaType: "text/html",
+      description: "The dashboard's index.html; ETag, 304 on If-None-Match",
+      examples: ['<!doctype html><html lang="en"><head>... <script type="module" src="/assets/app.js"></script> ...'],
+    }),
+    304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+    ...errors(404, 503),
+  };
+  return new Elysia({ name: "routes.web-assets", seed: root })
+    .get(
+      "/embed/*",
+      ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
+      {
+        response: {
+          200: t.String({ contentMediaType: "text/javascript", description: "The file; ETag, 304 on If-None-Match", examples: ["/* <nms-inbox> */ ..."] }),
+          304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
+          ...errors(404, 503),
+        },
+        detail: {
+          tags: ["public"],
+          security: [],
+          summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
+        },
+      },
+    )
+    .get("/", ({ request }) => page(request), {
+      response: pageResponse,
+      detail: { tags: ["public"], security: [], summary: "The dashboard (docs/dashboard.md)" },
+    })
+    .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
       response: {
-        200: t.String({ contentMediaType: "text/javascript", description: "The file; ETag, 304 on If-None-Match", examples: ["/* <nms-inbox> */ ..."] }),
+        200: t.String({ description: "The dashboard's script (app.js), styles (app.css) or source map; ETag, 304 on If-None-Match", examples: ["/* app.js */ ..."] }),
         304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
         ...errors(404, 503),
       },
-      detail: {
-        tags: ["public"],
-        security: [],
-        summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
+      detail: { tags: ["public"], security: [], summary: "The dashboard's script, styles and source map" },
+    })
+    .get(
+      DASHBOARD_FALLBACK,
+      ({ request }) => {
+        const path = new URL(request.url).pathname;
+        // an unknown API path keeps the API's own answer; only page paths get the dashboard
+        if (isApiPath(path)) throw notFound("not_found", `No route for GET ${path}`);
+        return page(request);
       },
-    },
-  );
+      {
+        response: pageResponse,
+        detail: { tags: ["public"], security: [], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" },
+      },
+    );
 }

@@ -216,19 +216,20 @@ export const sendgridDefinition: ProviderDefinition = {
   name: "sendgrid",
   channels: ["email"],
   defaultRateLimitPerSecond: 100,
-  credentialFields: [{ name: "api_key", required: true, description: "SendGrid API key with Mail Send permission" }],
+  credentialFields: [{ name: "api_key", required: true, description: "SendGrid API key with Mail Send permission", type: "string" }],
   settingFields: [
-    { name: "from_email", required: true, description: "verified sender address" },
-    { name: "from_name", required: false, description: "sender display name" },
-    { name: "base_url", required: false, description: `API base URL (default ${SENDGRID_BASE_URL})` },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 100)" },
+    { name: "from_email", required: true, description: "verified sender address", type: "string" },
+    { name: "from_name", required: false, description: "sender display name", type: "string" },
+    { name: "base_url", required: false, description: `API base URL (default ${SENDGRID_BASE_URL})`, type: "string" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 100)", type: "number" },
     {
       name: "event_webhook_public_key",
       required: false,
       description: "the Event Webhook verification key SendGrid shows (base64); events are refused until it is set",
+      type: "string",
     },
-    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)" },
-    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)" },
+    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)", type: "boolean" },
+    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)", type: "boolean" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

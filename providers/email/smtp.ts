@@ -169,18 +169,18 @@ export const smtpDefinition: ProviderDefinition = {
   channels: ["email"],
   defaultRateLimitPerSecond: 10,
   credentialFields: [
-    { name: "username", required: false, description: "SMTP AUTH user" },
-    { name: "password", required: false, description: "SMTP AUTH password" },
+    { name: "username", required: false, description: "SMTP AUTH user", type: "string" },
+    { name: "password", required: false, description: "SMTP AUTH password", type: "string" },
   ],
   settingFields: [
-    { name: "host", required: true, description: "SMTP server host" },
-    { name: "port", required: false, description: "SMTP port 1-65535 (default 587)" },
-    { name: "secure", required: false, description: "implicit TLS (default: true on port 465)" },
-    { name: "from_email", required: true, description: "sender address" },
-    { name: "from_name", required: false, description: "sender display name" },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)" },
-    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)" },
-    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)" },
+    { name: "host", required: true, description: "SMTP server host", type: "string" },
+    { name: "port", required: false, description: "SMTP port 1-65535 (default 587)", type: "integer" },
+    { name: "secure", required: false, description: "implicit TLS (default: true on port 465)", type: "boolean" },
+    { name: "from_email", required: true, description: "sender address", type: "string" },
+    { name: "from_name", required: false, description: "sender display name", type: "string" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)", type: "number" },
+    { name: "track_opens", required: false, description: "add an open-tracking pixel to HTML emails (default false)", type: "boolean" },
+    { name: "track_clicks", required: false, description: "rewrite the links of HTML emails to count clicks (default false)", type: "boolean" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

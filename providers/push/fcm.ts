@@ -223,13 +223,13 @@ export const fcmDefinition: ProviderDefinition = {
   channels: ["push"],
   defaultRateLimitPerSecond: 500,
   credentialFields: [
-    { name: "service_account", required: true, description: "service account key JSON (client_email, private_key, private_key_id)" },
+    { name: "service_account", required: true, description: "service account key JSON (client_email, private_key, private_key_id)", type: "object" },
   ],
   settingFields: [
-    { name: "project_id", required: true, description: "Firebase project id" },
-    { name: "base_url", required: false, description: `FCM base URL (default ${FCM_BASE_URL})` },
-    { name: "token_url", required: false, description: `OAuth token endpoint (default ${GOOGLE_TOKEN_URL})` },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 500)" },
+    { name: "project_id", required: true, description: "Firebase project id", type: "string" },
+    { name: "base_url", required: false, description: `FCM base URL (default ${FCM_BASE_URL})`, type: "string" },
+    { name: "token_url", required: false, description: `OAuth token endpoint (default ${GOOGLE_TOKEN_URL})`, type: "string" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 500)", type: "number" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

@@ -114,13 +114,13 @@ export const webpushDefinition: ProviderDefinition = {
   channels: ["push"],
   defaultRateLimitPerSecond: 200,
   credentialFields: [
-    { name: "vapid_public_key", required: true, description: "VAPID public key (base64url, 65-byte P-256 point)" },
-    { name: "vapid_private_key", required: true, description: "VAPID private key (base64url, 32 bytes)" },
+    { name: "vapid_public_key", required: true, description: "VAPID public key (base64url, 65-byte P-256 point)", type: "string" },
+    { name: "vapid_private_key", required: true, description: "VAPID private key (base64url, 32 bytes)", type: "string" },
   ],
   settingFields: [
-    { name: "subject", required: true, description: "contact for the push service: mailto: address or https URL" },
-    { name: "ttl_seconds", required: false, description: "how long the push service keeps an undelivered message (default 86400)" },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 200)" },
+    { name: "subject", required: true, description: "contact for the push service: mailto: address or https URL", type: "string" },
+    { name: "ttl_seconds", required: false, description: "how long the push service keeps an undelivered message (default 86400)", type: "integer" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 200)", type: "number" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

@@ -156,13 +156,13 @@ export const twilioDefinition: ProviderDefinition = {
   channels: ["sms", "whatsapp"],
   defaultRateLimitPerSecond: 10,
   credentialFields: [
-    { name: "account_sid", required: true, description: "Account SID (AC...)" },
-    { name: "auth_token", required: true, description: "Auth token" },
+    { name: "account_sid", required: true, description: "Account SID (AC...)", type: "string" },
+    { name: "auth_token", required: true, description: "Auth token", type: "string" },
   ],
   settingFields: [
-    { name: "from", required: true, description: "sender: E.164 number (+14155550100) or Messaging Service SID (MG...)" },
-    { name: "base_url", required: false, description: `API base URL (default ${TWILIO_BASE_URL})` },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)" },
+    { name: "from", required: true, description: "sender: E.164 number (+14155550100) or Messaging Service SID (MG...)", type: "string" },
+    { name: "base_url", required: false, description: `API base URL (default ${TWILIO_BASE_URL})`, type: "string" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 10)", type: "number" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

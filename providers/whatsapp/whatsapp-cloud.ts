@@ -147,15 +147,15 @@ export const whatsappCloudDefinition: ProviderDefinition = {
   channels: ["whatsapp"],
   defaultRateLimitPerSecond: 80,
   credentialFields: [
-    { name: "access_token", required: true, description: "system user access token" },
-    { name: "app_secret", required: true, description: "app secret; verifies X-Hub-Signature-256 on /webhooks/whatsapp" },
+    { name: "access_token", required: true, description: "system user access token", type: "string" },
+    { name: "app_secret", required: true, description: "app secret; verifies X-Hub-Signature-256 on /webhooks/whatsapp", type: "string" },
   ],
   settingFields: [
-    { name: "phone_number_id", required: true, description: "sender phone number id" },
-    { name: "verify_token", required: true, description: "echoed by the GET /webhooks/whatsapp challenge" },
-    { name: "template_language", required: false, description: "template language code (default en_US)" },
-    { name: "base_url", required: false, description: `Graph API base URL (default ${WHATSAPP_CLOUD_BASE_URL})` },
-    { name: "rate_limit_per_second", required: false, description: "sends per second (default 80)" },
+    { name: "phone_number_id", required: true, description: "sender phone number id", type: "string" },
+    { name: "verify_token", required: true, description: "echoed by the GET /webhooks/whatsapp challenge", type: "string" },
+    { name: "template_language", required: false, description: "template language code (default en_US)", type: "string" },
+    { name: "base_url", required: false, description: `Graph API base URL (default ${WHATSAPP_CLOUD_BASE_URL})`, type: "string" },
+    { name: "rate_limit_per_second", required: false, description: "sends per second (default 80)", type: "number" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);

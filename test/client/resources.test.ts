@@ -456,6 +456,43 @@ describe("dashboard session mode (cookie + X-Environment)", () => {
   });
 });
 
+describe("dashboard: sign-in, providers, the team's audit log", () => {
+  test("auth.providers, auth.requestMagicLink and auth.logout need no credentials", async () => {
+    const anonymous = new Nms({ baseUrl: api.url });
+    const providers = await anonymous.auth.providers();
+    expect(Array.isArray(providers)).toBe(true); // none configured in this process
+    expect(await anonymous.auth.requestMagicLink({ email: `someone-${run}@client-${run}.com` })).toEqual({ sent: true });
+    const refused = await anonymous.auth.requestMagicLink({ email: "not-an-address" }).catch((e) => e);
+    expect([refused.status, refused.code]).toEqual([422, "validation_failed"]);
+    expect(await anonymous.auth.logout()).toBeUndefined(); // 204 also without a session
+    expect(await anonymous.auth.session()).toBeNull();
+  });
+
+  test("providers.list describes each provider's fields with their JSON types", async () => {
+    const providers = await live.providers.list();
+    const smtp = providers.find((p) => p.name === "smtp")!;
+    expect(smtp.channels).toEqual(["email"]);
+    expect(smtp.setting_fields.find((f) => f.name === "port")).toMatchObject({ type: "integer", required: false });
+    expect(smtp.credential_fields.map((f) => f.name)).toEqual(["username", "password"]);
+  });
+
+  test("teamAuditLogs.list: an owner's session reads the tenant's entries with filters", async () => {
+    const session = await sql.begin(async (t) => {
+      const tx = t as unknown as Tx;
+      const user = await insertUser(tx, { tenantId, email: `auditor-${run}@client-${run}.com`, role: "owner" });
+      return createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
+    });
+    const nms = new Nms({ baseUrl: api.url, credentials: "include", headers: { cookie: `${SESSION_COOKIE}=${session.token}`, origin: APP_URL } });
+    expect((await nms.auth.session())?.tenant_id).toBe(tenantId);
+    const { audit_logs, count } = await nms.teamAuditLogs.list({ action: "api_key.created", limit: 200 });
+    expect(count).toBe(audit_logs.length);
+    expect(audit_logs.length).toBeGreaterThan(0);
+    expect(audit_logs.every((e) => e.tenant_id === tenantId && e.action === "api_key.created")).toBe(true);
+    const err = await live.teamAuditLogs.list().catch((e) => e);
+    expect([err.status, err.code]).toEqual([403, "session_required"]);
+  });
+});
+
 describe("NmsError", () => {
   test("carries status, code, message, details and the response's X-Request-Id", async () => {
     const err = await sandbox.notifications.create({ channel: "email" }).catch((e) => e);

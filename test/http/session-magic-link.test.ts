@@ -185,6 +185,39 @@ describe("GET /auth/magic-link/verify (single use, 15 min expiry, session cookie
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe("invalid_token");
   });
+
+  test("a browser (Accept: text/html) with a used or expired link is sent to the dashboard's sign-in page saying why", async () => {
+    const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+    const email = `browser-${run}@browser-${run}.com`;
+    const token = await requestLink(email);
+    const first = await call("GET", `/auth/magic-link/verify?token=${encodeURIComponent(token)}`, { headers: html });
+    expect([first.status, first.headers.get("location")]).toEqual([302, config.appUrl]);
+    const used = await call("GET", `/auth/magic-link/verify?token=${encodeURIComponent(token)}`, { headers: html });
+    expect(used.status).toBe(302);
+    const to = new URL(used.headers.get("location")!);
+    expect([to.origin, to.searchParams.get("sign_in_error")]).toEqual([APP_ORIGIN, "invalid_token"]);
+    expect(used.headers.getSetCookie()).toEqual([]); // no session for a refused link
+
+    const old = await requestLink(email);
+    await sql`update magic_link_tokens set expires_at = now() - interval '1 minute' where token_hash = ${hashToken(old)}`;
+    const expired = await call("GET", `/auth/magic-link/verify?token=${encodeURIComponent(old)}`, { headers: html });
+    expect(new URL(expired.headers.get("location")!).searchParams.get("sign_in_error")).toBe("token_expired");
+  });
+});
+
+describe("GET /auth/session (the dashboard asks who is signed in without a 401)", () => {
+  test("the user for a valid cookie, null without one or for an unknown cookie", async () => {
+    const email = `session-${run}@session-${run}.com`;
+    const c = await signIn(email);
+    const signedIn = await call("GET", "/auth/session", { headers: cookie(c) });
+    expect(signedIn.status).toBe(200);
+    const me = await call("GET", "/v1/me", { headers: cookie(c) });
+    expect(signedIn.body).toEqual(me.body);
+    for (const headers of [{}, cookie("not-a-session")]) {
+      const none = await call("GET", "/auth/session", { headers });
+      expect([none.status, none.body]).toEqual([200, { data: null }]);
+    }
+  });
 });
 
 describe("GET /v1/me (DESIGN 5: id, email, name, tenant_id, role)", () => {

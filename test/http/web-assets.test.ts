@@ -1,5 +1,6 @@
 // GET /embed/* serves the built browser code (scripts/build-web.ts) with its content type, CORS *,
-// caching and ETag; a missing build is a 503 in the standard body; isApiPath covers every API route.
+// caching and ETag; the dashboard at / and every page path; a missing build is a 503 in the standard
+// body; isApiPath covers every API route, so an unknown API path never gets the dashboard.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,7 +8,7 @@ import { join } from "node:path";
 import { Elysia } from "elysia";
 import { buildWeb } from "../../scripts/build-web";
 import { errorsPlugin } from "../../http/plugins/errors";
-import { isApiPath, webAssetRoutes } from "../../http/routes/web-assets";
+import { DASHBOARD_ROUTES, isApiPath, webAssetRoutes } from "../../http/routes/web-assets";
 import { app, call } from "../support/fixtures";
 
 beforeAll(async () => {
@@ -43,11 +44,15 @@ describe("GET /embed/nms-inbox.js", () => {
   });
 
   test("unknown files and paths leaving the folder are 404 in the standard body", async () => {
-    for (const path of ["/embed/nope.js", "/embed/..%2fbuild-stamp.json", "/embed/%2e%2e/%2e%2e/package.json", "/embed/", "/embed/nms-inbox.ts"]) {
+    for (const path of ["/embed/nope.js", "/embed/..%2fbuild-stamp.json", "/embed/", "/embed/nms-inbox.ts"]) {
       const r = await call("GET", path);
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe("not_found");
     }
+    // the URL parser resolves %2e%2e before routing: this is GET /package.json, a dashboard page path
+    const dots = await call("GET", "/embed/%2e%2e/%2e%2e/package.json");
+    expect(dots.text).not.toContain('"name": "nms"');
+    expect(dots.text).toContain("/assets/app.js");
   });
 
   test("no build: 503 service_unavailable saying how to build, not a crash", async () => {
@@ -61,9 +66,61 @@ describe("GET /embed/nms-inbox.js", () => {
   });
 });
 
-describe("isApiPath (what a dashboard's fallback at / must leave alone)", () => {
-  test("every route the API serves is under one of its prefixes", () => {
-    const paths = (app().routes as { path: string }[]).map((r) => r.path.replace(/:\w+/g, "x").replace("*", "x"));
+describe("the dashboard at /", () => {
+  test("/ and every page path answer the dashboard's index.html: no caching, no framing, same-origin scripts only", async () => {
+    for (const path of ["/", "/notifications", "/notifications/0190a1b2-0000-7000-8000-000000000000", "/templates/welcome?env=sandbox", "/keys"]) {
+      const r = await call("GET", path);
+      expect([path, r.status]).toEqual([path, 200]);
+      expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(r.text).toContain('<script type="module" src="/assets/app.js"></script>');
+      expect(r.headers.get("cache-control")).toBe("no-cache");
+      expect(r.headers.get("x-frame-options")).toBe("DENY");
+      expect(r.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(r.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  test("its script and styles under /assets/ (preact bundled, no bare imports), revalidated by ETag", async () => {
+    const js = await call("GET", "/assets/app.js");
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(js.text).not.toMatch(/\bfrom\s*["'](preact|uplot)/);
+    expect(js.text).toContain("sourceMappingURL=app.js.map");
+    const css = await call("GET", "/assets/app.css");
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(css.text).toContain(".uplot"); // uPlot's own stylesheet comes along
+    const again = await call("GET", "/assets/app.js", { headers: { "if-none-match": js.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect((await call("GET", "/assets/nope.js")).body.error.code).toBe("not_found");
+  });
+
+  test("an unknown API path keeps the API's JSON 404, not the dashboard", async () => {
+    for (const path of ["/v1/nope", "/v1", "/api/internal/nope", "/auth/nope/x/y", "/embed", "/webhooks/nope"]) {
+      const r = await call("GET", path);
+      expect([path, r.status, r.body?.error?.code]).toEqual([path, 404, "not_found"]);
+      expect(r.body.error.message).toBe(`No route for GET ${path}`);
+    }
+    // a POST to a page path is no page: the API's own 404
+    const post = await call("POST", "/notifications", { body: {} });
+    expect([post.status, post.body.error.code]).toEqual([404, "not_found"]);
+  });
+
+  test("no build: 503 service_unavailable on / as on /embed", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "nms-web-none-"));
+    const bare = new Elysia().use(errorsPlugin).use(webAssetRoutes(empty));
+    const res = await bare.handle(new Request("http://localhost/templates"));
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("service_unavailable");
+  });
+});
+
+describe("isApiPath (what the dashboard's fallback at / must leave alone)", () => {
+  test("every route the API serves is under one of its prefixes (the dashboard's own routes aside)", () => {
+    const dashboard = new Set<string>(DASHBOARD_ROUTES);
+    const paths = (app().routes as { path: string }[])
+      .filter((r) => !dashboard.has(r.path))
+      .map((r) => r.path.replace(/:\w+/g, "x").replace("*", "x"));
     expect(paths.length).toBeGreaterThan(30);
     for (const p of paths) expect([p, isApiPath(p)]).toEqual([p, true]);
   });

@@ -19,7 +19,7 @@ export interface LayerViolation {
   cycle?: string[];
 }
 
-const SOURCE = /\.(ts|mts|js|mjs)$/;
+const SOURCE = /\.(ts|tsx|mts|js|mjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist"]);
 const STAND_IN = ".mjs";
 
@@ -45,7 +45,7 @@ function typeImportsAsImports(code: string): string {
 
 /** The import specifiers of one file, as Bun's parser reads them (static, dynamic and re-exports). */
 function importsOf(path: string, code: string): string[] {
-  const transpiler = new Bun.Transpiler({ loader: /\.m?ts$/.test(path) ? "ts" : "js" });
+  const transpiler = new Bun.Transpiler({ loader: path.endsWith(".tsx") ? "tsx" : /\.m?ts$/.test(path) ? "ts" : "js" });
   const withoutShebang = code.startsWith("#!") ? code.slice(code.indexOf("\n")) : code;
   return transpiler.scanImports(typeImportsAsImports(withoutShebang)).map((i) => i.path);
 }
@@ -55,7 +55,7 @@ function resolveIn(files: Set<string>, from: string, spec: string): string | nul
   if (!spec.startsWith(".")) return null; // packages and node: builtins are no layer
   const base = posix.normalize(posix.join(posix.dirname(from), spec));
   const stem = base.replace(/\.(js|mjs)$/, "");
-  for (const candidate of [base, `${base}.ts`, `${base}.mts`, `${base}.js`, `${base}.mjs`, `${stem}.ts`, `${base}/index.ts`, `${base}/index.js`]) {
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}.js`, `${base}.mjs`, `${stem}.ts`, `${stem}.tsx`, `${base}/index.ts`, `${base}/index.tsx`, `${base}/index.js`]) {
     if (files.has(candidate)) return candidate;
   }
   return null;

@@ -48,6 +48,8 @@ describe("the check fails on a tree that breaks the rules", () => {
     "http/session.ts": 'import { auth } from "./plugins/auth";\nexport const resolveSession = () => auth;\n',
     "client/index.ts": 'import { t } from "../store/templates";\nexport const client = t;\n',
     "web/page.ts": 'import { client } from "../client/index";\nimport { config } from "../config";\nexport const page = [client, config];\n',
+    // a Preact component (.tsx) is checked like any module
+    "web/dashboard/view.tsx": 'import { page } from "../page";\nimport { logger } from "../../basics/log";\nexport const View = () => <p>{String([page, logger])}</p>;\n',
     "runtime/host.ts": 'import { logger } from "../basics/log";\nexport const host = logger;\n',
     "basics/errors.ts": 'import { httpLogger } from "../http/log";\nexport const errors = httpLogger;\n',
     "http/routes/notifications.ts": 'import { channelSender } from "../../actors/channel-sender";\nexport const route = channelSender;\n',
@@ -69,6 +71,7 @@ describe("the check fails on a tree that breaks the rules", () => {
         "domain-below-actors-and-http: domain/notifications.ts -> actors/channel-sender.ts",
         "client-imports-only-schemas: client/index.ts -> store/templates.ts",
         "web-imports-only-client-and-schemas: web/page.ts -> config.ts",
+        "web-imports-only-client-and-schemas: web/dashboard/view.tsx -> basics/log.ts",
         "runtime-stands-alone: runtime/host.ts -> basics/log.ts",
         "basics-import-no-layer: basics/errors.ts -> http/log.ts",
         "http-beside-actors: http/routes/notifications.ts -> actors/channel-sender.ts",
@@ -85,6 +88,7 @@ describe("the check fails on a tree that breaks the rules", () => {
     // the allowed edges of the same tree are not reported
     expect(seen.some((s) => s.includes("schemas/messages.ts"))).toBe(false);
     expect(seen.some((s) => s.includes("web/page.ts -> client/index.ts"))).toBe(false);
+    expect(seen.some((s) => s.includes("web/dashboard/view.tsx -> web/page.ts"))).toBe(false);
   });
 });
 

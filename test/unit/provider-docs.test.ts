@@ -44,6 +44,19 @@ describe.each(Object.entries(pages))("docs/providers/%s", (name, file) => {
     expect(page).toMatch(new RegExp(`\\| \`rate_limit_per_second\` \\| no \\| \`${def.defaultRateLimitPerSecond}\` \\|`));
   });
 
+  test("its example's values have the JSON type each field's description gives (GET /v1/providers, the dashboard's forms)", () => {
+    const jsonType = (v: unknown) => (Number.isInteger(v) ? "integer" : typeof v === "number" ? "number" : Array.isArray(v) ? "array" : typeof v);
+    const fits = (type: string, v: unknown) => jsonType(v) === type || (type === "number" && jsonType(v) === "integer");
+    for (const e of channelExamples(page).filter((e) => e.provider === name)) {
+      for (const [scope, fields] of [["credentials", def.credentialFields], ["settings", def.settingFields]] as const) {
+        for (const f of fields) {
+          const v = e[scope]?.[f.name];
+          if (v !== undefined) expect([f.name, f.type, fits(f.type, v)]).toEqual([f.name, f.type, true]);
+        }
+      }
+    }
+  });
+
   test("its POST /v1/channels example names this provider and passes the provider's validation", () => {
     const examples = channelExamples(page).filter((e) => e.provider === name);
     expect(examples.length).toBeGreaterThan(0);
