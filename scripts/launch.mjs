@@ -183,7 +183,8 @@ async function main() {
   if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], env));
   if (mode === "bench" || mode === "run") process.exit(await run(bun, rest, env));
   if (mode === "test") {
-    const { code, tail } = await runCapture(bun, ["test", ...rest], env);
+    // --timeout: Bun ignores bunfig.toml's test timeout, and a loaded CI machine needs more than its 5 s default
+    const { code, tail } = await runCapture(bun, ["test", "--timeout", "60000", ...rest], env);
     const clean = tail.replace(/\x1b\[[0-9;]*m/g, "");
     const passed = [...clean.matchAll(/^\s*(\d+) pass\s*$/gm)].pop()?.[1];
     const failed = [...clean.matchAll(/^\s*(\d+) fail\s*$/gm)].pop()?.[1];
