@@ -8,7 +8,7 @@ export type Environment = "production" | "sandbox";
 export interface NmsOptions {
   /** A secret (`nk_live_`, `nk_test_`) or publishable (`pk_live_`, `pk_test_`) key, sent as Bearer. */
   apiKey?: string;
-  /** The ADMIN_TOKEN, sent as Bearer to `/api/internal/*` and `/v1/admin/*` (auditLogs, blockedDomains, tenants). */
+  /** The ADMIN_TOKEN, sent as Bearer to `/api/internal/*` and `/v1/admin/*` (auditLogs, blockedDomains, deadLetters, tenants). */
   adminToken?: string;
   /** Default http://localhost:3000. */
   baseUrl?: string;
@@ -42,7 +42,7 @@ export interface RequestOptions {
 type QueryValue = string | number | boolean | Date | null | undefined;
 
 export interface Call {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: object;
   body?: unknown;
