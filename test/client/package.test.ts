@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { Webhook as StandardWebhook } from "standardwebhooks";
 
 const root = join(import.meta.dir, "..", "..");
 const clientDir = join(root, "client");
@@ -49,7 +50,7 @@ describe("client bundle", () => {
     expect(js).toContain("class Nms");
   });
 
-  test("runs in plain Node: a request through fetch and a webhook check through Web Crypto", async () => {
+  test("runs in plain Node: a request through fetch and both webhook checks through Web Crypto", async () => {
     const out = await Bun.build({ entrypoints: [join(clientDir, "index.ts")], target: "node", format: "esm" });
     expect(out.success).toBe(true);
     writeFileSync(join(tmp, "client.mjs"), await out.outputs[0]!.text());
@@ -58,15 +59,19 @@ describe("client bundle", () => {
       hostname: "127.0.0.1",
       fetch: (req) => Response.json({ data: [{ channel: "sms", auth: req.headers.get("authorization") }] }),
     });
+    const whsec = `whsec_${Buffer.alloc(32, 3).toString("base64")}`;
+    const at = new Date();
+    const standard = { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new StandardWebhook(whsec).sign("msg_1", at, "body") };
     try {
       writeFileSync(
         join(tmp, "check.mjs"),
-        `import { Nms, verifyWebhookSignature } from "./client.mjs";
+        `import { Nms, verifyStandardWebhook, verifyWebhookSignature } from "./client.mjs";
 const nms = new Nms({ baseUrl: ${JSON.stringify(`http://127.0.0.1:${server.port}`)}, apiKey: "nk_test_node" });
 const channels = await nms.channels.list();
 const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 const mac = Buffer.from(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("body"))).toString("hex");
-console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWebhookSignature("body", "sha256=" + mac, "s") }));`,
+const standard = await verifyStandardWebhook("body", new Headers(${JSON.stringify(standard)}), ${JSON.stringify(whsec)});
+console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWebhookSignature("body", "sha256=" + mac, "s"), standard }));`,
       );
       const r = Bun.spawn(["node", join(tmp, "check.mjs")], { stdout: "pipe", stderr: "pipe" });
       const [stdout, stderr] = await Promise.all([new Response(r.stdout).text(), new Response(r.stderr).text()]);
@@ -75,6 +80,7 @@ console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWe
       expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
       expect(result.channels).toEqual([{ channel: "sms", auth: "Bearer nk_test_node" }]);
       expect(result.ok).toBe(true);
+      expect(result.standard).toBe(true);
     } finally {
       server.stop(true);
     }
