@@ -73,6 +73,12 @@ export type InboxListParams = Loosen<Static<typeof Inbox.InboxListQuery>, "limit
 export type InboxMeta = Static<typeof Inbox.InboxListResponse>["meta"];
 export type InboxReadAllResult = Static<typeof Inbox.ReadAllResponse>["data"];
 export type InboxUnreadCount = Static<typeof Inbox.UnreadCountResponse>["data"];
+/** One frame of the inbox event stream: the event as webhooks carry it, of an inbox.* type. */
+export type InboxEvent = Omit<WebhookEvent, "type"> & { type: Extract<WebhookEventType, `inbox.${string}`> };
+export interface InboxStreamParams {
+  /** Resume: the id of the last event received; the events after it are sent first (Last-Event-ID). */
+  last_event_id?: string;
+}
 
 // ---- channels
 export type ChannelCreateParams = Static<typeof Channels.ChannelCreateBody>;

@@ -277,6 +277,45 @@ describe("subscribers, preferences and inbox", () => {
     expect(await sandbox.subscribers.inbox.unreadCount(s.external_id)).toEqual({ count: 0 });
   });
 
+  test("inbox.stream: received and read events as they happen, resumed with last_event_id, closed by break or a signal", async () => {
+    const s = await sandbox.subscribers.create({ external_id: `stream-${run}` });
+    const sendOne = async (title: string) => {
+      const n = await sandbox.notifications.create({ channel: "in_app", to: s.external_id, data: { title, body: "b" } });
+      await delivered(sandbox, n.id);
+      return n.id;
+    };
+    // an event from before the stream: resuming after it, nothing created later can fall between
+    // the replay and the live subscription, however the connection and the sends interleave
+    await sendOne("before");
+    const [before] = await sql`select id from events where type = 'inbox.notification.received' and data->>'subscriber_id' = ${s.id}`;
+    const events = sandbox.subscribers.inbox.stream(s.id, { last_event_id: before!.id });
+    const first = events.next();
+    const n1 = await sendOne("live");
+    const received = (await first).value!;
+    expect(received.type).toBe("inbox.notification.received");
+    expect((received.data.item as { notification_id: string }).notification_id).toBe(n1);
+    const item = await sandbox.subscribers.inbox.list(s.id, { unread_only: true }).firstPage();
+    const itemId = item.data.find((i) => i.notification_id === n1)!.id;
+    await sandbox.subscribers.inbox.read(s.id, itemId);
+    const read = (await events.next()).value!;
+    expect(read.type).toBe("inbox.notification.read");
+    expect(read.data.item).toMatchObject({ id: itemId, read: true });
+    await events.return(); // closes the connection
+
+    // a new stream resumed after the received event starts with the read one
+    for await (const e of sandbox.subscribers.inbox.stream(s.external_id, { last_event_id: received.id })) {
+      expect([e.id, e.type]).toEqual([read.id, "inbox.notification.read"]);
+      break;
+    }
+    // aborting the signal ends a waiting stream with the signal's reason
+    const ac = new AbortController();
+    const waiting = sandbox.subscribers.inbox.stream(s.id, {}, { signal: ac.signal }).next();
+    setTimeout(() => ac.abort(new Error("closed by the test")), 50);
+    expect(((await waiting.catch((e) => e)) as Error).message).toBe("closed by the test");
+    const missing = await sandbox.subscribers.inbox.stream(`nobody-${run}`).next().catch((e) => e);
+    expect([missing.status, missing.code]).toEqual([404, "subscriber_not_found"]);
+  });
+
   test("publishable-key mode: X-Subscriber-Id / X-Subscriber-Hash reach the subscriber's own inbox", async () => {
     const settings = await sandbox.inboxEmbed.settings.update({ developer_mode: true });
     const pk = await sandbox.apiKeys.create({ key_type: "publishable", label: "widget" });
