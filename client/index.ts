@@ -5,5 +5,15 @@ export { NmsError } from "./error";
 export { PageList, type Page } from "./pagination";
 export { TemplateStatus } from "./resources/templates";
 export { newIdempotencyKey, type Environment, type NmsOptions, type RequestOptions } from "./transport";
-export { parseWebhookEvent, SIGNATURE_HEADER, verifyWebhookSignature, WebhookVerificationError, type RawBody } from "./webhooks";
+export {
+  parseStandardWebhook,
+  parseWebhookEvent,
+  SIGNATURE_HEADER,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+  WebhookVerificationError,
+  type RawBody,
+  type StandardWebhookHeaders,
+  type StandardWebhookOptions,
+} from "./webhooks";
 export type * from "./types";

@@ -6,16 +6,22 @@ import { ApiKeys } from "./resources/api-keys";
 import { AuditLogs } from "./resources/audit-logs";
 import { BlockedDomains } from "./resources/blocked-domains";
 import { Channels } from "./resources/channels";
+import { DeadLetters } from "./resources/dead-letters";
+import { Domains } from "./resources/domains";
 import { InboxEmbed } from "./resources/inbox-embed";
 import { Me } from "./resources/me";
 import { Notifications } from "./resources/notifications";
 import { Subscribers } from "./resources/subscribers";
+import { Suppressions } from "./resources/suppressions";
 import { TeamMembers } from "./resources/team-members";
 import { Templates } from "./resources/templates";
 import { Tenants } from "./resources/tenants";
 import { Auth } from "./resources/auth";
 import { Providers } from "./resources/providers";
 import { TeamAuditLogs } from "./resources/team-audit-logs";
+import { Webhooks } from "./resources/webhooks";
+import { WorkflowRuns } from "./resources/workflow-runs";
+import { Workflows } from "./resources/workflows";
 
 export class Nms {
   readonly notifications: Notifications;
@@ -26,6 +32,11 @@ export class Nms {
   readonly inboxEmbed: InboxEmbed;
   readonly analytics: Analytics;
   readonly providers: Providers;
+  readonly workflows: Workflows;
+  readonly workflowRuns: WorkflowRuns;
+  readonly webhooks: Webhooks;
+  readonly domains: Domains;
+  readonly suppressions: Suppressions;
   // dashboard session
   readonly me: Me;
   readonly teamMembers: TeamMembers;
@@ -35,6 +46,7 @@ export class Nms {
   readonly auditLogs: AuditLogs;
   readonly blockedDomains: BlockedDomains;
   readonly tenants: Tenants;
+  readonly deadLetters: DeadLetters;
 
   constructor(options: NmsOptions = {}) {
     const t = new Transport(options);
@@ -45,6 +57,11 @@ export class Nms {
     this.apiKeys = new ApiKeys(t);
     this.inboxEmbed = new InboxEmbed(t);
     this.analytics = new Analytics(t);
+    this.workflows = new Workflows(t);
+    this.workflowRuns = new WorkflowRuns(t);
+    this.webhooks = new Webhooks(t);
+    this.domains = new Domains(t);
+    this.suppressions = new Suppressions(t);
     this.me = new Me(t);
     this.teamMembers = new TeamMembers(t);
     this.teamAuditLogs = new TeamAuditLogs(t);
@@ -53,5 +70,6 @@ export class Nms {
     this.auditLogs = new AuditLogs(t);
     this.blockedDomains = new BlockedDomains(t);
     this.tenants = new Tenants(t);
+    this.deadLetters = new DeadLetters(t);
   }
 }

@@ -69,6 +69,14 @@ export function cursorList<T, P extends { cursor?: string }>(
   );
 }
 
+/** meta {next_cursor} (the admin dead-letter list): the next page passes it as `cursor` until it is null. */
+export function nextCursorList<T, M extends { next_cursor: string | null }, P extends { cursor?: string }>(
+  load: (params: P) => Promise<Page<T, M>>,
+  params: P,
+): PageList<T, M, P> {
+  return new PageList(load, params, (page, p) => (page.meta.next_cursor ? { ...p, cursor: page.meta.next_cursor } : undefined));
+}
+
 /** meta {total, limit, offset}: the next page starts after the items seen. */
 export function offsetList<T, M extends { total: number; offset: number }, P extends { offset?: number | string | boolean }>(
   load: (params: P) => Promise<Page<T, M>>,

@@ -8,7 +8,7 @@ export type Environment = "production" | "sandbox";
 export interface NmsOptions {
   /** A secret (`nk_live_`, `nk_test_`) or publishable (`pk_live_`, `pk_test_`) key, sent as Bearer. */
   apiKey?: string;
-  /** The ADMIN_TOKEN, sent as Bearer to `/api/internal/*` and `/v1/admin/*` (auditLogs, blockedDomains, tenants). */
+  /** The ADMIN_TOKEN, sent as Bearer to `/api/internal/*` and `/v1/admin/*` (auditLogs, blockedDomains, deadLetters, tenants). */
   adminToken?: string;
   /** Default http://localhost:3000. */
   baseUrl?: string;
@@ -42,7 +42,7 @@ export interface RequestOptions {
 type QueryValue = string | number | boolean | Date | null | undefined;
 
 export interface Call {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: object;
   body?: unknown;
@@ -133,13 +133,22 @@ export class Transport {
     return h;
   }
 
-  async #try(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<TryResult> {
+  /**
+   * One try. With `keepBody` a 2xx answer is returned as the Response, unread (event streams):
+   * `timeoutMs` then covers the headers only, and `signal` still aborts the body afterwards.
+   */
+  async #try(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined, keepBody = false): Promise<TryResult> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const onAbort = () => timeout.abort(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
+    let kept = false;
     try {
       const res = await this.#fetch(url, { ...init, signal: timeout.signal });
+      if (res.ok && keepBody) {
+        kept = true;
+        return { ok: true, value: res };
+      }
       const { body, text } = await readBody(res);
       if (res.ok) return { ok: true, value: body };
       const error = errorFromResponse(res, body, text);
@@ -164,12 +173,24 @@ export class Transport {
       };
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      if (!kept) signal?.removeEventListener("abort", onAbort);
     }
   }
 
   /** Sends the call, retrying per its mode; resolves with the parsed body (undefined for 204). */
-  async request<T>(call: Call, opts: RequestOptions = {}): Promise<T> {
+  request<T>(call: Call, opts: RequestOptions = {}): Promise<T> {
+    return this.#send<T>(call, opts, false);
+  }
+
+  /**
+   * Sends a GET whose body the caller reads as it arrives (an event stream), retried like request()
+   * until a 2xx answer's headers arrive; `opts.signal` aborts the body too.
+   */
+  open(call: Call & { method: "GET" }, opts: RequestOptions = {}): Promise<Response> {
+    return this.#send<Response>(call, opts, true);
+  }
+
+  async #send<T>(call: Call, opts: RequestOptions, keepBody: boolean): Promise<T> {
     const o = this.#options;
     // generated once per call, so every retry of this call carries the same key
     const idempotencyKey = call.idempotent ? (opts.idempotencyKey ?? newIdempotencyKey()) : opts.idempotencyKey;
@@ -185,7 +206,7 @@ export class Transport {
     };
     if (o.credentials) init.credentials = o.credentials;
     for (let retry = 0; ; retry++) {
-      const result = await this.#try(url, init, timeoutMs, opts.signal);
+      const result = await this.#try(url, init, timeoutMs, opts.signal, keepBody);
       if (result.ok) return result.value as T;
       if (retry >= maxRetries || !isRetryable(mode, result.outcome)) throw result.error;
       const wait = retryDelayMs(retry, result.retryAfterMs);

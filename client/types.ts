@@ -6,6 +6,8 @@ import type * as ApiKeys from "../schemas/api-keys";
 import type * as AuditLogs from "../schemas/audit-logs";
 import type * as Blocked from "../schemas/blocked-domains";
 import type * as Channels from "../schemas/channels";
+import type * as DeadLetters from "../schemas/dead-letters";
+import type * as Domains from "../schemas/domains";
 import type * as Errors from "../schemas/errors";
 import type * as Embed from "../schemas/inbox-embed";
 import type * as Inbox from "../schemas/inbox";
@@ -13,10 +15,13 @@ import type * as Notifications from "../schemas/notifications";
 import type * as Providers from "../schemas/providers";
 import type * as Session from "../schemas/session";
 import type * as Subscribers from "../schemas/subscribers";
+import type * as Suppressions from "../schemas/suppressions";
 import type * as Team from "../schemas/team";
 import type * as Templates from "../schemas/templates";
 import type * as Tenants from "../schemas/tenants";
 import type * as WebhookEvents from "../schemas/webhook-events";
+import type * as Webhooks from "../schemas/webhooks";
+import type * as Workflows from "../schemas/workflows";
 
 /** Query strings travel as text; the client also takes numbers and booleans for these keys. */
 type Loosen<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | number | boolean };
@@ -69,6 +74,12 @@ export type InboxListParams = Loosen<Static<typeof Inbox.InboxListQuery>, "limit
 export type InboxMeta = Static<typeof Inbox.InboxListResponse>["meta"];
 export type InboxReadAllResult = Static<typeof Inbox.ReadAllResponse>["data"];
 export type InboxUnreadCount = Static<typeof Inbox.UnreadCountResponse>["data"];
+/** One frame of the inbox event stream: the event as webhooks carry it, of an inbox.* type. */
+export type InboxEvent = Omit<WebhookEvent, "type"> & { type: Extract<WebhookEventType, `inbox.${string}`> };
+export interface InboxStreamParams {
+  /** Resume: the id of the last event received; the events after it are sent first (Last-Event-ID). */
+  last_event_id?: string;
+}
 
 // ---- channels
 export type ChannelCreateParams = Static<typeof Channels.ChannelCreateBody>;
@@ -138,3 +149,70 @@ export type TeamMemberUpdateParams = Static<typeof Team.UpdateMemberBody>;
 // ---- outbound webhooks
 export type WebhookEvent = Static<typeof WebhookEvents.WebhookEvent>;
 export type WebhookEventType = Static<typeof WebhookEvents.WebhookEventType>;
+
+// ---- webhook endpoints (/v1/webhooks)
+export type Webhook = Static<typeof Webhooks.Webhook>;
+/** The create answer: the only one that carries `signing_secret`. */
+export type WebhookWithSecret = Static<typeof Webhooks.WebhookCreated>;
+export type WebhookCreateParams = Static<typeof Webhooks.CreateWebhookBody>;
+export type WebhookUpdateParams = Static<typeof Webhooks.UpdateWebhookBody>;
+export type WebhookTestParams = Static<typeof Webhooks.TestWebhookBody>;
+export type WebhookTestResult = Static<typeof Webhooks.TestResult>;
+type ReplayBody = Static<typeof Webhooks.ReplayWebhookBody>;
+/** The window's bounds also as Date objects (sent as ISO 8601). */
+export type WebhookReplayParams = Omit<ReplayBody, "since" | "until"> & { since: ReplayBody["since"] | Date; until?: ReplayBody["until"] | Date };
+export type WebhookReplayResult = Static<typeof Webhooks.ReplayResult>;
+export type WebhookDelivery = Static<typeof Webhooks.WebhookDelivery>;
+export type WebhookDeliveryListParams = Loosen<Static<typeof Webhooks.ListDeliveriesQuery>, "limit">;
+
+// ---- workflows and their runs
+export type Workflow = Static<typeof Workflows.WorkflowRecord>;
+export type WorkflowStep = Static<typeof Workflows.WorkflowStep>;
+/**
+ * One step to define. The body schema leaves every field `unknown` so domain/workflow-definitions.ts
+ * can name each bad field; the types a caller sends are the stored step's, one variant per type.
+ */
+export type WorkflowStepParams =
+  | { type: "send"; channel: ChannelName; template: NonNullable<WorkflowStep["template"]> }
+  | { type: "delay"; duration: NonNullable<WorkflowStep["duration"]> }
+  | {
+      type: "fallback";
+      channels: ChannelName[];
+      template: NonNullable<WorkflowStep["template"]>;
+      condition?: "not_delivered";
+    };
+export type WorkflowCreateParams = Pick<Workflow, "slug" | "name"> & { steps: WorkflowStepParams[] };
+/** A new version replaces the active one: name and steps are required, the slug may change. */
+export type WorkflowUpdateParams = Partial<Pick<Workflow, "slug">> & Pick<Workflow, "name"> & { steps: WorkflowStepParams[] };
+export type WorkflowListParams = Loosen<Static<typeof Workflows.WorkflowListQuery>, "limit" | "include_inactive">;
+export type WorkflowRun = Static<typeof Workflows.RunRecord>;
+export type WorkflowStepResult = Static<typeof Workflows.StepResult>;
+export type WorkflowRunListParams = Loosen<Static<typeof Workflows.RunListQuery>, "limit">;
+/**
+ * `recipient` (alias `to`): a subscriber's id or external_id, or a literal address; `data` (alias
+ * `payload`): the payload of every send and fallback step's template.
+ */
+export type WorkflowTriggerParams = ({ recipient: WorkflowRun["recipient"] } | { to: WorkflowRun["recipient"] }) &
+  ({ data?: WorkflowRun["data"] } | { payload?: WorkflowRun["data"] });
+
+// ---- sending domains
+export type SendingDomain = Static<typeof Domains.Domain>;
+export type SendingDomainDnsRecords = Static<typeof Domains.DnsRecords>;
+export type SendingDomainHealth = Static<typeof Domains.DomainHealth>;
+export type SendingDomainHealthCheck = Static<typeof Domains.HealthCheck>;
+export type SendingDomainAlert = Static<typeof Domains.DomainAlert>;
+export type SendingDomainCreateParams = Static<typeof Domains.CreateDomainBody>;
+export type SendingDomainUpdateParams = Static<typeof Domains.UpdateDomainBody>;
+export type SendingDomainListParams = Loosen<Static<typeof Domains.DomainListQuery>, "limit">;
+export type SendingDomainAlertListParams = Loosen<Static<typeof Domains.DomainAlertListQuery>, "limit">;
+
+// ---- suppressions
+export type Suppression = Static<typeof Suppressions.Suppression>;
+export type SuppressionReason = Static<typeof Suppressions.SuppressionReasonName>;
+export type SuppressionListParams = Loosen<Static<typeof Suppressions.SuppressionListQuery>, "limit">;
+
+// ---- admin: dead letters
+export type DeadLetter = Static<typeof DeadLetters.DeadLetter>;
+export type DeadLetterListParams = Loosen<Static<typeof DeadLetters.DeadLetterListQuery>, "limit">;
+export type DeadLetterListMeta = Static<typeof DeadLetters.DeadLetterList>["meta"];
+export type DeadLetterRedriveResult = Static<typeof DeadLetters.RedriveResponse>["data"];

@@ -1,10 +1,14 @@
 // The client package's boundaries: it imports only its own files and (types only) schemas/, it
-// type-checks without Bun or Node types, and its bundle runs in plain Node 20 and for browsers.
+// type-checks without Bun or Node types, its bundle runs in plain Node 20 and for browsers, and
+// it covers the API: every resource method is tested, every operation of /openapi.json has a method.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { IDEMPOTENT_POST_RE } from "../../http/plugins/idempotency";
+import { app } from "../support/fixtures";
 
 const root = join(import.meta.dir, "..", "..");
 const clientDir = join(root, "client");
@@ -49,7 +53,7 @@ describe("client bundle", () => {
     expect(js).toContain("class Nms");
   });
 
-  test("runs in plain Node: a request through fetch and a webhook check through Web Crypto", async () => {
+  test("runs in plain Node: a request through fetch and both webhook checks through Web Crypto", async () => {
     const out = await Bun.build({ entrypoints: [join(clientDir, "index.ts")], target: "node", format: "esm" });
     expect(out.success).toBe(true);
     writeFileSync(join(tmp, "client.mjs"), await out.outputs[0]!.text());
@@ -58,15 +62,19 @@ describe("client bundle", () => {
       hostname: "127.0.0.1",
       fetch: (req) => Response.json({ data: [{ channel: "sms", auth: req.headers.get("authorization") }] }),
     });
+    const whsec = `whsec_${Buffer.alloc(32, 3).toString("base64")}`;
+    const at = new Date();
+    const standard = { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new StandardWebhook(whsec).sign("msg_1", at, "body") };
     try {
       writeFileSync(
         join(tmp, "check.mjs"),
-        `import { Nms, verifyWebhookSignature } from "./client.mjs";
+        `import { Nms, verifyStandardWebhook, verifyWebhookSignature } from "./client.mjs";
 const nms = new Nms({ baseUrl: ${JSON.stringify(`http://127.0.0.1:${server.port}`)}, apiKey: "nk_test_node" });
 const channels = await nms.channels.list();
 const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 const mac = Buffer.from(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("body"))).toString("hex");
-console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWebhookSignature("body", "sha256=" + mac, "s") }));`,
+const standard = await verifyStandardWebhook("body", new Headers(${JSON.stringify(standard)}), ${JSON.stringify(whsec)});
+console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWebhookSignature("body", "sha256=" + mac, "s"), standard }));`,
       );
       const r = Bun.spawn(["node", join(tmp, "check.mjs")], { stdout: "pipe", stderr: "pipe" });
       const [stdout, stderr] = await Promise.all([new Response(r.stdout).text(), new Response(r.stderr).text()]);
@@ -75,6 +83,7 @@ console.log(JSON.stringify({ node: process.version, channels, ok: await verifyWe
       expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
       expect(result.channels).toEqual([{ channel: "sms", auth: "Bearer nk_test_node" }]);
       expect(result.ok).toBe(true);
+      expect(result.standard).toBe(true);
     } finally {
       server.stop(true);
     }
@@ -99,5 +108,74 @@ describe("client coverage", () => {
     expect(methods.length).toBeGreaterThan(50);
     const missing = methods.map((m) => m.slice(1)).filter((m) => !new RegExp(`\\.${m.replace(/\./g, "\\.")}\\(`).test(calls));
     expect(missing).toEqual([]);
+  });
+
+  /** Operations a browser reaches by itself (links, redirects, pages) or a provider calls: no client method. */
+  const NOT_FOR_THE_CLIENT: Record<string, RegExp> = {
+    "sign-in flows: magic link, OAuth redirects, logout (the dashboard's pages)": /^\/auth\//,
+    "the unsubscribe page a recipient opens from an email": /^\/unsubscribe\//,
+    "provider callbacks (WhatsApp, Twilio, SendGrid) called by the providers": /^\/webhooks\//,
+    "open and click tracking reached from emails": /^\/track\//,
+    "the inbox embed's script, loaded by a <script> tag": /^\/embed\//,
+    "Prometheus scrape": /^\/metrics$/,
+    "uptime checks": /^\/health$/,
+  };
+
+  test("every operation of /openapi.json (but the browser-only flows) has a client method, and every request of a method is an operation", async () => {
+    const { Nms } = await import("../../client");
+    const doc = (await (await app().handle(new Request("http://localhost/openapi.json"))).json()) as { paths: Record<string, Record<string, unknown>> };
+    const operations: { name: string; method: string; re: RegExp; literals: number }[] = [];
+    const skipped = new Set<string>();
+    for (const [p, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))) {
+        const name = `${method.toUpperCase()} ${p}`;
+        const reason = Object.entries(NOT_FOR_THE_CLIENT).find(([, re]) => re.test(p));
+        if (reason) {
+          skipped.add(reason[0]);
+          continue;
+        }
+        const re = new RegExp(`^${p.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+        operations.push({ name, method: method.toUpperCase(), re, literals: p.split("/").filter((seg) => !seg.startsWith("{")).length });
+      }
+    }
+    // every exclusion still names something the document serves
+    expect([...skipped].sort()).toEqual(Object.keys(NOT_FOR_THE_CLIENT).sort());
+    expect(operations.length).toBeGreaterThan(90);
+
+    // every method called once with placeholder arguments; a fetch records each request and
+    // answers an empty page (an event stream for the stream)
+    const reached = new Set<string>();
+    const stray: string[] = [];
+    const keys: string[] = [];
+    const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input));
+      const method = init?.method ?? "GET";
+      // the most specific operation: /v1/domains/alerts, not /v1/domains/{id}
+      const op = operations.filter((o) => o.method === method && o.re.test(url.pathname)).sort((a, b) => b.literals - a.literals)[0];
+      if (op) reached.add(op.name);
+      else stray.push(`${method} ${url.pathname}`);
+      if (method === "POST" && new Headers(init?.headers).has("idempotency-key") !== IDEMPOTENT_POST_RE.test(url.pathname)) keys.push(`${method} ${url.pathname}`);
+      if (url.pathname.endsWith("/stream")) return new Response("", { headers: { "content-type": "text/event-stream" } });
+      return Response.json({ data: [], meta: { cursor: null, has_more: false, next_cursor: null, total: 0, limit: 1, offset: 0, page: 1, per_page: 1 } });
+    }) as typeof fetch;
+    const nms = new Nms({ baseUrl: "http://client.test", apiKey: "nk_test_x", adminToken: "admin", fetch: recording, maxRetries: 0 });
+    const calls: [object, string][] = [];
+    const walk = (obj: object) => {
+      for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(obj))) if (name !== "constructor") calls.push([obj, name]);
+      for (const [key, value] of Object.entries(obj)) if (key !== "transport" && value && typeof value === "object") walk(value);
+    };
+    walk(nms);
+    for (const [obj, name] of calls) {
+      const fn = (obj as Record<string, (...args: unknown[]) => unknown>)[name]!;
+      const result = fn.apply(obj, Array.from({ length: fn.length }, (_, i) => `arg${i}`)) as any;
+      if (typeof result?.then === "function") await result;
+      else if (typeof result?.next === "function") {
+        await result.next();
+        await result.return();
+      }
+    }
+    expect(stray).toEqual([]);
+    expect(keys).toEqual([]); // an Idempotency-Key exactly on the POSTs the server deduplicates
+    expect(operations.map((o) => o.name).filter((n) => !reached.has(n))).toEqual([]);
   });
 });

@@ -1,57 +1,10 @@
-// Server-Sent Events over fetch for <nms-inbox>: a spec-following frame parser, the reconnect
-// delay policy, and a reader loop that resumes with Last-Event-ID after a drop.
+// Server-Sent Events over fetch for <nms-inbox>: the reconnect delay policy and a reader loop that
+// resumes with Last-Event-ID after a drop (frames parsed by client/sse.ts, re-exported here).
 // (EventSource cannot send the Authorization and X-Subscriber-* headers, hence fetch.)
+import { SseParser, type StreamEvent } from "../../client/sse";
 import { InboxApiError } from "./inbox-api";
 
-export interface StreamEvent {
-  id: string | undefined;
-  event: string;
-  data: string;
-}
-
-/**
- * Incremental text/event-stream parser (WHATWG HTML "event stream interpretation"): feed it text
- * as it arrives, get back the complete events. Comment lines are ignored, `retry:` is kept.
- */
-export class SseParser {
-  retryMs: number | undefined;
-  lastEventId: string | undefined;
-  private buffer = "";
-  private eventType = "";
-  private data: string[] = [];
-  private sawCr = false;
-
-  feed(chunk: string): StreamEvent[] {
-    let text = chunk;
-    // a CRLF split across two chunks: the LF belongs to the CR already handled
-    if (this.sawCr && text.startsWith("\n")) text = text.slice(1);
-    this.sawCr = text.endsWith("\r");
-    this.buffer += text;
-    const out: StreamEvent[] = [];
-    const lines = this.buffer.split(/\r\n|\r|\n/);
-    this.buffer = lines.pop() ?? "";
-    for (const line of lines) this.line(line, out);
-    return out;
-  }
-
-  private line(line: string, out: StreamEvent[]): void {
-    if (line === "") {
-      if (this.data.length > 0) out.push({ id: this.lastEventId, event: this.eventType || "message", data: this.data.join("\n") });
-      this.data = [];
-      this.eventType = "";
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.data.push(value);
-    else if (field === "event") this.eventType = value;
-    else if (field === "id" && !value.includes("\u0000")) this.lastEventId = value;
-    else if (field === "retry" && /^\d+$/.test(value)) this.retryMs = Number(value);
-  }
-}
+export { SseParser, type StreamEvent };
 
 /**
  * Milliseconds to wait before reconnect number `attempt` (0 = first): exponential from `baseMs`,
