@@ -112,13 +112,15 @@ describe("client coverage", () => {
 
   /** Operations a browser reaches by itself (links, redirects, pages) or a provider calls: no client method. */
   const NOT_FOR_THE_CLIENT: Record<string, RegExp> = {
-    "sign-in flows: magic link, OAuth redirects, logout (the dashboard's pages)": /^\/auth\//,
+    // the dashboard's calls (session, providers, magic-link request, logout) are client methods
+    "sign-in pages a browser opens: the magic link's verify redirect and the OAuth redirects": /^\/auth\/(magic-link\/verify|\{provider\}(\/callback)?)$/,
     "the unsubscribe page a recipient opens from an email": /^\/unsubscribe\//,
     "provider callbacks (WhatsApp, Twilio, SendGrid) called by the providers": /^\/webhooks\//,
     "open and click tracking reached from emails": /^\/track\//,
     "the inbox embed's script, loaded by a <script> tag": /^\/embed\//,
     "Prometheus scrape": /^\/metrics$/,
     "uptime checks": /^\/health$/,
+    "the dashboard's own page and assets, loaded by the browser": /^\/(assets\/\*|\*)?$/,
   };
 
   test("every operation of /openapi.json (but the browser-only flows) has a client method, and every request of a method is an operation", async () => {
