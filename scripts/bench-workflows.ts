@@ -9,8 +9,11 @@
 //    completion) and the lateness of each delay step: its resume (when the job that ended the delay
 //    created the next step's notification) minus its scheduled_at. Also the CPU time each process
 //    spent per run, which does not depend on what else the machine runs.
+// 4. the same runs paced below capacity (open loop at --paced-rate, default 60% of step 3's rate, for
+//    --paced-runs, default 10 s worth): lateness without queueing, what the timers themselves add.
 //
-// Usage: bun scripts/bench-workflows.ts [--runs 10000] [--timers 100000] [--backlog 10000] [--concurrency 64] [--profile <dir>]
+// Usage: bun scripts/bench-workflows.ts [--runs 10000] [--timers 100000] [--backlog 10000] [--concurrency 64]
+//        [--paced-rate N] [--paced-runs N (0: skip)] [--profile <dir>]
 // Cleans up its rows and Redis keys. The last line reads
 // `workflows: <N> runs/s, drain <N>/s, ratio <R>, lateness p50 <N> ms p99 <N> ms, <N> timers pending`.
 import { spawn, type Subprocess } from "bun";
@@ -139,39 +142,56 @@ try {
   // 3. runs through the whole system
   const engine = start("workflow-run");
   await Bun.sleep(1500); // leases won, readers started
-  const cpuBefore = await Promise.all([apiChild, sender, engine].map(cpuMs));
-  console.log(`== ${runs} runs of send / delay 1m / send (TIME_SCALE ${TIME_SCALE}), ${concurrency} connections`);
-  const since3 = new Date();
-  const triggered = await closedLoop(
-    { url: `${api}/v1/workflows/bench/trigger`, headers, body: () => JSON.stringify({ to: phone(), data: { name: "Ana", code: seq } }) },
-    { concurrency, seconds: 600, maxRequests: runs },
+  /** One batch of runs triggered by `trigger`: waits for all to end, then their rate and delay lateness. */
+  const measureRuns = async (label: string, trigger: () => Promise<Awaited<ReturnType<typeof closedLoop>>>) => {
+    console.log(label);
+    const since = new Date();
+    const cpuBefore = await Promise.all([apiChild, sender, engine].map(cpuMs));
+    const triggered = await trigger();
+    console.log(`triggered: ${triggered.ok} (${latencySummary(triggered)})`);
+    await waitUntil(async () => {
+      const [r] = await sql`select count(*)::int as n from workflow_runs where tenant_id = ${tenant.id} and started_at >= ${since} and status = 'running'`;
+      return r!.n === 0;
+    }, 300_000);
+    const [done] = await sql`select count(*) filter (where status = 'completed')::int as completed, count(*)::int as total,
+        extract(epoch from (max(completed_at) - min(started_at)))::float8 as secs
+      from workflow_runs where tenant_id = ${tenant.id} and started_at >= ${since}`;
+    const runsPerSec = done!.completed / Math.max(0.001, Number(done!.secs));
+    console.log(`runs: ${done!.completed} of ${done!.total} completed in ${Number(done!.secs).toFixed(1)} s -> ${runsPerSec.toFixed(0)} runs/s`);
+    const cpuAfter = await Promise.all([apiChild, sender, engine].map(cpuMs));
+    const perRun = cpuAfter.map((a, k) => ((a - cpuBefore[k]!) / Math.max(1, done!.completed)).toFixed(2));
+    console.log(`CPU per run (ms): api ${perRun[0]}, channel-sender ${perRun[1]}, workflow-run ${perRun[2]} (machine-independent; the sum bounds runs/s per core)`);
+    // the resume of a delay = when the job that ended it created the next step's notification
+    const late = await sql<{ ms: number }[]>`
+      select (extract(epoch from (n.created_at - (r.step_results->1->>'scheduled_at')::timestamptz)) * 1000)::float8 as ms
+      from workflow_runs r join notifications n
+        on n.tenant_id = r.tenant_id and n.environment = r.environment and n.idempotency_key = 'wfrun:' || r.id || ':step:2'
+      where r.tenant_id = ${tenant.id} and r.started_at >= ${since}`;
+    const lateness = late.map((l) => Number(l.ms)).sort((a, b) => a - b);
+    console.log(`delay steps: ${lateness.length}, lateness min ${lateness[0]?.toFixed(1)} ms p50 ${pct(lateness, 0.5).toFixed(0)} ms p99 ${pct(lateness, 0.99).toFixed(0)} ms max ${lateness[lateness.length - 1]?.toFixed(1)} ms`);
+    return { runsPerSec, p50: pct(lateness, 0.5), p99: pct(lateness, 0.99) };
+  };
+  const trigger = { url: `${api}/v1/workflows/bench/trigger`, headers, body: () => JSON.stringify({ to: phone(), data: { name: "Ana", code: seq } }) };
+  const full = await measureRuns(`== ${runs} runs of send / delay 1m / send (TIME_SCALE ${TIME_SCALE}), closed loop, ${concurrency} connections`, () =>
+    closedLoop(trigger, { concurrency, seconds: 600, maxRequests: runs }),
   );
-  console.log(`triggered: ${triggered.ok} (${latencySummary(triggered)})`);
-  await waitUntil(async () => {
-    const [r] = await sql`select count(*)::int as n from workflow_runs where tenant_id = ${tenant.id} and started_at >= ${since3} and status = 'running'`;
-    return r!.n === 0;
-  }, 300_000);
-  const [done] = await sql`select count(*) filter (where status = 'completed')::int as completed, count(*)::int as total,
-      extract(epoch from (max(completed_at) - min(started_at)))::float8 as secs
-    from workflow_runs where tenant_id = ${tenant.id} and started_at >= ${since3}`;
-  const runsPerSec = done!.completed / Math.max(0.001, Number(done!.secs));
-  console.log(`runs: ${done!.completed} of ${done!.total} completed in ${Number(done!.secs).toFixed(1)} s -> ${runsPerSec.toFixed(0)} runs/s`);
-  const cpuAfter = await Promise.all([apiChild, sender, engine].map(cpuMs));
-  const perRun = cpuAfter.map((a, k) => ((a - cpuBefore[k]!) / Math.max(1, done!.completed)).toFixed(2));
-  console.log(`CPU per run (ms): api ${perRun[0]}, channel-sender ${perRun[1]}, workflow-run ${perRun[2]} (machine-independent; the sum bounds runs/s per core)`);
-  // the resume of a delay = when the job that ended it created the next step's notification
-  const late = await sql<{ ms: number }[]>`
-    select (extract(epoch from (n.created_at - (r.step_results->1->>'scheduled_at')::timestamptz)) * 1000)::float8 as ms
-    from workflow_runs r join notifications n
-      on n.tenant_id = r.tenant_id and n.environment = r.environment and n.idempotency_key = 'wfrun:' || r.id || ':step:2'
-    where r.tenant_id = ${tenant.id} and r.started_at >= ${since3}`;
-  const lateness = late.map((l) => Number(l.ms)).sort((a, b) => a - b);
+  // Lateness at saturation is mostly queueing (triggers arrive faster than runs complete); the same
+  // runs paced below capacity show what the timers themselves add.
+  const pacedRate = Math.max(1, Math.round(Number(args.get("paced-rate") ?? 0) || full.runsPerSec * 0.6));
+  const pacedRuns = Number(args.get("paced-runs") ?? Math.min(runs, pacedRate * 10));
+  let paced: Awaited<ReturnType<typeof measureRuns>> | null = null;
+  if (pacedRuns > 0) {
+    paced = await measureRuns(`== ${pacedRuns} runs paced at ${pacedRate}/s (open loop)`, () => openLoop(trigger, { rate: pacedRate, seconds: pacedRuns / pacedRate }));
+  }
   const [notes] = await sql`select count(*) filter (where status = 'delivered')::int as delivered, count(*)::int as total
     from notifications where tenant_id = ${tenant.id} and idempotency_key like 'wfrun:%'`;
-  console.log(`delay steps: ${lateness.length}, lateness min ${lateness[0]?.toFixed(1)} ms max ${lateness[lateness.length - 1]?.toFixed(1)} ms; run notifications delivered so far ${notes!.delivered} of ${notes!.total}`);
+  console.log(`run notifications delivered so far ${notes!.delivered} of ${notes!.total}`);
+  const runsPerSec = full.runsPerSec;
+  const lateness = { p50: full.p50, p99: full.p99 };
+  if (paced) console.log(`paced ${pacedRate} runs/s: lateness p50 ${paced.p50.toFixed(0)} ms p99 ${paced.p99.toFixed(0)} ms`);
   const pending = await pendingTimers();
   const ratio = runsPerSec / drain;
-  summary = `workflows: ${runsPerSec.toFixed(0)} runs/s, drain ${drain.toFixed(0)}/s, ratio ${ratio.toFixed(2)}, lateness p50 ${pct(lateness, 0.5).toFixed(0)} ms p99 ${pct(lateness, 0.99).toFixed(0)} ms, ${pending} timers pending`;
+  summary = `workflows: ${runsPerSec.toFixed(0)} runs/s, drain ${drain.toFixed(0)}/s, ratio ${ratio.toFixed(2)}, lateness p50 ${lateness.p50.toFixed(0)} ms p99 ${lateness.p99.toFixed(0)} ms, ${pending} timers pending`;
 } finally {
   for (const c of children) c.kill("SIGTERM");
   await Promise.all(children.map((c) => Promise.race([c.exited, Bun.sleep(5000)])));
