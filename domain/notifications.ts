@@ -283,10 +283,6 @@ function totalDelta(i: AcceptItem): CounterDelta {
 }
 
 /**
- * A batch whose rows carry no idempotency key cannot conflict (fresh UUIDv7 ids): rows, events
- * and counts go in ONE statement (data-modifying WITH items), atomic and one round trip.
- */
-/**
  * One statement for the whole batch: the rows, their notification.created events and their
  * rollup counts. Rows whose idempotency key already exists are skipped by the INSERT, and only the
  * rows it inserted get an event and a count (both are filtered on the INSERT's `ins` output), so a
