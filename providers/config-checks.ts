@@ -1,6 +1,6 @@
 // Field checks that provider validate() functions share, collecting messages under
 // "credentials.<field>" / "settings.<field>" paths for the 422 details of the channels API.
-import { DEFAULT_TIMEOUT_MS, type ValidationErrors } from "./types";
+import { DEFAULT_TIMEOUT_MS, type ProviderCredentials, type ProviderSettings, type ValidationErrors } from "./types";
 
 type Scope = "credentials" | "settings";
 
@@ -108,6 +108,13 @@ export class ConfigChecks {
 }
 
 export const MAX_TIMEOUT_MS = 600_000;
+
+/** validate() of a provider with no credentials and no settings of its own (inbox, sandbox): the shared settings only. */
+export function validateSharedSettingsOnly(credentials: ProviderCredentials, settings: ProviderSettings): ValidationErrors {
+  const checks = new ConfigChecks(credentials, settings);
+  checks.sharedSettings();
+  return checks.errors;
+}
 
 /** settings.timeout_ms of a saved configuration, or the default when it is absent or unusable. */
 export function timeoutSetting(settings: Record<string, unknown> | undefined): number {

@@ -1,7 +1,7 @@
 // The built-in `sandbox` provider (DESIGN.md 6): any channel, no network. Recipients starting
 // "fail" fail permanently, "bounce" bounce, everything else is delivered at once.
 import { randomUUID } from "node:crypto";
-import { ConfigChecks } from "./config-checks";
+import { validateSharedSettingsOnly } from "./config-checks";
 import { failure } from "./outcome";
 import type { OutboundMessage, Provider, ProviderDefinition, SendResult } from "./types";
 import { CHANNELS } from "../schemas/channels";
@@ -35,11 +35,7 @@ export const sandboxDefinition: ProviderDefinition = {
   defaultRateLimitPerSecond: 10_000,
   credentialFields: [],
   settingFields: [],
-  validate(credentials, settings) {
-    const checks = new ConfigChecks(credentials, settings);
-    checks.sharedSettings();
-    return checks.errors;
-  },
+  validate: validateSharedSettingsOnly,
   create() {
     return new SandboxProvider();
   },

@@ -1,6 +1,6 @@
 // The `inbox` provider: in-app delivery is storing the item in the subscriber's inbox
 // (DESIGN.md 6), done by deps.inbox so providers/ never touches the database itself.
-import { ConfigChecks } from "../config-checks";
+import { validateSharedSettingsOnly } from "../config-checks";
 import { failure } from "../outcome";
 import type { OutboundMessage, Provider, ProviderDefinition, ProviderDeps, SendResult } from "../types";
 
@@ -31,11 +31,7 @@ export const inboxDefinition: ProviderDefinition = {
   defaultRateLimitPerSecond: 1_000,
   credentialFields: [],
   settingFields: [],
-  validate(credentials, settings) {
-    const checks = new ConfigChecks(credentials, settings);
-    checks.sharedSettings();
-    return checks.errors;
-  },
+  validate: validateSharedSettingsOnly,
   create(_config, deps = {}) {
     return new InboxProvider(deps);
   },

@@ -2,7 +2,8 @@
 // sign-up and login, single use and expiry, cookie flags, /v1/me, logout, and the Origin rule.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, createTenant } from "../support/fixtures";
-import { start as startSmtp, type FakeSmtp } from "../support/fake-smtp";
+import type { FakeSmtp } from "../support/fake-smtp";
+import { smtpUrlOf, startMailerSmtp, stopMailerSmtp } from "../support/system-mail";
 import { useSmtpUrl } from "../../domain/mailer";
 import { sql } from "../../store/db";
 import { config } from "../../config";
@@ -15,13 +16,9 @@ const run = crypto.randomUUID().slice(0, 8);
 const APP_ORIGIN = new URL(config.appUrl).origin;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  useSmtpUrl(`smtp://127.0.0.1:${smtp.port}`);
+  smtp = await startMailerSmtp();
 });
-afterAll(async () => {
-  useSmtpUrl(undefined);
-  await smtp.stop();
-});
+afterAll(() => stopMailerSmtp(smtp));
 
 /** The magic-link token of the newest mail to `to` (quoted-printable unfolded). */
 async function tokenFromMail(to: string): Promise<string> {
@@ -378,7 +375,7 @@ describe("cookie flags and the system mailer", () => {
       await Bun.sleep(50);
       expect(smtp.messages.length).toBe(0);
     } finally {
-      useSmtpUrl(`smtp://127.0.0.1:${smtp.port}`);
+      useSmtpUrl(smtpUrlOf(smtp));
     }
   });
 });

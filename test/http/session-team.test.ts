@@ -2,8 +2,8 @@
 // audit entries) through app.handle with real sessions, PostgreSQL and a local SMTP server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, createTenant } from "../support/fixtures";
-import { start as startSmtp, type FakeSmtp } from "../support/fake-smtp";
-import { useSmtpUrl } from "../../domain/mailer";
+import type { FakeSmtp } from "../support/fake-smtp";
+import { startMailerSmtp, stopMailerSmtp } from "../support/system-mail";
 import { sql, type Tx } from "../../store/db";
 import { config } from "../../config";
 import { SESSION_COOKIE } from "../../http/session";
@@ -15,13 +15,9 @@ const ORIGIN = new URL(config.appUrl).origin;
 let smtp: FakeSmtp;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  useSmtpUrl(`smtp://127.0.0.1:${smtp.port}`);
+  smtp = await startMailerSmtp();
 });
-afterAll(async () => {
-  useSmtpUrl(undefined);
-  await smtp.stop();
-});
+afterAll(() => stopMailerSmtp(smtp));
 
 let seq = 0;
 /** A fresh tenant with its owner signed in; returns the owner's cookie header. */

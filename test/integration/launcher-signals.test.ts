@@ -2,8 +2,8 @@
 // its Bun child and exits with it, also when npm's `sh -c` dies first and orphans the launcher.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import { join } from "node:path";
+import { portFree, processAlive as alive } from "../support/probes";
 import { connect, deletePrefix, randomPrefix, waitFor } from "../support/runtime-redis";
 
 const root = join(import.meta.dir, "..", "..");
@@ -15,27 +15,13 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
-  });
-}
+/** the service listens on every interface */
+const portIsFree = (port: number) => portFree(port, "0.0.0.0");
 
 async function freePort(): Promise<number> {
   for (;;) {
     const port = 20000 + Math.floor(Math.random() * 12000);
     if (await portIsFree(port)) return port;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -5,11 +5,13 @@ import { decodeJwt, exportPKCS8, generateKeyPair, jwtVerify, type CryptoKey } fr
 import {
   handleOf,
   json,
+  postRoute,
   retryAfterHeader,
   scriptedPrelude,
   startFakeHttp,
+  stopStarted,
+  successJson,
   track,
-  type FakeHttpCore,
   type FakeHttpHandle,
   type RecordedRequest,
   type ScriptedResponse,
@@ -94,9 +96,7 @@ export async function start(opts: FakeFcmOptions = {}): Promise<FakeFcm> {
   const trustedKeys = new Map<string, CryptoKey>(); // client_email -> public key
   const ttl = opts.tokenTtlSeconds ?? 3600;
 
-  const tokenRoute = async (req: Request, rec: RecordedRequest, core: FakeHttpCore) => {
-    if (req.method !== "POST" || rec.path !== "/token") return undefined;
-    rec.kind = "token";
+  const tokenRoute = postRoute("token", /^\/token$/, async (rec, _match, core) => {
     const form = rec.form ?? {};
     if (form.grant_type !== "urn:ietf:params:oauth:grant-type:jwt-bearer") {
       return oauthError(400, "unsupported_grant_type", "Invalid grant_type: " + (form.grant_type ?? ""));
@@ -135,12 +135,9 @@ export async function start(opts: FakeFcmOptions = {}): Promise<FakeFcm> {
     liveTokens.set(token, Date.now() + expiresIn * 1000);
     issuedTokens.push(token);
     return json(200, { access_token: token, expires_in: expiresIn, token_type: "Bearer" });
-  };
+  });
 
-  const sendRoute = async (req: Request, rec: RecordedRequest, core: FakeHttpCore) => {
-    const match = SEND_RE.exec(rec.path);
-    if (req.method !== "POST" || !match) return undefined;
-    rec.kind = "send";
+  const sendRoute = postRoute("send", SEND_RE, async (rec, match, core) => {
     const auth = rec.headers.authorization ?? "";
     const token = auth.startsWith("Bearer ") ? auth.slice(7) : "";
     const expiry = liveTokens.get(token);
@@ -182,9 +179,8 @@ export async function start(opts: FakeFcmOptions = {}): Promise<FakeFcm> {
     const projectId = decodeURIComponent(match[1]!);
     const name = `projects/${projectId}/messages/${randomUUID()}`;
     messages.push({ name, projectId, message, request: rec });
-    const extra = s?.kind === "success" ? s : undefined;
-    return json(extra?.status ?? 200, extra?.body ?? { name }, extra?.headers);
-  };
+    return successJson(s, 200, { name });
+  });
 
   const core = startFakeHttp([tokenRoute, sendRoute], { port: opts.port });
   const handle = Object.assign(handleOf(core, "send"), {
@@ -218,5 +214,5 @@ export async function start(opts: FakeFcmOptions = {}): Promise<FakeFcm> {
 }
 
 export async function stop(handle?: FakeFcm): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }

@@ -206,6 +206,29 @@ export function startFakeHttp(routes: Route[], opts: { port?: number } = {}): Fa
   return core;
 }
 
+/**
+ * A route for the POSTs whose path matches `path`: marks them `kind` and hands the path match to
+ * `answer`; every other request falls through to the next route.
+ */
+export function postRoute(
+  kind: string,
+  path: RegExp,
+  answer: (rec: RecordedRequest, match: RegExpExecArray, core: FakeHttpCore) => Promise<Response>,
+): Route {
+  return (req, rec, core) => {
+    const match = path.exec(rec.path);
+    if (req.method !== "POST" || !match) return undefined;
+    rec.kind = kind;
+    return answer(rec, match, core);
+  };
+}
+
+/** The provider's JSON success, a scripted `success`'s status, body and headers taking the defaults' place. */
+export function successJson(scripted: ScriptedResponse | undefined, status: number, body: unknown): Response {
+  const extra = scripted?.kind === "success" ? scripted : undefined;
+  return json(extra?.status ?? status, extra?.body ?? body, extra?.headers);
+}
+
 /** Wraps a core as the public handle; `kind` is the request kind script()/always() apply to. */
 export function handleOf(core: FakeHttpCore, kind: string): FakeHttpHandle {
   return {
@@ -254,4 +277,9 @@ export function track<T extends FakeHttpHandle>(handle: T, started: Set<T>, onRe
   };
   started.add(handle);
   return handle;
+}
+
+/** A fake module's stop() (fake-smtp's too): the handle given, or every one the module started and has not stopped yet. */
+export async function stopStarted<T extends { stop(): Promise<void> }>(started: Set<T>, handle?: T): Promise<void> {
+  for (const h of handle ? [handle] : [...started]) await h.stop();
 }

@@ -5,9 +5,11 @@ import { generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:cry
 import {
   handleOf,
   json,
+  postRoute,
   retryAfterHeader,
   scriptedPrelude,
   startFakeHttp,
+  stopStarted,
   track,
   type FakeHttpHandle,
   type RecordedRequest,
@@ -87,9 +89,7 @@ export async function start(opts: FakeSendgridOptions = {}): Promise<FakeSendgri
   const accepted: FakeSendgrid["accepted"] = [];
   const core = startFakeHttp(
     [
-      async (req, rec, core) => {
-        if (req.method !== "POST" || rec.path !== "/v3/mail/send") return undefined;
-        rec.kind = "send";
+      postRoute("send", /^\/v3\/mail\/send$/, async (rec, _match, core) => {
         if (opts.apiKey !== undefined && rec.headers.authorization !== `Bearer ${opts.apiKey}`) {
           return errors(401, [{ message: "The provided authorization grant is invalid, expired, or revoked" }]);
         }
@@ -119,7 +119,7 @@ export async function start(opts: FakeSendgridOptions = {}): Promise<FakeSendgri
         const status = s?.kind === "success" && s.status ? s.status : 202;
         if (s?.kind === "success" && s.body !== undefined) return json(status, s.body, headers);
         return new Response(null, { status, headers });
-      },
+      }),
     ],
     { port: opts.port },
   );
@@ -157,5 +157,5 @@ export async function start(opts: FakeSendgridOptions = {}): Promise<FakeSendgri
 
 /** stop one fake, or every fake SendGrid this module started */
 export async function stop(handle?: FakeSendgrid): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { stopStarted } from "./fake-http";
 
 export interface FakeSmtpMessage {
   mailFrom: string;
@@ -199,5 +200,5 @@ export async function start(opts: FakeSmtpOptions = {}): Promise<FakeSmtp> {
 }
 
 export async function stop(handle?: FakeSmtp): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }

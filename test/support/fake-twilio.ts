@@ -5,9 +5,12 @@ import { createHmac, randomBytes } from "node:crypto";
 import {
   handleOf,
   json,
+  postRoute,
   retryAfterHeader,
   scriptedPrelude,
   startFakeHttp,
+  stopStarted,
+  successJson,
   track,
   type FakeHttpHandle,
   type RecordedRequest,
@@ -82,10 +85,7 @@ export async function start(opts: FakeTwilioOptions = {}): Promise<FakeTwilio> {
   const messages: FakeTwilioMessage[] = [];
   const core = startFakeHttp(
     [
-      async (req, rec, core) => {
-        const match = PATH_RE.exec(rec.path);
-        if (req.method !== "POST" || !match) return undefined;
-        rec.kind = "send";
+      postRoute("send", PATH_RE, async (rec, match, core) => {
         const sid = decodeURIComponent(match[1]!);
         if (opts.accountSid !== undefined && opts.authToken !== undefined) {
           const expected = `Basic ${Buffer.from(`${opts.accountSid}:${opts.authToken}`).toString("base64")}`;
@@ -147,9 +147,8 @@ export async function start(opts: FakeTwilioOptions = {}): Promise<FakeTwilio> {
           statusCallback: form.StatusCallback,
           request: rec,
         });
-        const extra = s?.kind === "success" ? s : undefined;
-        return json(extra?.status ?? 201, extra?.body ?? resource, extra?.headers);
-      },
+        return successJson(s, 201, resource);
+      }),
     ],
     { port: opts.port },
   );
@@ -178,5 +177,5 @@ export async function start(opts: FakeTwilioOptions = {}): Promise<FakeTwilio> {
 }
 
 export async function stop(handle?: FakeTwilio): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }

@@ -5,9 +5,11 @@ import { decodeProtectedHeader, importJWK, jwtVerify } from "jose";
 import {
   handleOf,
   json,
+  postRoute,
   retryAfterHeader,
   scriptedPrelude,
   startFakeHttp,
+  stopStarted,
   track,
   type FakeHttpHandle,
   type RecordedRequest,
@@ -104,10 +106,7 @@ export async function start(opts: { port?: number } = {}): Promise<FakeWebpush> 
   const subscriptions = new Map<string, SubscriptionKeys>();
   const core = startFakeHttp(
     [
-      async (req, rec, core) => {
-        const match = PUSH_RE.exec(rec.path);
-        if (req.method !== "POST" || !match) return undefined;
-        rec.kind = "send";
+      postRoute("send", PUSH_RE, async (rec, match, core) => {
         const id = match[1]!;
         const sub = subscriptions.get(id);
         if (!sub) return pushError(404, 102, "Request did not validate invalid token");
@@ -135,7 +134,7 @@ export async function start(opts: { port?: number } = {}): Promise<FakeWebpush> 
           status: extra?.status ?? 201,
           headers: { location: `${core.url}/m/${randomUUID()}`, ...extra?.headers },
         });
-      },
+      }),
     ],
     { port: opts.port },
   );
@@ -164,5 +163,5 @@ export async function start(opts: { port?: number } = {}): Promise<FakeWebpush> 
 }
 
 export async function stop(handle?: FakeWebpush): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }

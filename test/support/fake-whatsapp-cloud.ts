@@ -4,9 +4,12 @@ import { createHmac, randomBytes } from "node:crypto";
 import {
   handleOf,
   json,
+  postRoute,
   retryAfterHeader,
   scriptedPrelude,
   startFakeHttp,
+  stopStarted,
+  successJson,
   track,
   type FakeHttpHandle,
   type RecordedRequest,
@@ -54,10 +57,7 @@ export async function start(opts: FakeWhatsappCloudOptions = {}): Promise<FakeWh
   const messages: FakeWhatsappMessage[] = [];
   const core = startFakeHttp(
     [
-      async (req, rec, core) => {
-        const match = PATH_RE.exec(rec.path);
-        if (req.method !== "POST" || !match) return undefined;
-        rec.kind = "send";
+      postRoute("send", PATH_RE, async (rec, match, core) => {
         if (opts.accessToken !== undefined && rec.headers.authorization !== `Bearer ${opts.accessToken}`) {
           return graphError(401, 190, "Invalid OAuth access token - Cannot parse access token");
         }
@@ -101,13 +101,8 @@ export async function start(opts: FakeWhatsappCloudOptions = {}): Promise<FakeWh
         }
         const id = `wamid.${randomBytes(24).toString("base64url")}`;
         messages.push({ id, phoneNumberId: decodeURIComponent(match[1]!), to: body.to, body, request: rec });
-        const extra = s?.kind === "success" ? s : undefined;
-        return json(
-          extra?.status ?? 200,
-          extra?.body ?? { messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] },
-          extra?.headers,
-        );
-      },
+        return successJson(s, 200, { messaging_product: "whatsapp", contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
+      }),
     ],
     { port: opts.port },
   );
@@ -115,7 +110,7 @@ export async function start(opts: FakeWhatsappCloudOptions = {}): Promise<FakeWh
 }
 
 export async function stop(handle?: FakeWhatsappCloud): Promise<void> {
-  for (const h of handle ? [handle] : [...started]) await h.stop();
+  await stopStarted(started, handle);
 }
 
 /** A status webhook body as Meta posts it to /webhooks/whatsapp (entry[].changes[].value.statuses[]). */

@@ -2,8 +2,8 @@
 // replicas) on spare ports, no persistence, their files under .nms/redis-cluster/<run>/; start, failover, kill, stop.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { join } from "node:path";
+import { portFree, processAlive } from "./probes";
 
 const root = join(import.meta.dir, "..", "..");
 const BASE_DIR = join(root, ".nms", "redis-cluster");
@@ -64,31 +64,14 @@ export function clusterUnavailableReason(): string | null {
   return null;
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
 async function pickPorts(): Promise<number[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = PORT_MIN + Math.floor(Math.random() * (PORT_MAX - PORT_MIN - NODES));
     const ports = Array.from({ length: NODES }, (_, i) => base + i);
-    const free = await Promise.all(ports.flatMap((p) => [portFree(p), portFree(p + BUS_OFFSET)]));
+    const free = await Promise.all(ports.flatMap((p) => [portFree(p, "127.0.0.1"), portFree(p + BUS_OFFSET, "127.0.0.1")]));
     if (free.every(Boolean)) return ports;
   }
   throw new Error("no six free ports (and bus ports) in 20000-25999");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The redis-server pid we started for a port, if that process still runs (and is still ours). */
@@ -115,7 +98,7 @@ function reapAbandoned() {
     } catch {
       continue;
     }
-    if (alive(owner.ownerPid)) continue;
+    if (processAlive(owner.ownerPid)) continue;
     for (const s of owner.servers) if (isOurRedis(s.pid, s.port)) process.kill(s.pid, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // Subprocess entry point for the runtime's multi-process tests: one host running the "rec" actor,
 // which records (key, seq, host) into a Redis list and can schedule a timer. Stops on SIGTERM.
 import { createRuntime, defineActor } from "../../runtime";
+import { serveUntilSigterm } from "./spawn-ready";
 
 interface RecMsg {
   key: string;
@@ -35,12 +36,4 @@ const host = runtime.startHost({
 });
 
 // The caller (here: this entry point, in production: the launcher) owns signal handling.
-process.on("SIGTERM", () => {
-  void host
-    .stop()
-    .then(() => runtime.close())
-    .then(() => process.exit(0));
-});
-
-await host.ready;
-console.log(`ready ${hostId}`);
+await serveUntilSigterm(hostId, host.ready, () => host.stop().then(() => runtime.close()));

@@ -1,5 +1,6 @@
 // Spawns a test subprocess and resolves once it prints its ready text (the worker entry points
-// print "ready <id>"); throws with what it printed when it exits first or takes too long.
+// print "ready <id>"); throws with what it printed when it exits first or takes too long. Also the
+// workers' side of that handshake: print "ready <id>" when up, stop and exit 0 on SIGTERM.
 import type { Subprocess } from "bun";
 
 export async function spawnUntilReady(
@@ -24,4 +25,16 @@ export async function spawnUntilReady(
     reader.releaseLock();
   }
   return proc;
+}
+
+/**
+ * A worker entry point's side: on SIGTERM runs `stop` (the worker's loops, then its runtime) and
+ * exits 0; prints "ready <hostId>" once `ready` resolves. The entry point, not the runtime, owns signals.
+ */
+export async function serveUntilSigterm(hostId: string, ready: Promise<unknown>, stop: () => Promise<unknown>): Promise<void> {
+  process.on("SIGTERM", () => {
+    void stop().then(() => process.exit(0));
+  });
+  await ready;
+  console.log(`ready ${hostId}`);
 }

@@ -3,6 +3,7 @@
 // takes over quickly after a kill -9. Prints "ready <host id>"; stops on SIGTERM.
 import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
 import { getRuntime } from "../../store/runtime";
+import { serveUntilSigterm } from "./spawn-ready";
 
 const hostId = process.env.RT_HOST_ID ?? `webhooks-${process.pid}`;
 const runtime = getRuntime();
@@ -14,13 +15,4 @@ const relay = startWebhookRelay({
   repair: { graceMs: env("WH_REPAIR_GRACE_MS"), everyMs: env("WH_REPAIR_EVERY_MS"), limit: env("WH_REPAIR_LIMIT"), tenantId: process.env.WH_REPAIR_TENANT },
 });
 
-process.on("SIGTERM", () => {
-  void relay
-    .stop()
-    .then(() => host.stop())
-    .then(() => runtime.close())
-    .then(() => process.exit(0));
-});
-
-await host.ready;
-console.log(`ready ${hostId}`);
+await serveUntilSigterm(hostId, host.ready, () => relay.stop().then(() => host.stop()).then(() => runtime.close()));

@@ -3,6 +3,7 @@
 import { workflowRun } from "../../actors/workflow-run";
 import { config } from "../../config";
 import { createRuntime } from "../../runtime";
+import { serveUntilSigterm } from "./spawn-ready";
 
 const hostId = process.env.WF_HOST_ID ?? `wf-worker-${process.pid}`;
 const runtime = createRuntime({
@@ -13,12 +14,4 @@ const runtime = createRuntime({
 });
 const host = runtime.startHost({ actors: [workflowRun], hostId, leaseMs: Number(process.env.WF_LEASE_MS ?? 1500), blockMs: 100, timerPollMs: 10 });
 
-process.on("SIGTERM", () => {
-  void host
-    .stop()
-    .then(() => runtime.close())
-    .then(() => process.exit(0));
-});
-
-await host.ready;
-console.log(`ready ${hostId}`);
+await serveUntilSigterm(hostId, host.ready, () => host.stop().then(() => runtime.close()));
