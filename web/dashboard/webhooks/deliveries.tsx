@@ -57,8 +57,8 @@ export function Deliveries({ webhook: w, query, round }: Props) {
               <caption class="visually-hidden">Delivery attempts, newest first</caption>
               <TableHead columns={["Event", { label: "Attempt", num: true }, "Status", "Response", "Next retry", "At", { label: "Actions", hidden: true }]} />
               <tbody>
-                {[...page.data, ...older.items].map((d) => (
-                  <DeliveryRow key={d.id} d={d} onRetry={() => retry.run(d)} retrying={retry.pending} />
+                {withLaterAttempts([...page.data, ...older.items]).map(({ d, later }) => (
+                  <DeliveryRow key={d.id} d={d} later={later} onRetry={() => retry.run(d)} retrying={retry.pending} />
                 ))}
               </tbody>
             </table>
@@ -70,9 +70,27 @@ export function Deliveries({ webhook: w, query, round }: Props) {
   );
 }
 
-function DeliveryRow({ d, onRetry, retrying }: { d: WebhookDelivery; onRetry(): void; retrying: boolean }) {
+/** Each delivery with the latest later attempt of its event in the list, if any (a retry or replay replaced it). */
+function withLaterAttempts(list: WebhookDelivery[]): { d: WebhookDelivery; later?: WebhookDelivery }[] {
+  const latest = new Map<string, WebhookDelivery>();
+  for (const d of list) if ((latest.get(d.event_id)?.attempt ?? 0) < d.attempt) latest.set(d.event_id, d);
+  return list.map((d) => {
+    const last = latest.get(d.event_id)!;
+    return { d, later: last.attempt > d.attempt ? last : undefined };
+  });
+}
+
+interface RowProps {
+  d: WebhookDelivery;
+  /** The event's latest attempt when it came after this one: no retry is offered here then. */
+  later?: WebhookDelivery;
+  onRetry(): void;
+  retrying: boolean;
+}
+
+function DeliveryRow({ d, later, onRetry, retrying }: RowProps) {
   // test deliveries are not retried by the API (409 delivery_not_retryable): send another test instead
-  const retryable = d.status === "failed" && d.event_type !== "notification.test";
+  const retryable = d.status === "failed" && d.event_type !== "notification.test" && !later;
   return (
     <tr data-id={d.id} data-event-type={d.event_type} data-status={d.status}>
       <td>
@@ -84,15 +102,15 @@ function DeliveryRow({ d, onRetry, retrying }: { d: WebhookDelivery; onRetry(): 
       <td class="num">{d.attempt}</td>
       <td>
         <Badge value={d.status} />
+      </td>
+      <td class="response">
+        {d.response_status === null ? <span class="muted">no answer</span> : <span class="response-status">HTTP {d.response_status}</span>}
+        {d.duration_ms !== null ? <span class="muted"> · {d.duration_ms} ms</span> : null}
         {d.error ? (
           <div class="field-error">
             <code>{d.error.code}</code> {d.error.message}
           </div>
         ) : null}
-      </td>
-      <td class="response">
-        {d.response_status === null ? <span class="muted">no answer</span> : <span class="response-status">HTTP {d.response_status}</span>}
-        {d.duration_ms !== null ? <span class="muted"> · {d.duration_ms} ms</span> : null}
         {d.response_body ? (
           <details>
             <summary>Body</summary>
@@ -101,7 +119,7 @@ function DeliveryRow({ d, onRetry, retrying }: { d: WebhookDelivery; onRetry(): 
         ) : null}
       </td>
       <td>
-        <Time iso={d.next_retry_at} fallback={d.status === "failed" ? "none" : "—"} />
+        {later ? <span class="muted">replaced by attempt {later.attempt} ({later.status})</span> : <Time iso={d.next_retry_at} fallback={d.status === "failed" ? "none" : "—"} />}
       </td>
       <td>
         <Time iso={d.created_at} />
