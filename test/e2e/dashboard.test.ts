@@ -3,23 +3,16 @@
 // preview, a channel form, a notification sent through the API followed to its attempts, the
 // environment switch, the API's error messages, sign-out. Screenshots land in .nms/screenshots/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Locator, Page } from "playwright-core";
-import { buildWeb } from "../../scripts/build-web";
 import { sql } from "../../store/db";
-import { startApiProcess, type ApiProcess } from "../support/api-process";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { start as startSmtp, type FakeSmtp } from "../support/fake-smtp";
+import { eventually, navTo, pageShown, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startDeliveryHost } from "../integration/delivery-support";
 
 const run = crypto.randomUUID().slice(0, 8);
 const EMAIL = `owner-${run}@dashboard-${run}.com`;
-const WAIT_MS = 20_000;
-/** Per test: each waits for conditions (WAIT_MS each), never for fixed times; a loaded machine may need many. */
-const TEST_MS = 60_000;
 
-let smtp: FakeSmtp;
-let api: ApiProcess;
+let server: DashboardServer;
 let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
 let browser: TestBrowser;
 /** http://localhost:<port>: APP_URL's default for the process's PORT, so the Origin rule holds as shipped. */
@@ -29,83 +22,13 @@ let tenantId: string | undefined;
 let magicLink: string;
 let liveKey: string;
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-/** The sign-in link of the newest mail to `to` (quoted-printable unfolded). */
-async function linkMailedTo(to: string): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  while (Date.now() < deadline) {
-    const msg = [...smtp.messages].reverse().find((m) => m.rcptTo.includes(to) && m.body.includes("magic-link"));
-    if (msg) {
-      const body = msg.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
-      const m = /(http:\/\/[^\s"<]+\/auth\/magic-link\/verify\?token=[A-Za-z0-9_%-]+)/.exec(body);
-      if (m) return m[1]!;
-    }
-    await Bun.sleep(50);
-  }
-  throw new Error(`no sign-in link mailed to ${to}`);
-}
-
-/** Waits until the page's h1 reads `title` and nothing is loading any more. */
-async function pageShown(p: Page, title: string | RegExp): Promise<void> {
-  await p.getByRole("heading", { level: 1, name: title }).waitFor({ timeout: WAIT_MS });
-  await p.waitForFunction(() => !document.querySelector("[aria-busy=true]"), null, { timeout: WAIT_MS });
-}
-
-/** The trimmed text of the first match, once it exists and says something. */
-async function textOf(l: Locator): Promise<string> {
-  const first = l.first();
-  await first.waitFor({ timeout: WAIT_MS });
-  const deadline = Date.now() + WAIT_MS;
-  let text = "";
-  while ((text = ((await first.textContent()) ?? "").trim()) === "" && Date.now() < deadline) await Bun.sleep(25);
-  return text;
-}
-
-/** Asks until `check` gives a value (what the page did has reached the API), or fails after WAIT_MS. */
-async function eventually<T>(check: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const got = await check();
-    if (got !== null) return got;
-    if (Date.now() > deadline) throw new Error("the API never showed the change the page made");
-    await Bun.sleep(50);
-  }
-}
-
-/** A call to the API as a program would make it (Bearer key), from the test. */
-async function apiCall(method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function nav(name: string, title: string | RegExp = name) {
-  await dash.page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
-  await pageShown(dash.page, title);
-}
+const linkMailedTo = (to: string) => server.linkMailedTo(to);
+const apiCall = (method: string, path: string, key: string, body?: unknown) => server.apiCall(method, path, key, body);
+const nav = (name: string, title: string | RegExp = name) => navTo(dash.page, name, title);
 
 beforeAll(async () => {
-  await buildWeb(); // npm test built it already; a single-file run may not have
-  smtp = await startSmtp();
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  // APP_URL and PUBLIC_URL are left to their defaults (http://localhost:PORT): the dashboard is
-  // served by the API it calls, and its state-changing requests pass the Origin check as shipped
-  api = await startApiProcess({
-    PORT: String(port),
-    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-    GITHUB_CLIENT_ID: `e2e-${run}`,
-    GITHUB_CLIENT_SECRET: "e2e-secret",
-  });
+  server = await startDashboardServer({ GITHUB_CLIENT_ID: `e2e-${run}`, GITHUB_CLIENT_SECRET: "e2e-secret" });
+  base = server.base;
   delivery = await startDeliveryHost();
   browser = await startBrowser();
 }, 60_000);
@@ -113,8 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await delivery?.stop();
-  await api?.stop();
-  await smtp?.stop();
+  await server?.stop();
   if (tenantId) await deleteTenants([tenantId]);
 });
 
@@ -277,13 +199,13 @@ describe("signed in", () => {
     expect(await dash.page.locator("#smtp-settings-secure").evaluate((e) => e.tagName)).toBe("SELECT");
     expect(await dash.page.locator("#smtp-credentials-password").getAttribute("type")).toBe("password");
     await dash.page.locator("#smtp-settings-host").fill("127.0.0.1");
-    await dash.page.locator("#smtp-settings-port").fill(String(smtp.port));
+    await dash.page.locator("#smtp-settings-port").fill(String(server.smtp.port));
     await dash.page.locator("#smtp-settings-secure").selectOption("false");
     await dash.page.locator("#smtp-settings-from_email").fill(`no-reply@dashboard-${run}.com`);
     await dash.page.getByRole("button", { name: "Configure channel" }).click();
     expect(await textOf(dash.page.locator(".form-status"))).toBe("Saved.");
     const stored = await apiCall("GET", "/v1/channels/email", liveKey);
-    expect(stored.body.data).toMatchObject({ provider: "smtp", active: true, settings: { host: "127.0.0.1", port: smtp.port, secure: false } });
+    expect(stored.body.data).toMatchObject({ provider: "smtp", active: true, settings: { host: "127.0.0.1", port: server.smtp.port, secure: false } });
 
     await dash.page.getByLabel("Recipient").fill(`test-${run}@example.com`);
     await dash.page.getByRole("button", { name: "Send test" }).click();
@@ -320,8 +242,8 @@ describe("signed in", () => {
     for (const step of ["Created", "Attempt 1", "Sent"]) expect(timeline).toContain(step);
     expect(await dash.page.locator("section[aria-labelledby=content-title] pre.json").first().textContent()).toContain('"name": "Ana"');
     // the mail really went out through the configured channel
-    await smtp.waitForMessages(1, WAIT_MS);
-    expect(smtp.messages.some((m) => m.rcptTo.includes(to) && m.header("subject") === "Hi Ana")).toBe(true);
+    await server.smtp.waitForMessages(1, WAIT_MS);
+    expect(server.smtp.messages.some((m) => m.rcptTo.includes(to) && m.header("subject") === "Hi Ana")).toBe(true);
     await dash.screenshot("dashboard-notification-detail");
 
     // the detail URL is shareable: a fresh page opens it directly; back returns to the list

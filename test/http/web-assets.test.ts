@@ -68,7 +68,24 @@ describe("GET /embed/nms-inbox.js", () => {
 
 describe("the dashboard at /", () => {
   test("/ and every page path answer the dashboard's index.html: no caching, no framing, same-origin scripts only", async () => {
-    for (const path of ["/", "/notifications", "/notifications/0190a1b2-0000-7000-8000-000000000000", "/templates/welcome?env=sandbox", "/keys"]) {
+    const pages = [
+      "/",
+      "/notifications",
+      "/notifications/0190a1b2-0000-7000-8000-000000000000",
+      "/templates/welcome?env=sandbox",
+      "/keys",
+      "/workflows",
+      "/workflows/new",
+      "/workflows/0190a1b2-0000-7000-8000-000000000000/edit",
+      "/workflow-runs?status=running",
+      "/workflow-runs/0190a1b2-0000-7000-8000-000000000000",
+      "/webhook-endpoints",
+      "/webhook-endpoints/0190a1b2-0000-7000-8000-000000000000?status=failed",
+      "/domains",
+      "/domains/0190a1b2-0000-7000-8000-000000000000",
+      "/suppressions?reason=bounced",
+    ];
+    for (const path of pages) {
       const r = await call("GET", path);
       expect([path, r.status]).toEqual([path, 200]);
       expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -125,7 +142,10 @@ describe("isApiPath (what the dashboard's fallback at / must leave alone)", () =
     for (const p of paths) expect([p, isApiPath(p)]).toEqual([p, true]);
   });
   test("dashboard paths are not API paths; prefixes match whole segments", () => {
-    for (const p of ["/", "/notifications/123", "/templates", "/v1x", "/healthy", "/embedded", "/apikeys"]) expect([p, isApiPath(p)]).toEqual([p, false]);
-    for (const p of ["/v1", "/v1/notifications", "/api/internal/tenants", "/api-keys/1", "/docs", "/openapi.json"]) expect([p, isApiPath(p)]).toEqual([p, true]);
+    for (const p of ["/", "/notifications/123", "/templates", "/v1x", "/healthy", "/embedded", "/apikeys", "/workflows", "/workflow-runs/1", "/webhook-endpoints", "/domains/1", "/suppressions"]) {
+      expect([p, isApiPath(p)]).toEqual([p, false]);
+    }
+    // /webhooks is the API's (the WhatsApp inbound webhook): the dashboard's webhooks page is /webhook-endpoints
+    for (const p of ["/v1", "/v1/notifications", "/api/internal/tenants", "/api-keys/1", "/docs", "/openapi.json", "/webhooks", "/v1/workflows"]) expect([p, isApiPath(p)]).toEqual([p, true]);
   });
 });

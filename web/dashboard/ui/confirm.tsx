@@ -13,9 +13,11 @@ interface ConfirmProps {
   disabled?: boolean;
   /** "danger" (default) for what destroys, "secondary" for a change such as a rotation. */
   tone?: "danger" | "secondary";
+  /** The button that closes the dialog doing nothing (default "Cancel"; "Keep it running" when the action itself is a cancel). */
+  dismissLabel?: string;
 }
 
-export function ConfirmButton({ label, title, children, confirmLabel, onConfirm, disabled, tone = "danger" }: ConfirmProps) {
+export function ConfirmButton({ label, title, children, confirmLabel, onConfirm, disabled, tone = "danger", dismissLabel = "Cancel" }: ConfirmProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const id = useId();
   return (
@@ -28,7 +30,7 @@ export function ConfirmButton({ label, title, children, confirmLabel, onConfirm,
         <div id={`${id}-body`}>{children}</div>
         <div class="dialog-actions">
           <button type="button" class="secondary" autofocus onClick={() => dialog.current?.close()}>
-            Cancel
+            {dismissLabel}
           </button>
           <button
             type="button"

@@ -33,6 +33,13 @@ const TONES: Record<string, string> = {
   bounced: "bad",
   suppressed: "warn",
   revoked: "bad",
+  running: "info",
+  enqueued: "info",
+  completed: "good",
+  verified: "good",
+  pass: "good",
+  fail: "bad",
+  missing: "warn",
 };
 
 export function Badge({ value, children }: { value: string; children?: ComponentChildren }) {

@@ -1,0 +1,84 @@
+// A run's steps in order: what each step of its version does beside what happened (type, status,
+// channel, the notification it created, when a delay resumes, the error), and the steps still to come.
+import type { WorkflowRun, WorkflowStep, WorkflowStepResult } from "../../../client";
+import { Badge, Time } from "../ui/format";
+import { Link } from "../ui/link";
+import { TableHead } from "../ui/table-head";
+import { stepSummary } from "./steps";
+
+/** What the table says of a step without a result: next, waiting, or never run. */
+function notRun(run: WorkflowRun, index: number): string {
+  if (run.status !== "running") return "not run";
+  return index === run.current_step ? "next" : "waiting";
+}
+
+/** A delay's result is recorded when it starts; it is over once the run moved past it. */
+function statusOf(run: WorkflowRun, r: WorkflowStepResult): string {
+  if (r.status) return r.status;
+  if (r.type === "delay") return run.current_step > r.step || run.status === "completed" ? "completed" : run.status === "running" ? "waiting" : run.status;
+  return "done";
+}
+
+export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowStep[] | null }) {
+  const count = Math.max(steps?.length ?? 0, ...run.step_results.map((r) => r.step + 1));
+  const rows = Array.from({ length: count }, (_, i) => ({ i, def: steps?.[i], result: run.step_results.find((r) => r.step === i) }));
+  return (
+    <table class="step-results">
+      <caption class="visually-hidden">Steps of this run, in order</caption>
+      <TableHead columns={["#", "Step", "Status", "Channel", "Notification", "When", "Error"]} />
+      <tbody>
+        {rows.map(({ i, def, result }) => (
+          <tr key={i} data-step={i} class={result ? undefined : "muted"}>
+            <td>{i + 1}</td>
+            <td>
+              <Badge value={result?.type ?? def?.type ?? "muted"}>{result?.type ?? def?.type ?? "?"}</Badge>
+              {def ? <div class="hint">{stepSummary(def)}</div> : null}
+            </td>
+            <td>{result ? <Badge value={statusOf(run, result)} /> : <span class="muted">{notRun(run, i)}</span>}</td>
+            <td>{result?.channel ?? <span class="muted">—</span>}</td>
+            <td>
+              {result?.notification_id ? (
+                <Link to={`/notifications/${result.notification_id}`}>Notification of step {i + 1}</Link>
+              ) : (
+                <span class="muted">—</span>
+              )}
+              {result?.attempts?.length ? <FallbackAttempts attempts={result.attempts} /> : null}
+            </td>
+            <td>
+              {result?.scheduled_at ? (
+                <>
+                  {result.duration} · resumes <Time iso={result.scheduled_at} />
+                </>
+              ) : result?.reason ? (
+                <span class="muted">{result.reason === "previous_step_delivered" ? "skipped: the previous send was delivered" : result.reason}</span>
+              ) : (
+                <span class="muted">—</span>
+              )}
+            </td>
+            <td>
+              {result?.error ? (
+                <span class="field-error">
+                  <code>{result.error.code}</code> {result.error.message}
+                </span>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function FallbackAttempts({ attempts }: { attempts: NonNullable<WorkflowStepResult["attempts"]> }) {
+  return (
+    <ol class="fallback-attempts" aria-label="Channels tried">
+      {attempts.map((a) => (
+        <li key={a.channel}>
+          {a.channel} <Badge value={a.status} />{" "}
+          {a.notification_id ? <Link to={`/notifications/${a.notification_id}`}>notification</Link> : null}
+          {a.error ? <span class="field-error"> {a.error.message}</span> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
