@@ -175,7 +175,7 @@ const RUN_EXAMPLE = {
   workflow_version: 1,
   recipient: "user-123",
   status: "running",
-  current_step: 2,
+  current_step: 1, // the delay (step 1) is being run
   step_results: [
     { type: "send", step: 0, channel: "email", notification_id: "0195f1c3-0a11-7000-8000-000000000003", status: "enqueued" },
     { type: "delay", step: 1, duration: "1d", duration_seconds: 86400, scheduled_at: "2026-11-25T10:00:00.000Z" },
