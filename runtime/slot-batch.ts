@@ -73,6 +73,8 @@ export class SlotBatch {
         let replies: Reply[] | null = null;
         let failure: Error | null = null;
         for (let retry = 0; ; retry++) {
+          replies = null;
+          failure = null;
           try {
             replies = (await group.pipeline.exec()) as Reply[] | null;
           } catch (err) {
