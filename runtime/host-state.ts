@@ -173,6 +173,11 @@ export class Capacity {
     for (const r of waiters) r();
   }
 
+  /** Readers wait and stuck groups' messages alone keep them waiting: no finish can free them, only deferral. */
+  get pinnedFull(): boolean {
+    return this.waiters.length > 0 && this.pinned > this.resumeAt;
+  }
+
   get blocked(): boolean {
     return this.waiters.length > 0;
   }

@@ -80,7 +80,9 @@ export class Watchdog {
     capacity.setPinned(slots.stuckWaiting(Math.min(PINNED_AFTER_MS, opts.shedAfterMs), now));
     if (!capacity.blocked) return;
     const blockedMs = now - capacity.blockedSince;
-    if (blockedMs >= opts.shedAfterMs) {
+    // Stuck groups' waiters alone fill the room: no finish can wake the readers, so shed now rather
+    // than after shedAfterMs of waiting (shed() still takes only groups stuck for shedAfterMs).
+    if (blockedMs >= opts.shedAfterMs || capacity.pinnedFull) {
       const excess = Math.ceil(capacity.inFlight - capacity.max / 2);
       const shed = excess > 0 ? slots.shed(excess, (policy) => policy.share, opts.shedAfterMs) : 0;
       if (shed > 0) {

@@ -156,6 +156,17 @@ describe("Capacity", () => {
     expect(again()).toBe(true);
   });
 
+  test("pinnedFull: readers wait and the stuck groups' messages alone exceed the resume point (only deferral can free them)", async () => {
+    const c = new Capacity(100, 10);
+    c.add(100);
+    expect(c.pinnedFull).toBe(false); // no reader waits
+    await waiting(c);
+    c.setPinned(90);
+    expect(c.pinnedFull).toBe(false); // the other 10 finishing wakes the readers
+    c.setPinned(91);
+    expect(c.pinnedFull).toBe(true);
+  });
+
   test("with a batch of half the maximum or more, pinned messages change nothing", async () => {
     const c = new Capacity(6, 10);
     c.add(6);
