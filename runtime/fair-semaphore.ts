@@ -133,9 +133,8 @@ export class FairSemaphore {
       if (shed >= max) break;
       const queued = g.waiters.length - g.head;
       if (queued === 0) continue;
-      const oldest = g.waiters[g.head]!;
-      const policy = oldest.policy;
-      if (g.running < policy.share || now - oldest.since < stuckMs || now - g.lastRelease < stuckMs) continue;
+      const policy = g.waiters[g.head]!.policy;
+      if (!this.stuck(g, now, stuckMs)) continue;
       const n = Math.min(max - shed, Math.max(0, queued - keep(policy)));
       for (let i = 0; i < n; i++) {
         const w = g.waiters.pop()!;
@@ -146,6 +145,23 @@ export class FairSemaphore {
       if (g.running === 0 && g.waiters.length === g.head) this.groups.delete(name);
     }
     return shed;
+  }
+
+  /** A group with waiters that holds its share, whose oldest waiter waited and whose last release was `stuckMs` ago or more. */
+  private stuck(g: Group, now: number, stuckMs: number): boolean {
+    if (g.waiters.length === g.head) return false;
+    const oldest = g.waiters[g.head]!;
+    return g.running >= oldest.policy.share && now - oldest.since >= stuckMs && now - g.lastRelease >= stuckMs;
+  }
+
+  /**
+   * Messages waiting in stuck groups (see shed()): they hold room in memory but none of them can
+   * start until the group's receiver or provider answers. O(groups): the watchdog calls it once a tick.
+   */
+  stuckWaiting(stuckMs: number, now = performance.now()): number {
+    let n = 0;
+    for (const g of this.groups.values()) if (this.stuck(g, now, stuckMs)) n += g.waiters.length - g.head;
+    return n;
   }
 
   /** Waiting count per group, largest first (for stall logs). */

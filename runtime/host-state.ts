@@ -112,17 +112,37 @@ export interface HostCore {
 /**
  * Messages read and not finished, over all partitions. Readers ask for at most the free room
  * (so a burst cannot pull far more than maxInFlight into memory) and, when there is none, wait
- * until half of it is free again.
+ * until half of it is free again, not counting the messages `pinned` in stuck groups (a hanging
+ * receiver's backlog, which cannot start however long the readers wait): otherwise a backlog of
+ * more than half of maxInFlight kept every reader waiting until the watchdog deferred it. The
+ * resume point stays at least `batch` below maxInFlight, so a resumed read is never a trickle.
  */
 export class Capacity {
   inFlight = 0;
+  /** Messages waiting in stuck groups, as the watchdog last counted them (setPinned). */
+  private pinned = 0;
   private waiters: Array<() => void> = [];
   /** performance.now() since which some reader has been waiting, 0 when none is. */
   blockedSince = 0;
   /** Handlers finished since the start: the watchdog's measure of progress. */
   finishedTotal = 0;
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly batch = 0,
+  ) {}
+
+  /** In flight at or below which waiting readers resume. */
+  private get resumeAt(): number {
+    const half = this.max / 2;
+    return Math.max(half, Math.min(this.max - this.batch, half + this.pinned));
+  }
+
+  /** The watchdog's count of messages that cannot start (FairSemaphore.stuckWaiting); readers resume if that frees them. */
+  setPinned(n: number): void {
+    this.pinned = n;
+    if (this.waiters.length && this.inFlight <= this.resumeAt) this.wakeAll();
+  }
 
   /** Entries a reader may ask for now (0: wait()). */
   room(batch: number): number {
@@ -136,7 +156,7 @@ export class Capacity {
   done(n: number): void {
     this.inFlight -= n;
     this.finishedTotal += n;
-    if (this.waiters.length && this.inFlight <= this.max / 2) this.wakeAll();
+    if (this.waiters.length && this.inFlight <= this.resumeAt) this.wakeAll();
   }
 
   wait(): Promise<void> {
@@ -151,6 +171,11 @@ export class Capacity {
     this.waiters = [];
     this.blockedSince = 0;
     for (const r of waiters) r();
+  }
+
+  /** Readers wait and stuck groups' messages alone keep them waiting: no finish can free them, only deferral. */
+  get pinnedFull(): boolean {
+    return this.waiters.length > 0 && this.pinned > this.resumeAt;
   }
 
   get blocked(): boolean {

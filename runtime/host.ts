@@ -52,7 +52,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     // the runtime's logger already names the component; the host id is bound once here
     this.log = runtime.logger.child ? runtime.logger.child({ host: this.id }) : runtime.logger;
     this.opts = resolveHostOptions(hostOpts);
-    this.capacity = new Capacity(this.opts.maxInFlight);
+    this.capacity = new Capacity(this.opts.maxInFlight, this.opts.batch);
     this.slots = new FairSemaphore(this.opts.concurrency);
     this.runners = hostOpts.actors.map((actor) => ({
       actor,

@@ -7,6 +7,13 @@ import type { PartitionReader } from "./partition-reader";
 import { observe, type HostCore, type PartitionWorker } from "./host-state";
 import { firstError, SlotBatch } from "./slot-batch";
 
+/**
+ * How long a group at its share must have waited with no slot freed before its waiters stop
+ * counting against the readers' resume point (Capacity.setPinned): long enough that a busy group
+ * (slots freed every few ms) never counts, short against shedAfterMs (deferral stays the last resort).
+ */
+const PINNED_AFTER_MS = 1000;
+
 function readingWorkers(core: HostCore): PartitionWorker[] {
   return core.runners.flatMap((r) => [...r.partitions.values()].filter((w) => w.state === "reading"));
 }
@@ -69,9 +76,13 @@ export class Watchdog {
   private checkCapacity(now: number) {
     const { capacity, slots, opts, log } = this.core;
     if (capacity.finishedTotal !== this.lastProgress.finished) this.lastProgress = { finished: capacity.finishedTotal, at: now };
+    // A stuck group's waiters hold room without any chance to start: readers may resume past them.
+    capacity.setPinned(slots.stuckWaiting(Math.min(PINNED_AFTER_MS, opts.shedAfterMs), now));
     if (!capacity.blocked) return;
     const blockedMs = now - capacity.blockedSince;
-    if (blockedMs >= opts.shedAfterMs) {
+    // Stuck groups' waiters alone fill the room: no finish can wake the readers, so shed now rather
+    // than after shedAfterMs of waiting (shed() still takes only groups stuck for shedAfterMs).
+    if (blockedMs >= opts.shedAfterMs || capacity.pinnedFull) {
       const excess = Math.ceil(capacity.inFlight - capacity.max / 2);
       const shed = excess > 0 ? slots.shed(excess, (policy) => policy.share, opts.shedAfterMs) : 0;
       if (shed > 0) {

@@ -179,5 +179,33 @@ describeEachRedis("runtime liveness", (target) => {
       await sleep(200);
       expect([...runs.values()].every((n) => n === 1)).toBe(true);
     }, 30_000);
+
+    test("a stuck group's backlog of more than half of maxInFlight does not keep readers waiting: other groups' messages are read past it with no deferral", async () => {
+      const { runtime, start } = setup();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const runs = new Map<string, number>();
+      const actor = defineActor<Msg>({
+        name: "fair",
+        keyOf: (m) => m.key,
+        fairness: { groupOf: (m) => m.g!, share: 1, busyThreshold: 1 },
+        async handle(m) {
+          if (m.g === "A") await gate; // A's receiver hangs
+          runs.set(m.key, (runs.get(m.key) ?? 0) + 1);
+        },
+      });
+      // A's 30 are read first and fill 30 of the 40 in flight; they can never start while A hangs
+      await runtime.sendMany(actor, Array.from({ length: 30 }, (_, i) => ({ key: `a${i}`, seq: i, g: "A" })));
+      await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `b${i}`, seq: i, g: "B" })));
+      // deferral (shedAfterMs) is out of reach of this test: only resuming past A can read B's 100
+      const host = start([actor], { concurrency: 4, maxInFlight: 40, batch: 10, shedAfterMs: 120_000, watchdogMs: 50 });
+      expect(await waitFor(() => [...runs.keys()].filter((k) => k.startsWith("b")).length === 100, 20_000)).toBe(true);
+      expect(host.stats().deferred).toBe(0);
+      expect([...runs.keys()].filter((k) => k.startsWith("a"))).toHaveLength(0); // A still hangs
+      release();
+      expect(await waitFor(() => [...runs.keys()].filter((k) => k.startsWith("a")).length === 30, 20_000)).toBe(true);
+      await sleep(200);
+      expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    }, 60_000);
   });
 });

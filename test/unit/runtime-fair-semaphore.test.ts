@@ -1,7 +1,8 @@
-// The host's fair slots (runtime/fair-semaphore.ts) and the background Loop (runtime/loop.ts):
-// pure code, no Redis. Shares, the busy threshold, fair hand-over, shedding; loops that survive.
+// The host's fair slots (runtime/fair-semaphore.ts), its in-flight room (Capacity) and the background
+// Loop (runtime/loop.ts): pure code, no Redis. Shares, busy threshold, hand-over, shedding, resuming; loops.
 import { describe, expect, test } from "bun:test";
 import { FairSemaphore, UNLIMITED } from "../../runtime/fair-semaphore";
+import { Capacity } from "../../runtime/host-state";
 import { Loop } from "../../runtime/loop";
 import { deferDelayMs } from "../../runtime/mailboxes";
 
@@ -91,8 +92,92 @@ describe("FairSemaphore", () => {
     expect(await w2).toBe(false);
   });
 
+  test("stuckWaiting counts the waiters of stuck groups only: not a busy group's, not a group's under its share", async () => {
+    const s = new FairSemaphore(10);
+    const p = share(1, 1);
+    expect(s.tryAcquire("stuck", p)).toBe(true);
+    void s.acquire("stuck", p);
+    void s.acquire("stuck", p);
+    expect(s.tryAcquire("busy", p)).toBe(true);
+    void s.acquire("busy", p);
+    void s.acquire("under", share(5, 100)); // gets a slot at once: never waits
+    expect(s.stuckWaiting(20)).toBe(0); // nobody has waited 20 ms yet
+    await Bun.sleep(40);
+    s.release("busy"); // its waiter takes the slot; the busy group just freed one
+    void s.acquire("busy", p);
+    expect(s.stuckWaiting(20)).toBe(2); // only the two waiters of "stuck"
+    expect(s.stuckWaiting(60_000)).toBe(0);
+  });
+
   test("release without a slot is a bug and says so", () => {
     expect(() => new FairSemaphore(1).release("nobody")).toThrow(/without a slot/);
+  });
+});
+
+describe("Capacity", () => {
+  async function waiting(c: Capacity) {
+    let resumed = false;
+    void c.wait().then(() => (resumed = true));
+    await Promise.resolve();
+    return () => resumed;
+  }
+
+  test("waiting readers resume at half of maxInFlight", async () => {
+    const c = new Capacity(100, 10);
+    c.add(100);
+    const resumed = await waiting(c);
+    c.done(49);
+    await Promise.resolve();
+    expect(resumed()).toBe(false);
+    c.done(1);
+    await Promise.resolve();
+    expect(resumed()).toBe(true);
+  });
+
+  test("messages pinned in stuck groups do not count against the resume point, which stays a batch below the maximum", async () => {
+    const c = new Capacity(100, 10);
+    c.add(100);
+    const resumed = await waiting(c);
+    c.setPinned(70); // 70 can never start: half of the other 30 is not the point, a batch of room is
+    c.done(9);
+    await Promise.resolve();
+    expect(resumed()).toBe(false);
+    c.done(1);
+    await Promise.resolve();
+    expect(resumed()).toBe(true);
+    c.add(10);
+    const again = await waiting(c);
+    c.setPinned(0); // the group answered again: back to half
+    c.done(30);
+    await Promise.resolve();
+    expect(again()).toBe(false);
+    c.setPinned(25); // the watchdog's count alone can free the readers
+    await Promise.resolve();
+    expect(again()).toBe(true);
+  });
+
+  test("pinnedFull: readers wait and the stuck groups' messages alone exceed the resume point (only deferral can free them)", async () => {
+    const c = new Capacity(100, 10);
+    c.add(100);
+    expect(c.pinnedFull).toBe(false); // no reader waits
+    await waiting(c);
+    c.setPinned(90);
+    expect(c.pinnedFull).toBe(false); // the other 10 finishing wakes the readers
+    c.setPinned(91);
+    expect(c.pinnedFull).toBe(true);
+  });
+
+  test("with a batch of half the maximum or more, pinned messages change nothing", async () => {
+    const c = new Capacity(6, 10);
+    c.add(6);
+    const resumed = await waiting(c);
+    c.setPinned(5);
+    c.done(2);
+    await Promise.resolve();
+    expect(resumed()).toBe(false);
+    c.done(1);
+    await Promise.resolve();
+    expect(resumed()).toBe(true);
   });
 });
 
