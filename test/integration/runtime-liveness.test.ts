@@ -154,20 +154,26 @@ describeEachRedis("runtime liveness", (target) => {
   });
 
   describe("fair shedding", () => {
+  /** An actor with one slot per group whose group A hangs (its provider or receiver) until release(); runs counts each key's runs. */
+  function gatedFairActor() {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runs = new Map<string, number>();
+    const actor = defineActor<Msg>({
+      name: "fair",
+      keyOf: (m) => m.key,
+      fairness: { groupOf: (m) => m.g!, share: 1, busyThreshold: 1 },
+      async handle(m) {
+        if (m.g === "A") await gate;
+        runs.set(m.key, (runs.get(m.key) ?? 0) + 1);
+      },
+    });
+    return { actor, runs, release };
+  }
+
     test("while readers wait for capacity, a group stuck at its share is deferred and another group's message is read and handled; nothing is lost or run twice", async () => {
       const { runtime, start } = setup();
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const runs = new Map<string, number>();
-      const actor = defineActor<Msg>({
-        name: "fair",
-        keyOf: (m) => m.key,
-        fairness: { groupOf: (m) => m.g!, share: 1, busyThreshold: 1 },
-        async handle(m) {
-          if (m.g === "A") await gate; // A's provider hangs
-          runs.set(m.key, (runs.get(m.key) ?? 0) + 1);
-        },
-      });
+      const { actor, runs, release } = gatedFairActor();
       await runtime.sendMany(actor, Array.from({ length: 20 }, (_, i) => ({ key: `a${i}`, seq: i, g: "A" })));
       await runtime.send(actor, { key: "b0", seq: 0, g: "B" });
       const host = start([actor], { concurrency: 2, maxInFlight: 6, batch: 10, shedAfterMs: 300, watchdogMs: 50 });
@@ -182,18 +188,7 @@ describeEachRedis("runtime liveness", (target) => {
 
     test("a stuck group's backlog of more than half of maxInFlight does not keep readers waiting: other groups' messages are read past it with no deferral", async () => {
       const { runtime, start } = setup();
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const runs = new Map<string, number>();
-      const actor = defineActor<Msg>({
-        name: "fair",
-        keyOf: (m) => m.key,
-        fairness: { groupOf: (m) => m.g!, share: 1, busyThreshold: 1 },
-        async handle(m) {
-          if (m.g === "A") await gate; // A's receiver hangs
-          runs.set(m.key, (runs.get(m.key) ?? 0) + 1);
-        },
-      });
+      const { actor, runs, release } = gatedFairActor();
       // A's 30 are read first and fill 30 of the 40 in flight; they can never start while A hangs
       await runtime.sendMany(actor, Array.from({ length: 30 }, (_, i) => ({ key: `a${i}`, seq: i, g: "A" })));
       await runtime.sendMany(actor, Array.from({ length: 100 }, (_, i) => ({ key: `b${i}`, seq: i, g: "B" })));
