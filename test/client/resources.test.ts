@@ -490,7 +490,7 @@ describe("admin: audit logs and blocked domains", () => {
 describe("dashboard session mode (cookie + X-Environment)", () => {
   async function signIn(role: "owner" | "admin" | "member") {
     const { user, session } = await sql.begin(async (t) => {
-      const tx = t as unknown as Tx;
+      const tx: Tx = t;
       const user = await insertUser(tx, { tenantId, email: `${role}-${run}@client-${run}.com`, role });
       const session = await createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
       return { user, session };
@@ -543,7 +543,7 @@ describe("dashboard: sign-in, providers, the team's audit log", () => {
 
   test("teamAuditLogs.list: an owner's session reads the tenant's entries with filters", async () => {
     const session = await sql.begin(async (t) => {
-      const tx = t as unknown as Tx;
+      const tx: Tx = t;
       const user = await insertUser(tx, { tenantId, email: `auditor-${run}@client-${run}.com`, role: "owner" });
       return createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
     });
@@ -776,7 +776,7 @@ describe("suppressions", () => {
     const endpoint = `https://push.client-${run}.example/send/abc/${run}`;
     const scope = { tenantId, environment: "sandbox" };
     await sql.begin(async (t) => {
-      const tx = t as unknown as Tx;
+      const tx: Tx = t;
       await addSuppression(tx, { ...scope, address: email, channel: "email", reason: "bounced", notificationId: null });
       await addSuppression(tx, { ...scope, address: endpoint, channel: "push", reason: "unregistered", notificationId: null });
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { Page } from "playwright-core";
-import { sql, type Tx } from "../../store/db";
+import { sql } from "../../store/db";
 import { addSuppression } from "../../store/suppressions";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
 import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
@@ -431,7 +431,7 @@ describe("signed in", () => {
   test("suppressions: a listed address, found by reason, lifted behind a confirmation", async () => {
     // a hard bounce lists an address through a provider's callback; the test lists one directly
     const address = `gone-${run}@example.com`;
-    await addSuppression(sql as unknown as Tx, { tenantId: tenantId!, environment: "production", address, channel: "email", reason: "bounced", notificationId: null });
+    await addSuppression(sql, { tenantId: tenantId!, environment: "production", address, channel: "email", reason: "bounced", notificationId: null });
     await nav("Suppressions");
     await dash.page.getByLabel("Reason").selectOption("bounced");
     await dash.page.waitForURL(/reason=bounced/, { timeout: WAIT_MS });

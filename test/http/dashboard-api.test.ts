@@ -24,7 +24,7 @@ async function tenant() {
 async function signedIn(tenantId: string, role: Role) {
   const email = `${role}-${crypto.randomUUID().slice(0, 8)}@dash-${run}.com`;
   const session = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+    const tx: Tx = t;
     const user = await insertUser(tx, { tenantId, email, role });
     return createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
   });

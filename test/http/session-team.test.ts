@@ -24,7 +24,7 @@ let seq = 0;
 async function ownerSession() {
   const email = `owner-${run}-${++seq}@team-${run}-${seq}.com`;
   const { user, session } = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+    const tx: Tx = t;
     const { user } = await findOrSignUp(tx, email);
     const session = await createSession(tx, { userId: user.id, tenantId: user.tenant_id, ip: null, userAgent: null });
     return { user, session };
@@ -36,7 +36,7 @@ async function ownerSession() {
 async function memberSession(tenantId: string, role: Role) {
   const email = `${role}-${run}-${++seq}@team-${run}.com`;
   const { user, session } = await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+    const tx: Tx = t;
     const user = await insertUser(tx, { tenantId, email, role });
     const session = await createSession(tx, { userId: user.id, tenantId, ip: null, userAgent: null });
     return { user, session };

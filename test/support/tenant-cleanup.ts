@@ -5,7 +5,7 @@ import { sql, type Tx } from "../../store/db";
 export async function deleteTenants(ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await sql.begin(async (t) => {
-    const tx = t as unknown as Tx;
+    const tx: Tx = t;
     // the one switch the audit_logs immutability trigger honours (store/migrations/0001_foundation.sql)
     await tx`set local nms.account_deletion = 'on'`;
     const tables = await tx<{ table_name: string }[]>`
