@@ -69,6 +69,8 @@ export async function startBrowser(opts: { args?: string[] } = {}): Promise<Test
         consoleErrors,
         async screenshot(name: string) {
           const path = join(SCREENSHOT_DIR, `${name}.png`);
+          // from the top: a full-page capture scrolled down draws the sticky header mid-page
+          await page.evaluate(() => window.scrollTo(0, 0));
           await page.screenshot({ path, fullPage: true });
           return path;
         },
