@@ -52,7 +52,7 @@ export class SlotBatch {
     if (!group) this.groups.set(tag, (group = { pipeline: this.redis.pipeline() as ScriptedPipeline, at: [], builds: [] }));
     const before = group.pipeline.length;
     build(group.pipeline);
-    group.builds.push(build);
+    if (this.cluster) group.builds.push(build); // only a cluster ever builds a pipeline again
     for (let i = before; i < group.pipeline.length; i++) group.at.push(this.count++);
     return this;
   }

@@ -9,6 +9,7 @@ import { Field } from "../ui/field";
 import { Link } from "../ui/link";
 import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
+import { TestPanel } from "../ui/test-panel";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, isChannel } from "../vocabulary";
 import { asText, ProviderInputs, valuesOf, type FieldValues, type Scope } from "./provider-fields";
@@ -176,36 +177,27 @@ function TestChannel({ channel }: { channel: ChannelName }) {
     setResult(await api.channels.test(channel, to.trim() ? { to: to.trim() } : {}));
   });
   return (
-    <section aria-labelledby="test-title" class="channel-test">
-      <h2 id="test-title">Test</h2>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          test.run();
-        }}
-      >
-        <Field id="test-recipient" label="Recipient" hint={`Optional: ${TEST_RECIPIENT_HINTS[channel]}. Without one the configuration is only checked.`}>
-          <input id="test-recipient" value={to} onInput={(e) => setTo(e.currentTarget.value)} aria-describedby="test-recipient-hint" />
-        </Field>
-        <button type="submit" disabled={test.pending}>
-          {test.pending ? "Testing…" : "Send test"}
-        </button>
-      </form>
-      <div aria-live="polite">
-        {test.error ? <ErrorNotice error={test.error} title="The test was refused" /> : null}
-        {result ? (
-          <p class={`notice ${result.success ? "success-notice" : "error-notice"} test-result`}>
-            {result.message}
-            {result.notification_id ? (
-              <>
-                {" "}
-                <Link to={`/notifications/${result.notification_id}`}>Follow the test notification</Link>
-              </>
-            ) : null}
-          </p>
-        ) : null}
-      </div>
-    </section>
+    <TestPanel
+      class="channel-test"
+      test={test}
+      result={result}
+      submitLabel="Send test"
+      pendingLabel="Testing…"
+      describe={(r) => (
+        <>
+          {r.message}
+          {r.notification_id ? (
+            <>
+              {" "}
+              <Link to={`/notifications/${r.notification_id}`}>Follow the test notification</Link>
+            </>
+          ) : null}
+        </>
+      )}
+    >
+      <Field id="test-recipient" label="Recipient" hint={`Optional: ${TEST_RECIPIENT_HINTS[channel]}. Without one the configuration is only checked.`}>
+        <input id="test-recipient" value={to} onInput={(e) => setTo(e.currentTarget.value)} aria-describedby="test-recipient-hint" />
+      </Field>
+    </TestPanel>
   );
 }

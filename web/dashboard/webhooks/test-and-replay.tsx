@@ -6,6 +6,7 @@ import { useDashboard } from "../app/context";
 import { Choice } from "../ui/choice";
 import { describedBy, Field, fieldErrors } from "../ui/field";
 import { ErrorNotice } from "../ui/states";
+import { TestPanel } from "../ui/test-panel";
 import { useAction } from "../ui/use-load";
 import { WEBHOOK_EVENT_TYPES } from "../vocabulary";
 
@@ -21,32 +22,22 @@ export function TestEvent({ webhook: w, onSent }: { webhook: Webhook; onSent(): 
     onSent();
   });
   return (
-    <section aria-labelledby="test-title">
-      <h2 id="test-title">Test</h2>
-      <form
-        class="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          test.run();
-        }}
-      >
-        <Field id="test-shape" label="Data in the shape of" hint="A signed notification.test event goes to the URL now, even while the endpoint is disabled.">
-          <Choice<WebhookEventType> id="test-shape" value={shape} choices={SHAPES} any="No sample data" onChange={setShape} aria-describedby="test-shape-hint" />
-        </Field>
-        <button type="submit" disabled={test.pending}>
-          {test.pending ? "Sending…" : "Send test event"}
-        </button>
-      </form>
-      <div aria-live="polite">
-        {test.error ? <ErrorNotice error={test.error} title="The test was refused" /> : null}
-        {result ? (
-          <p class={`notice ${result.success ? "success-notice" : "error-notice"} test-result`}>
-            {result.status_code === null ? "The receiver did not answer" : `The receiver answered HTTP ${result.status_code}`} in {result.duration_ms} ms
-            {result.success ? ": delivered." : result.error ? `: ${result.error.message}` : ": not a success."}
-          </p>
-        ) : null}
-      </div>
-    </section>
+    <TestPanel
+      test={test}
+      result={result}
+      submitLabel="Send test event"
+      pendingLabel="Sending…"
+      describe={(r) => (
+        <>
+          {r.status_code === null ? "The receiver did not answer" : `The receiver answered HTTP ${r.status_code}`} in {r.duration_ms} ms
+          {r.success ? ": delivered." : r.error ? `: ${r.error.message}` : ": not a success."}
+        </>
+      )}
+    >
+      <Field id="test-shape" label="Data in the shape of" hint="A signed notification.test event goes to the URL now, even while the endpoint is disabled.">
+        <Choice<WebhookEventType> id="test-shape" value={shape} choices={SHAPES} any="No sample data" onChange={setShape} aria-describedby="test-shape-hint" />
+      </Field>
+    </TestPanel>
   );
 }
 
