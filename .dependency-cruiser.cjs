@@ -2,9 +2,10 @@
 // applies them to the whole tree on every `npm test`, so a backwards import or a cycle fails CI.
 //
 // Layers, each importing only those below it:
-//   scripts -> http, actors -> domain -> store -> providers -> schemas -> runtime, and basics (basics/, config.ts)
-//   below all but runtime/, which imports nothing of ours.
-//   client/ imports only schemas/; web/ only client/ and schemas/; test/ may import anything.
+//   scripts -> http, actors, jobs -> domain -> store -> providers, runtime, schemas, and basics (basics/, config.ts)
+//   below all but runtime/ and schemas/, which import nothing of ours (schemas/: TypeBox only, since
+//   client/ and web/ bundle it for the browser). Outside runtime/, runtime/ is imported through its
+//   index only. client/ imports only schemas/; web/ only client/ and schemas/; test/ may import anything.
 //
 // Paths are relative to the repository root. dependency-cruiser reads TypeScript through a
 // TypeScript compiler older than 7 (or swc/babel); this project compiles with TypeScript 7, so the
@@ -13,6 +14,8 @@
 
 const BASICS = "^(basics/|config\\.ts)";
 const layer = (...names) => `^(${names.join("|")})/`;
+const OURS = ["runtime", "providers", "schemas", "store", "domain", "actors", "jobs", "http", "scripts", "client", "web"];
+const except = (...names) => OURS.filter((n) => !names.includes(n));
 
 /** A forbidden dependency: every rule is an error, so CI fails on it. */
 const forbid = (name, comment, from, to) => ({ name, comment, severity: "error", from, to });
@@ -29,61 +32,73 @@ module.exports = {
       "basics-import-no-layer",
       "config.ts, basics/log.ts and basics/errors.ts are below everything and import none of it.",
       { path: BASICS },
-      { path: layer("runtime", "providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web") },
+      { path: layer(...OURS) },
     ),
     forbid(
       "runtime-stands-alone",
       "runtime/ knows nothing of notifications: it takes its Redis client, prefix and logger as parameters.",
       { path: "^runtime/" },
-      { path: `${BASICS}|${layer("providers", "schemas", "store", "domain", "actors", "http", "scripts", "client", "web")}` },
+      { path: `${BASICS}|${layer(...except("runtime"))}` },
     ),
     forbid(
-      "providers-schemas-stay-low",
-      "providers/ and schemas/ sit beside runtime/: they never reach up into store, domain, actors, http or scripts.",
-      { path: layer("providers", "schemas") },
-      { path: layer("store", "domain", "actors", "http", "scripts", "client", "web") },
-    ),
-    forbid(
-      "schemas-below-providers",
-      "schemas/ are shared with the client and the dashboard: they never carry a provider adapter.",
+      "schemas-import-nothing-of-ours",
+      "schemas/ is TypeBox only: client/ and web/ bundle it for the browser, so it never pulls config.ts, the runtime or any other layer (actor mail lives in domain/<capability>/).",
       { path: "^schemas/" },
+      { path: `${BASICS}|${layer(...except("schemas"))}` },
+    ),
+    forbid(
+      "providers-stay-low",
+      "providers/ sit beside runtime/ and schemas/: they never reach up into store, domain, actors, jobs, http or scripts.",
       { path: "^providers/" },
+      { path: layer("store", "domain", "actors", "jobs", "http", "scripts", "client", "web") },
+    ),
+    forbid(
+      "runtime-through-its-index",
+      "runtime/index.ts is the runtime's public surface: outside runtime/, import it and nothing behind it.",
+      { pathNot: "^(runtime|test)/" },
+      { path: "^runtime/(?!index\\.ts)" },
     ),
     forbid(
       "store-below-domain",
       "store/ (PostgreSQL and Redis access) throws AppError and logs with basics/, never http/, and calls no use case.",
       { path: "^store/" },
-      { path: layer("domain", "actors", "http", "scripts", "client", "web") },
+      { path: layer("domain", "actors", "jobs", "http", "scripts", "client", "web") },
     ),
     forbid(
-      "domain-below-actors-and-http",
-      "domain/ enqueues through addresses and message types in schemas/messages.ts, never by importing an actor.",
+      "domain-below-entry-layers",
+      "domain/ enqueues through the mail files of its capability folders (e.g. domain/delivery/channel-sender-mail.ts), never by importing an actor or a job.",
       { path: "^domain/" },
-      { path: layer("actors", "http", "scripts", "client", "web") },
+      { path: layer("actors", "jobs", "http", "scripts", "client", "web") },
     ),
     forbid(
-      "actors-beside-http",
-      "actors/ and http/ are both entry layers over domain/: neither imports the other.",
+      "actors-beside-http-and-jobs",
+      "actors/, jobs/ and http/ are entry layers over domain/: none imports another.",
       { path: "^actors/" },
-      { path: layer("http", "scripts", "client", "web") },
+      { path: layer("http", "jobs", "scripts", "client", "web") },
+    ),
+    forbid(
+      "jobs-beside-actors-and-http",
+      "jobs/ (periodic loops and crons, not actors) sit beside actors/ and http/ over domain/.",
+      { path: "^jobs/" },
+      { path: layer("http", "actors", "scripts", "client", "web") },
     ),
     forbid(
       "http-beside-actors",
-      "http/ reaches actors only through domain/ use cases and schemas/messages.ts addresses.",
+      "http/ reaches actors only through domain/ use cases and the mail files' addresses.",
       { path: "^http/" },
-      { path: layer("actors", "scripts", "client", "web") },
+      { path: layer("actors", "jobs", "scripts", "client", "web") },
     ),
     forbid(
       "client-imports-only-schemas",
       "The typed client ships to other programs: it carries nothing but the shared schemas.",
       { path: "^client/" },
-      { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts", "web")}` },
+      { path: `${BASICS}|${layer(...except("schemas", "client"))}` },
     ),
     forbid(
       "web-imports-only-client-and-schemas",
       "The dashboard talks to the service through the typed client only.",
       { path: "^web/" },
-      { path: `${BASICS}|${layer("runtime", "providers", "store", "domain", "actors", "http", "scripts")}` },
+      { path: `${BASICS}|${layer(...except("schemas", "client", "web"))}` },
     ),
     forbid(
       "nothing-imports-scripts",

@@ -173,7 +173,7 @@ export const config = {
   get dnsServers(): string[] {
     return dnsServerList(env("DNS_SERVERS"));
   },
-  /** Deadline of one DNS query of the sending-domain checks (domain/dns.ts). */
+  /** Deadline of one DNS query of the sending-domain checks (domain/dns/lookup.ts). */
   dnsTimeoutMs: Math.max(100, numberEnv("DNS_TIMEOUT_MS", 3000) || 3000),
   /** The include: a sending domain's SPF record must carry (docs/domains.md); empty: any SPF record passes. Read at each use, as dnsServers. */
   get spfInclude(): string {
@@ -184,13 +184,13 @@ export const config = {
   /** Tests keep their output quiet unless they ask for a level. */
   logLevel: env("LOG_LEVEL") ?? (nodeEnv === "test" ? "warn" : "info"),
   trustProxy: (env("TRUST_PROXY") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-  /** Micro-batching of accepted notifications (domain/notifications.ts): rows per commit, wait, batches at once. */
+  /** Micro-batching of accepted notifications (domain/notifications/accept.ts): rows per commit, wait, batches at once. */
   acceptBatch: {
     size: numberEnv("ACCEPT_BATCH_SIZE", 200),
     waitMs: numberEnv("ACCEPT_BATCH_WAIT_MS", 2),
     concurrency: numberEnv("ACCEPT_BATCH_CONCURRENCY", 2),
   },
-  /** Serial lanes per (tenant, environment, channel) of the channel sender (schemas/messages.ts). */
+  /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */
   senderShards: numberEnv("SENDER_SHARDS", 256),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),

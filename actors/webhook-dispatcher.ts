@@ -1,21 +1,10 @@
-// The webhook-dispatcher actor: one signed attempt of one event to one webhook, SPEC's retry
-// schedule on runtime timers, the relay loop that feeds it from the outbox, and the repair scan
-// that re-enqueues what Redis lost (docs/webhooks.md).
-import { logger } from "../basics/log";
-import { recordWebhookDelivery } from "../basics/metrics";
+// The webhook-dispatcher actor: the runtime binding of webhook attempts (address, per-webhook fair
+// slots, deadline, handler retries); an attempt's rules are domain/webhooks/dispatch.ts (docs/webhooks.md).
 import { config } from "../config";
-import { createLease, defineActor, Loop, retryDelayFor, type ActorContext, type HostOptions, type RetryPolicy, type Runtime } from "../runtime";
-import { retryTimerId, webhookDispatcherAddress, type WebhookMessage } from "../schemas/webhook-messages";
-import { loadAttemptContext, type AttemptContext } from "../store/webhook-deliveries";
-import { newId } from "../store/ids";
-import { getRuntime } from "../store/runtime";
-import { iso } from "../store/time";
-import { secretOf, sendEvent } from "../domain/webhook-delivery";
-import { relayOnce, RELAY_BATCH } from "../domain/webhook-relay";
-import { repairWebhookWork, REPAIR_LIMIT } from "../domain/webhook-repair";
-import { webhookRetryDelayMs } from "../domain/webhook-retry";
-import { RECEIVER_TIMEOUT_MS } from "../domain/webhook-transport";
-import { recordAttempt } from "../domain/webhooks";
+import { handleWebhookMessage } from "../domain/webhooks/dispatch";
+import { RECEIVER_TIMEOUT_MS } from "../domain/webhooks/transport";
+import { webhookDispatcherAddress, type WebhookMessage } from "../domain/webhooks/webhook-dispatcher-mail";
+import { defineActor, retryDelayFor, type HostOptions, type RetryPolicy } from "../runtime";
 
 /**
  * Above the receiver's 30 s: a run past it (a record write that never returns) gives back its key
@@ -39,89 +28,6 @@ export const WEBHOOK_HOST_OPTIONS: Omit<HostOptions, "actors"> = { concurrency: 
 const HANDLER_RETRY: RetryPolicy = { baseMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.2 };
 const HANDLER_RUNS = 8;
 
-type Ctx = Pick<ActorContext, "schedule" | "signal">;
-
-function outgoing(e: NonNullable<AttemptContext["event"]>) {
-  return { id: e.id, type: e.type, created_at: iso(e.created_at)!, data: e.data };
-}
-
-async function scheduleAttempt(ctx: Ctx, webhookId: string, eventId: string, attempt: number, delayMs: number) {
-  const msg: WebhookMessage = { type: "attempt", webhookId, eventId, attempt };
-  // delays are computed in real time (the schedule already times TIME_SCALE, Retry-After is real)
-  await ctx.schedule(retryTimerId(webhookId, eventId), Math.max(0, delayMs), msg, { unscaled: true });
-}
-
-/** Automatic attempt n of SPEC's schedule. Every early return is a message with nothing left to do. */
-async function automatic(msg: Extract<WebhookMessage, { type: "attempt" }>, ctx: Ctx): Promise<void> {
-  const c = await loadAttemptContext({ webhookId: msg.webhookId, eventId: msg.eventId, attempt: msg.attempt, deliveryId: null });
-  const w = c.webhook;
-  const e = c.event;
-  // deleted or inactive webhooks receive nothing more, scheduled retries included
-  if (!w || !w.active || !e || c.succeeded) {
-    if (!c.succeeded) recordWebhookDelivery("dropped");
-    return;
-  }
-  if (e.tenant_id !== w.tenant_id || e.environment !== w.environment || !w.events.includes(e.type)) return;
-  if (c.sameAttempt) {
-    // a redelivered message: the attempt is recorded; make sure its retry timer exists (same id)
-    if (c.sameAttempt.kind === "auto" && c.sameAttempt.status === "failed" && c.sameAttempt.next_retry_at) {
-      await scheduleAttempt(ctx, w.id, e.id, msg.attempt + 1, Date.parse(c.sameAttempt.next_retry_at) - Date.now());
-    }
-    return;
-  }
-  if (c.maxAttempt >= msg.attempt) return; // a manual retry or replay took over this event
-
-  const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
-  const delay = out.ok ? null : webhookRetryDelayMs(msg.attempt, { retryAfterMs: out.retryAfterMs, timeScale: config.timeScale });
-  recordWebhookDelivery(out.ok ? "delivered" : delay === null ? "exhausted" : "retrying", out.durationMs);
-  const written = await recordAttempt({
-    id: newId(),
-    webhookId: w.id,
-    tenantId: w.tenant_id,
-    eventId: e.id,
-    eventType: e.type,
-    attempt: msg.attempt,
-    kind: "auto",
-    status: out.ok ? "success" : "failed",
-    responseStatus: out.status,
-    responseBody: out.body,
-    durationMs: out.durationMs,
-    error: out.error,
-    nextRetryAt: delay === null ? null : new Date(Date.now() + delay),
-  });
-  if (written && delay !== null) await scheduleAttempt(ctx, w.id, e.id, msg.attempt + 1, delay);
-}
-
-/** One extra attempt the retry or replay route recorded as pending. */
-async function manual(msg: Extract<WebhookMessage, { type: "manual" }>, ctx: Ctx): Promise<void> {
-  const c = await loadAttemptContext({ webhookId: msg.webhookId, eventId: msg.eventId, attempt: null, deliveryId: msg.deliveryId });
-  const w = c.webhook;
-  const e = c.event;
-  if (!w || !c.manual || c.manual.status !== "pending") return;
-  const base = { id: msg.deliveryId, webhookId: w.id, tenantId: w.tenant_id, eventId: msg.eventId, attempt: c.manual.attempt, kind: "manual" as const, nextRetryAt: null };
-  if (!w.active || !e) {
-    const error = !w.active ? { code: "webhook_inactive", message: "the webhook was deactivated before this attempt ran" } : { code: "event_gone", message: "the event no longer exists" };
-    await recordAttempt({ ...base, eventType: e?.type ?? "unknown", status: "failed", responseStatus: null, responseBody: null, durationMs: 0, error });
-    return;
-  }
-  const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
-  recordWebhookDelivery(out.ok ? "delivered" : "exhausted", out.durationMs);
-  await recordAttempt({
-    ...base,
-    eventType: e.type,
-    status: out.ok ? "success" : "failed",
-    responseStatus: out.status,
-    responseBody: out.body,
-    durationMs: out.durationMs,
-    error: out.error,
-  });
-}
-
-export async function handleWebhookMessage(msg: WebhookMessage, ctx: Ctx): Promise<void> {
-  if (msg.type === "attempt") return await automatic(msg, ctx);
-  if (msg.type === "manual") return await manual(msg, ctx);
-}
-
 export const webhookDispatcher = defineActor<WebhookMessage>({
   ...webhookDispatcherAddress,
   handle: handleWebhookMessage,
@@ -134,95 +40,3 @@ export const webhookDispatcher = defineActor<WebhookMessage>({
   retryDelayMs: (deliveries) => retryDelayFor(deliveries, HANDLER_RETRY),
 });
 
-// ---------------------------------------------------------------------------------------------
-
-export interface RunningRelay {
-  stop(): Promise<void>;
-  /** runs of the relay loop that failed (each is retried at the next tick) */
-  readonly failures: number;
-  /** the repair scan beside it, unless turned off */
-  readonly repair: RunningRepair | null;
-}
-
-/**
- * The relay loop of one dispatcher process: every `everyMs` (at once again while batches come back
- * full) it moves committed outbox rows onto the dispatcher's stream. Several processes may run it.
- * The repair scan (startWebhookRepair) starts beside it unless `repair` is false.
- */
-export function startWebhookRelay(opts: { everyMs?: number; runtime?: Runtime; repair?: RepairLoopOptions | false } = {}): RunningRelay {
-  const log = logger.child({ component: "webhook-relay" });
-  const loop = new Loop({ name: "webhook relay", everyMs: opts.everyMs ?? 100, runDeadlineMs: 30_000, log }, async () => {
-    const moved = await relayOnce({ runtime: opts.runtime });
-    return moved >= RELAY_BATCH;
-  }).start();
-  const repair = opts.repair === false ? null : startWebhookRepair({ runtime: opts.runtime, ...opts.repair });
-  return {
-    get failures() {
-      return loop.failures;
-    },
-    repair,
-    async stop() {
-      await loop.stop();
-      await repair?.stop();
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-
-export interface RepairLoopOptions {
-  everyMs?: number;
-  graceMs?: number;
-  limit?: number;
-  runtime?: Runtime;
-  tenantId?: string;
-}
-
-export interface RunningRepair {
-  stop(): Promise<void>;
-  readonly failures: number;
-  /** scans made by this process (it scans only while it holds the lease) */
-  readonly scans: number;
-}
-
-const REPAIR_EVERY_MS = 15_000;
-const REPAIR_DEADLINE_MS = 30_000;
-
-/**
- * The repair scan of the dispatcher processes (domain/webhook-repair.ts): every 15 s, one process
- * at a time (the runtime's named lease `webhook-repair`, held for two periods, so a successor takes
- * over 30 s after a holder died), it re-enqueues webhook attempts whose message Redis lost. It runs
- * where webhook work runs, not in the reconciler: without a dispatcher there is nothing to
- * re-enqueue for, and a slow webhook scan never delays the notifications' one. Two scans at once
- * (a scan longer than the lease) are harmless: a marker is re-enqueued by whichever marks it first.
- */
-export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair {
-  const runtime = opts.runtime ?? getRuntime();
-  const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
-  const lease = createLease(runtime, "webhook-repair", { ttlMs: 2 * everyMs });
-  const log = logger.child({ component: "webhook-repair" });
-  let scans = 0;
-  const loop = new Loop({ name: "webhook repair", everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log }, async () => {
-    if (!(await lease.hold())) return;
-    scans++;
-    const limit = opts.limit ?? REPAIR_LIMIT;
-    const r = await repairWebhookWork({ graceMs: opts.graceMs, limit, runtime, tenantId: opts.tenantId });
-    if (r.requeued) log.warn(r, "webhook repair re-enqueued attempts whose message was gone");
-    else if (r.dropped || r.timerGone) log.info(r, "webhook repair settled markers");
-    else if (r.inBacklog) log.debug(r, "webhook repair left markers to the dispatcher's backlog");
-    // a full page of lost or settled markers: look at the next one at once (a backlog waits for the tick)
-    return r.scanned >= limit && r.requeued + r.dropped > 0;
-  }).start(everyMs);
-  return {
-    get failures() {
-      return loop.failures;
-    },
-    get scans() {
-      return scans;
-    },
-    async stop() {
-      await loop.stop();
-      await lease.release().catch(() => {});
-    },
-  };
-}

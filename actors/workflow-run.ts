@@ -1,9 +1,9 @@
 // The workflow-run actor (DESIGN.md 3): keyed by run id, so one run's messages are handled one at a
-// time; each message moves the run on through domain/workflow-engine.ts, its timers on this runtime.
+// time; each message moves the run on through domain/workflows/engine.ts, its timers on this runtime.
 import type { HostOptions } from "../runtime";
-import { defineActor } from "../runtime/actor";
-import { advanceRun } from "../domain/workflow-engine";
-import { workflowRunAddress, type WorkflowRunMessage } from "../schemas/workflow-messages";
+import { defineActor } from "../runtime";
+import { advanceRun } from "../domain/workflows/engine";
+import { workflowRunAddress, type WorkflowRunMessage } from "../domain/workflows/workflow-run-mail";
 
 export const workflowRun = defineActor<WorkflowRunMessage>({
   ...workflowRunAddress,

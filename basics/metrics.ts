@@ -55,7 +55,7 @@ const timerLateness = new Histogram({
   registers,
 });
 
-/** The runtime's observer (runtime/types.ts RuntimeObserver); store/runtime.ts hands it to createRuntime. */
+/** The runtime's observer (runtime/types.ts RuntimeObserver); store/runtime-handle.ts hands it to createRuntime. */
 export const runtimeObserver = {
   handlerRun(e: { actor: string; outcome: HandlerRunOutcome; durationMs: number }): void {
     handlers.count.inc({ actor: e.actor, outcome: e.outcome });
@@ -94,7 +94,7 @@ export function recordProviderCall(provider: string, outcome: ProviderCallOutcom
  * delivered: the endpoint answered 2xx; retrying: it failed and another attempt is scheduled;
  * exhausted: it failed and no attempt is left; dropped: not attempted (endpoint disabled or gone).
  */
-export type WebhookDeliveryOutcome = "delivered" | "retrying" | "exhausted" | "dropped";
+export type WebhookAttemptOutcome = "delivered" | "retrying" | "exhausted" | "dropped";
 
 const webhooks = countedAndTimed(
   ["outcome"],
@@ -102,8 +102,8 @@ const webhooks = countedAndTimed(
   { name: "nms_webhook_delivery_duration_seconds", help: "Webhook delivery attempt latency (the endpoint's answer or timeout), by outcome" },
 );
 
-/** For the webhook dispatcher: one call per delivery attempt (durationMs when a request was made). */
-export function recordWebhookDelivery(outcome: WebhookDeliveryOutcome, durationMs?: number): void {
+/** For the webhook dispatcher: one call per attempt (durationMs when a request was made); the metric keeps its published name. */
+export function recordWebhookAttempt(outcome: WebhookAttemptOutcome, durationMs?: number): void {
   webhooks.count.inc({ outcome });
   if (durationMs !== undefined) webhooks.seconds.observe({ outcome }, durationMs / 1000);
 }

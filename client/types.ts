@@ -59,7 +59,7 @@ export type TemplateValidation = Static<typeof Templates.ValidationResult>;
 export type Subscriber = Static<typeof Subscribers.SubscriberRecord>;
 type SubscriberEditable = Pick<Subscriber, "email" | "phone" | "name" | "locale" | "timezone">;
 /**
- * The body schema leaves every field `unknown` so domain/subscriber-validation.ts can name each
+ * The body schema leaves every field `unknown` so domain/subscribers/validation.ts can name each
  * bad field; the types a caller sends are those of the record the server returns.
  */
 export type SubscriberCreateParams = { external_id: Subscriber["external_id"] } & Partial<SubscriberEditable> & {
@@ -169,7 +169,7 @@ export type WebhookDeliveryListParams = Loosen<Static<typeof Webhooks.ListDelive
 export type Workflow = Static<typeof Workflows.WorkflowRecord>;
 export type WorkflowStep = Static<typeof Workflows.WorkflowStep>;
 /**
- * One step to define. The body schema leaves every field `unknown` so domain/workflow-definitions.ts
+ * One step to define. The body schema leaves every field `unknown` so domain/workflows/definitions.ts
  * can name each bad field; the types a caller sends are the stored step's, one variant per type.
  */
 export type WorkflowStepParams =

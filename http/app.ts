@@ -2,7 +2,7 @@
 // Tests call buildApp().handle(request); http/server.ts listens with it.
 import { Elysia } from "elysia";
 import { config } from "../config";
-import { errorsPlugin } from "./plugins/errors";
+import { edgePlugins } from "./plugins/edge";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
 import { httpMetricsPlugin } from "./plugins/metrics";
@@ -17,7 +17,7 @@ export function buildApp() {
   // for the check to refuse and still strips undeclared response fields.
   let app = new Elysia({ name: "nms", normalize: "typebox" })
     .use(idempotencyPlugin)
-    .use(errorsPlugin)
+    .use(edgePlugins)
     .use(corsPlugin)
     .use(httpMetricsPlugin)
     .use(

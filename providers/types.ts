@@ -60,7 +60,7 @@ export type ReceiptKind = "sent" | "delivered" | "failed" | "bounced" | "opened"
 
 /**
  * One status report of a provider's callback, read by the provider's adapter and applied by
- * domain/receipts.ts to the notification whose provider message id is `messageId`.
+ * domain/receipts/apply-receipt.ts to the notification whose provider message id is `messageId`.
  */
 export interface ProviderReceipt {
   /** the provider message id as the send stored it (Twilio's SM... sid, SendGrid's X-Message-Id) */

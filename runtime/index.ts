@@ -1,20 +1,15 @@
-// Public surface of the actor runtime over Redis Streams (DESIGN.md 3): define an actor,
-// create a runtime (send, schedule, cancel, rate limiter), start a host. Knows nothing of notifications.
-export { defineActor } from "./actor";
-export type { Actor, ActorAddress, ActorContext, ActorDefinition, FairnessPolicy, RuntimeLogger, TimerOptions } from "./actor";
-export { createRuntime } from "./runtime";
-export type { RuntimeOptions } from "./runtime";
+// Public surface of the actor runtime over Redis Streams (DESIGN.md 3), the only module imported from
+// outside runtime/: actors and hosts, timers, rate limits, periodic work, dead letters, the Redis connection.
+export { defineActor, type Actor, type ActorAddress, type ActorContext, type ActorDefinition, type FairnessPolicy, type RuntimeLogger, type TimerOptions } from "./actor";
+export { createRuntime, type RuntimeOptions } from "./runtime";
 export type { Host, HostOptions, HostStats, Runtime, RuntimeObserver } from "./types";
-export { createRateLimiter } from "./rateLimiter";
-export type { RateLimiter, RateLimitResult, RateLimitRule } from "./rateLimiter";
-export { DEFAULT_RETRY_POLICY, retryDelayFor } from "./retry";
-export type { RetryPolicy } from "./retry";
-export { partitionOf } from "./partition";
-export { runtimeKeys, GROUP } from "./keys";
-export { Loop } from "./loop";
-export { countDeadLetters, deadLetterActors, dropDeadLetter, getDeadLetter, listDeadLetters, redriveDeadLetter } from "./dead-letters";
-export type { DeadLetter, Redriven } from "./dead-letters";
+export { createRateLimiter, type RateLimiter, type RateLimitResult, type RateLimitRule } from "./rate-limiter";
+export { DEFAULT_RETRY_POLICY, retryDelayFor, type RetryPolicy } from "./retry";
+export { fnv1a32, partitionOf } from "./partition";
 export { compareEntryIds } from "./codec";
-export { createLease } from "./lease";
-export type { NamedLease } from "./lease";
-export type { LoopOptions } from "./loop";
+export { runtimeKeys, GROUP } from "./keys";
+export { Loop, type LoopOptions } from "./loop";
+export { createLease, type NamedLease } from "./lease";
+export { startLeasedLoop, type LeasedLoop, type LeasedLoopOptions } from "./leased-loop";
+export { countDeadLetters, deadLetterActors, dropDeadLetter, getDeadLetter, listDeadLetters, redriveDeadLetter, type DeadLetter, type Redriven } from "./dead-letters";
+export { createRedisClient, isCluster, scanKeys, type RedisClient } from "./redis-client";

@@ -6,7 +6,7 @@ import { startHost } from "./host";
 import { GROUP } from "./keys";
 import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
-import { createRateLimiter } from "./rateLimiter";
+import { createRateLimiter } from "./rate-limiter";
 import { createRedisClient, type RedisClient } from "./redis-client";
 import { withScripts } from "./scripts";
 import { firstError, SlotBatch } from "./slot-batch";

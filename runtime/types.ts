@@ -2,7 +2,7 @@
 // client side (runtime.ts) and the host (host.ts and its parts) depend on it and not on each other.
 import type { Actor, ActorAddress, RuntimeLogger, TimerOptions } from "./actor";
 import type { RuntimeKeys } from "./keys";
-import type { RateLimiter } from "./rateLimiter";
+import type { RateLimiter } from "./rate-limiter";
 import type { ScriptedRedis } from "./scripts";
 
 /** send, sendMany, schedule, cancel take an address (`{ name, keyOf, partitions? }`): every Actor is one. */
@@ -88,7 +88,7 @@ export interface Host {
 /**
  * Observation hooks, called synchronously where each event happens; every hook is optional and a
  * hook that throws is logged and ignored, so an observer cannot break delivery. The runtime
- * imports no metrics library: the service registers its collectors on these (store/runtime.ts).
+ * imports no metrics library: the service registers its collectors on these (store/runtime-handle.ts).
  */
 export interface RuntimeObserver {
   /** A handler run settled: it resolved (ok), threw (failed) or passed its deadline (deadline_missed). */

@@ -1,8 +1,8 @@
 // TypeBox schemas of the subscriber routes (SPEC "Subscribers", DESIGN.md 6): bodies, queries
-// and the subscriber record. Field rules beyond types live in domain/subscriber-validation.ts.
+// and the subscriber record. Field rules beyond types live in domain/subscribers/validation.ts.
 import { t } from "elysia";
 
-// Field types are checked by domain/subscriber-validation.ts, which reports every field at
+// Field types are checked by domain/subscribers/validation.ts, which reports every field at
 // once with readable messages (and refuses unknown fields); the schema documents them.
 const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
 
@@ -36,7 +36,7 @@ export const SubscriberBody = t.Object(
     custom_properties: Field("object|null", "Key-value data, at most 64 KiB as JSON."),
   },
   // A schema, not `true`: the request normalizer (TypeBox Clean) keeps only extra keys that match
-  // one, and the unknown ones must reach domain/subscriber-validation.ts to be refused by name.
+  // one, and the unknown ones must reach domain/subscribers/validation.ts to be refused by name.
   {
     additionalProperties: t.Unknown(),
     examples: [FIELDS_EXAMPLE],

@@ -5,7 +5,7 @@ import { CHANNELS_TEXT } from "./channels";
 import { PageMeta } from "./notifications";
 
 // Field rules beyond the JSON shape (lengths, the slug alphabet, per-type required fields, the
-// duration format and bound, unknown fields) are checked by domain/workflow-definitions.ts, which
+// duration format and bound, unknown fields) are checked by domain/workflows/definitions.ts, which
 // reports every failure at once keyed like `steps[2].duration`; the schema documents them.
 const Field = (type: string, description: string) => t.Optional(t.Unknown({ description: `${type}. ${description}` }));
 

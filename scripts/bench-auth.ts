@@ -14,7 +14,7 @@ process.env.REDIS_PREFIX ??= `nmsbench${process.pid}`;
 
 const { Elysia } = await import("elysia");
 const { startServer } = await import("../http/server");
-const { errorsPlugin } = await import("../http/plugins/errors");
+const { edgePlugins } = await import("../http/plugins/edge");
 const { corsPlugin } = await import("../http/plugins/cors");
 const { idempotencyPlugin } = await import("../http/plugins/idempotency");
 const { referenceShape } = await import("../http/routes/api-keys");
@@ -35,7 +35,7 @@ const { tenant, apiKey } = await createTenant(`bench-${Date.now()}`);
 
 const withAuth = startServer(0, "127.0.0.1");
 const bare = new Elysia()
-  .use(errorsPlugin)
+  .use(edgePlugins)
   .use(corsPlugin)
   .use(idempotencyPlugin)
   .get("/v1/api-keys", async () => {

@@ -1,6 +1,6 @@
 // Bounded HTTP load generators for the notification benchmarks (loopback only): a closed loop
 // (N connections as fast as the server answers), an open loop (a fixed rate), and the shared setup.
-import { isCluster, scanKeys, type RedisClient } from "../runtime/redis-client";
+import { isCluster, scanKeys, type RedisClient } from "../runtime";
 import type { Sql } from "../store/db";
 
 export interface Target {

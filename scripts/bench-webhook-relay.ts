@@ -16,9 +16,9 @@ const { sql } = await import("../store/db");
 const { redis } = await import("../store/redis");
 const { newId } = await import("../store/ids");
 const { createTenant } = await import("../store/tenants");
-const { relayOnce } = await import("../domain/webhook-relay");
+const { relayOnce } = await import("../domain/webhooks/relay");
 const { writeAttemptRecords } = await import("../store/webhook-deliveries");
-const { getRuntime } = await import("../store/runtime");
+const { getRuntime } = await import("../store/runtime-handle");
 const { removeBenchData } = await import("./bench-load");
 
 const { tenant } = await createTenant(`bench-webhook-relay-${prefix}`);

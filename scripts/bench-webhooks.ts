@@ -1,6 +1,6 @@
 // Benchmark of outbound webhooks over a real webhook-dispatcher process (`start.ts --only
 // webhook-dispatcher`): 20,000 events (2,000 for each of 10 tenants, one webhook each, 10 local
-// receivers), written as a burst through domain/events.ts. Run 1: every receiver healthy. Run 2:
+// receivers), written as a burst through domain/events/outbox.ts. Run 1: every receiver healthy. Run 2:
 // receiver 10 hangs for 30 s (answers nothing until then). Measured on the healthy nine: deliveries/s
 // from the first event written to the last first-receipt, and event-to-receipt latency (created_at
 // to arrival; under a burst it is mostly queueing). The last line is the summary.
@@ -25,8 +25,8 @@ const { sql } = await import("../store/db");
 const { redis } = await import("../store/redis");
 const { createTenant } = await import("../store/tenants");
 const { insertWebhook } = await import("../store/webhooks");
-const { emitEvents } = await import("../domain/events");
-const { generateSigningSecret } = await import("../domain/webhooks");
+const { emitEvents } = await import("../domain/events/outbox");
+const { generateSigningSecret } = await import("../domain/webhooks/endpoints");
 const { deletePrefix } = await import("./bench-load");
 
 // ----------------------------------------------------------------------------------------------

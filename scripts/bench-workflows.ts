@@ -38,8 +38,8 @@ const { sql } = await import("../store/db");
 const { createTenant } = await import("../store/tenants");
 const { insertApiKey } = await import("../store/api-keys");
 const { redis } = await import("../store/redis");
-const { getRuntime } = await import("../store/runtime");
-const { workflowRunAddress } = await import("../schemas/workflow-messages");
+const { getRuntime } = await import("../store/runtime-handle");
+const { workflowRunAddress } = await import("../domain/workflows/workflow-run-mail");
 const { runtimeKeys } = await import("../runtime");
 
 const { tenant } = await createTenant(`bench-workflows-${prefix}`);
@@ -133,7 +133,7 @@ try {
     await Promise.all(
       Array.from({ length: Math.min(1000, timers - i) }, (_, k) => {
         const runId = Bun.randomUUIDv7();
-        return runtime.schedule(workflowRunAddress, `wfrun:${runId}`, 86_400_000 * (1 + ((i + k) % 7)), { type: "timer", runId, token: "bench" }, { unscaled: true, keyBound: true });
+        return runtime.schedule(workflowRunAddress, `wfrun:${runId}`, 86_400_000 * (1 + ((i + k) % 7)), { v: 1, type: "timer", runId, token: "bench" }, { unscaled: true, keyBound: true });
       }),
     );
   }

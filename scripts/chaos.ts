@@ -17,8 +17,8 @@ import { spawn, type Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import postgres from "postgres";
-import { actorKinds } from "../actors";
-import { createRedisClient } from "../runtime/redis-client";
+import { processKinds } from "./process-kinds";
+import { createRedisClient } from "../runtime";
 import { deletePrefix, forEachLine } from "./bench-load";
 import { judge, type BodyRows } from "./chaos-count";
 
@@ -169,7 +169,7 @@ async function main(): Promise<number> {
     const kind = (name: string, k: string) => new Proc(name, [bun, "scripts/start.ts", "--only", k], env, /^ready: /);
     const apiProc = kind("api", "api");
     const actors = [kind("channel-sender-1", "channel-sender"), kind("channel-sender-2", "channel-sender"), kind("reconciler", "reconciler")];
-    const workflowKind = actorKinds().includes("workflow-run");
+    const workflowKind = processKinds().includes("workflow-run");
     if (workflowKind) actors.push(kind("workflow-run", "workflow-run"));
     procs.push(apiProc, ...actors);
     await Promise.all([apiProc.start(), ...actors.map((p) => p.start())]);

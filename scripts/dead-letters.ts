@@ -6,9 +6,9 @@
 // Without --actor, an --id is looked up in every actor's dead letters. Exit 0 done, 1 not found, 2 usage.
 import { userInfo, hostname } from "node:os";
 import { AppError } from "../basics/errors";
-import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../domain/dead-letters";
+import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../domain/operations/dead-letters";
 import { deadLetterActors, getDeadLetter } from "../runtime";
-import { getRuntime } from "../store/runtime";
+import { getRuntime } from "../store/runtime-handle";
 
 const USAGE = `usage: npm run dead-letters -- list [--actor A] [--limit N] [--json]
        npm run dead-letters -- show [--actor A] --id ID

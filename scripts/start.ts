@@ -4,13 +4,13 @@ import { config } from "../config";
 import { logger } from "../basics/log";
 import { startServer } from "../http/server";
 import { startMetricsServer } from "../http/metrics-server";
-import { startActors, actorKinds } from "../actors";
+import { processKinds, startProcessKinds } from "./process-kinds";
 import { warmBlocklist } from "../store/blocked-domains";
 
 const onlyIdx = process.argv.indexOf("--only");
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
-if (only && only !== "api" && !actorKinds().includes(only)) {
-  console.error(`unknown kind ${only}; expected api or one of: ${actorKinds().join(", ")}`);
+if (only && only !== "api" && !processKinds().includes(only)) {
+  console.error(`unknown kind ${only}; expected api or one of: ${processKinds().join(", ")}`);
   process.exit(2);
 }
 
@@ -65,8 +65,8 @@ if (!only || only === "api") {
   console.log(`Dashboard: ${config.appUrl}${config.smtpUrl ? "" : " (no SMTP_URL: sign-in links are printed in this log)"}`);
 }
 if (!only || only !== "api") {
-  const actors = await startActors(only ? [only] : actorKinds());
+  const actors = await startProcessKinds(only ? [only] : processKinds());
   stops.push(() => actors.stop());
-  console.log(`Actors running: ${(only ? [only] : actorKinds()).join(", ") || "(none)"}`);
+  console.log(`Actors running: ${(only ? [only] : processKinds()).join(", ") || "(none)"}`);
 }
 console.log(`ready: nms ${config.version} (${only ?? "api + all actors"}) pid ${process.pid}`);

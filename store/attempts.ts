@@ -71,7 +71,7 @@ export async function releaseClaim(id: string, attempt: number): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Outcome: the attempt row and the guarded status move (domain/delivery-outcomes.ts adds the events
+// Outcome: the attempt row and the guarded status move (domain/delivery/outcomes.ts adds the events
 // and rollup counters in the same transaction).
 
 export interface Outcome {
@@ -209,7 +209,7 @@ export async function insertUnknownAttempt(tx: Tx, n: NotificationRow, attempt: 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The reconciler's scan (actors/reconciler.ts): pending rows nobody has touched for a while.
+// The reconciler's scan (jobs/reconciler.ts): pending rows nobody has touched for a while.
 
 export interface StaleCandidate {
   id: string;

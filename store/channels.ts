@@ -125,20 +125,6 @@ export async function deleteChannel(tx: Tx, scope: Scope, channel: string): Prom
   return rows.length > 0;
 }
 
-/** DESIGN.md 6 channel response: credentials never leave, only their names (credential_keys). */
-export function serializeChannel(r: ChannelRow) {
-  return {
-    id: r.id,
-    channel: r.channel,
-    provider: r.provider,
-    settings: r.settings ?? {},
-    active: r.active,
-    credential_keys: r.credential_keys ?? [],
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Decrypted configurations for delivery, cached a few seconds per process. Changes made in this
 // process drop the entry at once; other processes see them within CONFIG_TTL_MS.

@@ -17,21 +17,6 @@ export interface InboxItemRow {
   created_at: Date;
 }
 
-/** DESIGN.md 6: id, notification_id, title, body, data, read, read_at, created_at. */
-export function serializeInboxItem(r: InboxItemRow) {
-  return {
-    id: r.id,
-    notification_id: r.notification_id,
-    title: r.title,
-    body: r.body,
-    data: r.data ?? {},
-    read: r.read_at !== null,
-    read_at: iso(r.read_at),
-    created_at: iso(r.created_at)!,
-  };
-}
-export type InboxItem = ReturnType<typeof serializeInboxItem>;
-
 /** Inserts the item unless one exists for the notification; `created` says which happened. */
 export async function insertInboxItem(
   tx: Tx,

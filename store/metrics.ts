@@ -6,7 +6,7 @@ import { config } from "../config";
 import { logger } from "../basics/log";
 import { metricsRegistry, scrapeGauges as g } from "../basics/metrics";
 import { poolApplicationName } from "./db";
-import { getRuntime } from "./runtime";
+import { getRuntime } from "./runtime-handle";
 
 /** A collector slower than this is abandoned for this scrape (its gauges keep their last values). */
 const COLLECT_TIMEOUT_MS = 2000;

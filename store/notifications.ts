@@ -1,5 +1,5 @@
-// Notification and attempt rows: batched inserts for the accept path, the reads of the API, and
-// the guarded status moves of the channel sender and inbound webhooks. Every read filters by tenant.
+// Notification rows for everyone but the sender: the batched insert of the accept path, the API's reads,
+// warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
 import { sql, type Tx } from "./db";
 
@@ -145,95 +145,8 @@ export async function listAttempts(notificationId: string): Promise<AttemptRow[]
     where notification_id = ${notificationId} order by attempt_number`;
 }
 
-export function toListItem(r: NotificationRow) {
-  return {
-    id: r.id,
-    channel: r.channel,
-    recipient: r.recipient,
-    status: r.status,
-    template_id: r.template_slug,
-    created_at: iso(r.created_at),
-  };
-}
-
-export function toAttempt(a: AttemptRow) {
-  return {
-    id: a.id,
-    attempt_number: a.attempt_number,
-    status: a.status,
-    provider: a.provider,
-    provider_response: a.provider_response ?? {},
-    error: a.error,
-    duration_ms: a.duration_ms,
-    created_at: iso(a.created_at),
-  };
-}
-
-/**
- * The rendered message as the last attempt sent it (content is rendered once, when the
- * notification is accepted, and every attempt sends the same), under the API's names: subject,
- * title, body, html_body, provider_template_id where the channel has them. Null while no attempt
- * reached a provider (pending, suppressed) and once erasure emptied it.
- */
-export function sentContent(r: Pick<NotificationRow, "content">, attempts: readonly unknown[]) {
-  if (attempts.length === 0 || !r.content) return null;
-  const c = r.content as Record<string, unknown>;
-  const text = (k: string) => (typeof c[k] === "string" ? (c[k] as string) : undefined);
-  const out: { subject?: string; title?: string; body?: string; html_body?: string; provider_template_id?: string } = {};
-  const subject = text("subject");
-  const title = text("title");
-  const body = text("text") ?? text("content") ?? text("body");
-  const html = text("html");
-  const providerTemplateId = text("providerTemplateId");
-  if (subject !== undefined) out.subject = subject;
-  if (title !== undefined) out.title = title;
-  if (body !== undefined) out.body = body;
-  if (html !== undefined) out.html_body = html;
-  if (providerTemplateId !== undefined) out.provider_template_id = providerTemplateId;
-  return Object.keys(out).length ? out : null;
-}
-
-export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
-  return {
-    id: r.id,
-    channel: r.channel,
-    recipient: r.recipient,
-    status: r.status,
-    template_id: r.template_slug,
-    subscriber_id: r.subscriber_id,
-    category: r.category,
-    data: r.data ?? {},
-    metadata: r.metadata ?? {},
-    error: r.error ? { code: r.error.code, message: r.error.message } : null,
-    provider: r.provider,
-    suppressed_reason: r.suppressed_reason,
-    warnings: r.warnings ?? [],
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
-    sent_at: iso(r.sent_at),
-    delivered_at: iso(r.delivered_at),
-    failed_at: iso(r.failed_at),
-    bounced_at: iso(r.bounced_at),
-    opened_at: iso(r.opened_at),
-    clicked_at: iso(r.clicked_at),
-    complained_at: iso(r.complained_at),
-    content: sentContent(r, attempts),
-    attempts: attempts.map(toAttempt),
-  };
-}
-
-/** The notification object of notification.* event payloads (SPEC Events). */
-export function eventNotification(r: Pick<NotificationRow, "id" | "status" | "channel" | "recipient" | "template_slug" | "content">, externalId?: string | null) {
-  const out: Record<string, unknown> = { id: r.id, status: r.status, channel: r.channel, to: r.recipient };
-  const subject = (r.content as { subject?: unknown } | null)?.subject;
-  if (typeof subject === "string") out.subject = subject;
-  if (r.template_slug) out.template = r.template_slug;
-  if (externalId) out.external_id = externalId;
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Provider receipts and engagement (domain/receipts.ts): one notification at a time, locked with
+// Provider receipts and engagement (domain/receipts/apply-receipt.ts): one notification at a time, locked with
 // FOR NO KEY UPDATE (a single row needs no ordering against the sender's id-ordered batches).
 
 /** The notification a provider callback names: by its provider message id within one configuration's scope. */

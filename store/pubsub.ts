@@ -4,7 +4,7 @@
 // On a cluster a plain PUBLISH is copied to every node over the cluster bus; a sharded message only
 // goes to the master (and replicas) serving the channel's slot, and ioredis keeps one subscriber
 // connection per master, re-subscribing when a failover moves the slot.
-import { createRedisClient, isCluster, type RedisClient } from "../runtime/redis-client";
+import { createRedisClient, isCluster, type RedisClient } from "../runtime";
 import { config } from "../config";
 import { redis } from "./redis";
 

@@ -13,14 +13,14 @@
 // |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
 // | nms:auth:epoch                              | string  | store/api-keys.ts              | none (a counter; recreated when lost)      |
 // | nms:idem:<tenant>:<sha256>                  | string  | store/idempotency.ts           | 120 s while in flight, then 24 h           |
-// | nms:inbox:<tenant>:<env>:<subscriber id>    | channel | domain/inbox.ts                | pub/sub: nothing stored                    |
+// | nms:inbox:<tenant>:<env>:<subscriber id>    | channel | domain/inbox/inbox.ts                | pub/sub: nothing stored                    |
 // | nms:blocked-domains:version                 | string  | store/blocked-domains.ts       | none (a counter)                           |
 // | nms:blocked-domains:changed                 | channel | store/blocked-domains.ts       | pub/sub: nothing stored                    |
 // | nms:oauth-state:<state>                     | string  | http/routes/auth-session.ts    | 600 s, deleted when used (GETDEL)          |
 // | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
 // | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
-// | nms:rl:domain-health-check:<domain id>      | string  | domain/domain-health.ts        | until the GCRA bucket is full again (60 s) |
+// | nms:rl:domain-health-check:<domain id>      | string  | domain/sending-domains/health.ts        | until the GCRA bucket is full again (60 s) |
 // | <bench prefix>:floor:stream                 | stream  | scripts/bench-accept.ts        | the bench run (it deletes its prefix)      |
 import { config } from "../config";
 
@@ -77,7 +77,7 @@ export const redisKeys = {
 };
 
 /**
- * Names of rate limits, passed to the runtime's limiter (runtime/rateLimiter.ts), which keeps each
+ * Names of rate limits, passed to the runtime's limiter (runtime/rate-limiter.ts), which keeps each
  * as `<prefix>:rl:<name>` (runtime/keys.ts rateLimit): the GCRA theoretical arrival time in ms.
  * `redis-cli GET nms:rl:<name>` · `redis-cli PTTL nms:rl:<name>`
  */

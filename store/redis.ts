@@ -1,6 +1,6 @@
 // The shared ioredis connection of the service, a Redis or a Redis Cluster as REDIS_URL says (keys are
 // named in store/redis-keys.ts, with the REDIS_PREFIX that lets tests and deployments share one Redis).
-import { createRedisClient, isCluster } from "../runtime/redis-client";
+import { createRedisClient, isCluster } from "../runtime";
 import { config } from "../config";
 
 export const redis = createRedisClient(config.redisUrl, {

@@ -210,7 +210,7 @@ export async function verifiedDomainsAfter(afterId: string | null, limit: number
     order by id limit ${limit}`;
 }
 
-/** Verified domains of a scope with their latest check statuses, for the channel sender (domain/domain-mail.ts caches it). */
+/** Verified domains of a scope with their latest check statuses, for the channel sender (domain/sending-domains/mail-signing.ts caches it). */
 export async function verifiedDomainsOf(scope: Scope): Promise<DomainWithHealth[]> {
   const rows = await sql<Joined[]>`
     select d.*, h.health from sending_domains d ${LATEST_HEALTH}

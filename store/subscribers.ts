@@ -38,29 +38,9 @@ export interface SubscriberFields {
   custom_properties?: Record<string, unknown> | null;
 }
 
-/** DESIGN.md 6: the subscriber record as the API returns it. */
-export function serializeSubscriber(r: SubscriberRow) {
-  return {
-    id: r.id,
-    external_id: r.external_id,
-    email: r.email,
-    phone: r.phone,
-    name: r.name,
-    locale: r.locale,
-    timezone: r.timezone,
-    custom_properties: r.custom_properties ?? {},
-    consent: r.consent
-      ? { given_at: r.consent.given_at ?? null, ip: r.consent.ip ?? null, method: r.consent.method ?? null }
-      : null,
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
-}
-export type SubscriberRecord = ReturnType<typeof serializeSubscriber>;
-
 /**
  * The subscriber a notification's recipient belongs to: the oldest live subscriber whose
- * external_id, email (case-insensitively), phone or id equals it. domain/suppression.ts matches
+ * external_id, email (case-insensitively), phone or id equals it. domain/delivery/suppression.ts matches
  * addresses the same way (and checks every owner of a shared address).
  */
 export async function findSubscriberOwning(scope: Scope, recipient: string, tx: Tx = sql): Promise<SubscriberRow | undefined> {

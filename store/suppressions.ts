@@ -64,7 +64,3 @@ export async function deleteSuppressionsFor(tx: Tx, scope: Scope, q: { addresses
   return rows.length;
 }
 
-/** The API shape of GET /v1/suppressions entries. */
-export function toSuppression(r: SuppressionRow) {
-  return { address: r.address, channel: r.channel, reason: r.reason, notification_id: r.notification_id, created_at: iso(r.created_at)! };
-}

@@ -120,24 +120,6 @@ export async function softDeleteTemplate(tx: Tx, scope: Scope, id: string): Prom
   return rows.length > 0;
 }
 
-export function serializeTemplate(r: TemplateRow) {
-  return {
-    id: r.id,
-    slug: r.slug,
-    name: r.name,
-    channel: r.channel,
-    content: r.content,
-    variables: r.variables ?? [],
-    variants: r.variants ?? {},
-    language: r.language,
-    status: r.status,
-    metadata: r.metadata ?? {},
-    provider_template_id: r.provider_template_id ?? null,
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
-}
-
 /**
  * For the channel sender and the notifications API: a live template by slug or id, or
  * 404 `template_not_found`. Pair with assertTemplateUsable before rendering.

@@ -4,7 +4,7 @@ import type { Cursor } from "./cursor";
 import { writeAudit } from "./audit";
 import { sql, type Scope, type Tx } from "./db";
 import { MicroBatcher } from "./micro-batcher";
-import { settleDue } from "./webhook-due";
+import { settleDue } from "./webhook-attempt-markers";
 import { iso } from "./time";
 
 export type DeliveryStatus = "success" | "failed" | "pending";
@@ -25,23 +25,6 @@ export interface DeliveryRow {
   next_retry_at: Date | null;
   kind: DeliveryKind;
   created_at: Date;
-}
-
-export function serializeDelivery(r: DeliveryRow) {
-  return {
-    id: r.id,
-    webhook_id: r.webhook_id,
-    event_id: r.event_id,
-    event_type: r.event_type,
-    attempt: r.attempt,
-    status: r.status,
-    response_status: r.response_status,
-    response_body: r.response_body,
-    duration_ms: r.duration_ms,
-    error: r.error,
-    next_retry_at: iso(r.next_retry_at),
-    created_at: iso(r.created_at)!,
-  };
 }
 
 /** Newest first (ids are UUID v7): `limit + 1` rows for pageOf(). */
@@ -194,7 +177,7 @@ export interface DisablePolicy {
 /**
  * Writes the records: automatic and test attempts are inserted (a redelivered attempt that was
  * recorded already is not: unique webhook, event, attempt), manual ones complete their pending row;
- * the markers of the recorded attempts are settled (store/webhook-due.ts settleDue).
+ * the markers of the recorded attempts are settled (store/webhook-attempt-markers.ts settleDue).
  * Then the health of each webhook with a non-test outcome: a success ends its failing streak, a
  * failure starts one, and a failure past `policy.afterMs` of streak deactivates the webhook and
  * audits it as `webhook.updated` by `system`, in the same transaction. Returns per record whether

@@ -3,7 +3,7 @@
 import { decryptString, encryptString } from "./cipher";
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
-import { deleteDueOf, markManualRelayed } from "./webhook-due";
+import { deleteDueOf, markManualRelayed } from "./webhook-attempt-markers";
 import { iso } from "./time";
 
 export interface WebhookRow {
@@ -34,21 +34,6 @@ const aadOf = (webhookId: string) => `webhook:${webhookId}`;
 /** The signing secret of a row (throws DecryptionError, never with the plaintext, when it cannot be opened). */
 export function openSecret(row: Pick<WebhookRow, "id" | "secret_enc">): string {
   return decryptString(row.secret_enc, aadOf(row.id));
-}
-
-/** The API shape: never the secret. */
-export function serializeWebhook(r: WebhookRow) {
-  return {
-    id: r.id,
-    url: r.url,
-    events: r.events,
-    active: r.active,
-    description: r.description,
-    disabled_reason: r.disabled_reason,
-    disabled_at: iso(r.disabled_at),
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
 }
 
 /**
@@ -102,7 +87,7 @@ export async function deleteWebhook(tx: Tx, id: string): Promise<void> {
 // transaction that commits only after `publish` resolved: a crash in between leaves them for
 // the next take (a message published twice is harmless: the dispatcher is idempotent). The same
 // transaction writes their durable markers (webhook_due, migration 0460), so work whose message
-// Redis loses can be found again (domain/webhook-repair.ts).
+// Redis loses can be found again (domain/webhooks/repair.ts).
 
 export interface OutboxRow {
   webhook_id: string;

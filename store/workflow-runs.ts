@@ -92,7 +92,7 @@ export function newRunRow(r: NewRun, now = new Date()): RunRow {
 
 /**
  * Inserts new runs (fresh ids: nothing can conflict) and `events` (an events INSERT ... SELECT, such
- * as domain/events.ts prepareEvents) in one statement: atomic, one round trip for the batch.
+ * as domain/events/outbox.ts prepareEvents) in one statement: atomic, one round trip for the batch.
  */
 export async function insertRuns(rows: RunRow[], events: Statement): Promise<void> {
   const doc = JSON.stringify(
@@ -238,7 +238,7 @@ export async function notificationStatus(id: string): Promise<string | null> {
 /**
  * What a trigger needs, in one query: the version of `slug` active now (null: none) and the
  * subscriber the recipient names: a live one by id or external_id, else an erased one by the hash
- * of its former id or external_id (see domain/erasure.ts); null for a literal address.
+ * of its former id or external_id (see domain/subscribers/erasure.ts); null for a literal address.
  */
 export async function triggerLookup(
   scope: Scope,
@@ -292,18 +292,3 @@ export async function touchRuns(ids: string[]): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-export function serializeRun(r: RunRow) {
-  return {
-    id: r.id,
-    workflow_id: r.workflow_id,
-    workflow_slug: r.workflow_slug,
-    workflow_version: r.workflow_version,
-    recipient: r.recipient,
-    status: r.status,
-    current_step: r.current_step,
-    step_results: r.step_results,
-    data: r.data ?? {},
-    started_at: iso(r.started_at)!,
-    completed_at: iso(r.completed_at),
-  };
-}

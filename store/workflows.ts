@@ -122,15 +122,3 @@ export async function listWorkflows(
     limit ${q.limit + 1}`;
 }
 
-export function serializeWorkflow(r: WorkflowRow) {
-  return {
-    id: r.id,
-    slug: r.slug,
-    name: r.name,
-    steps: r.steps,
-    version: r.version,
-    active: r.active,
-    inserted_at: iso(r.inserted_at)!,
-    updated_at: iso(r.updated_at)!,
-  };
-}

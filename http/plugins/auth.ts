@@ -22,7 +22,7 @@ import { requestFacts } from "../request-context";
 import { bearerToken, type AuthContext } from "../auth-context";
 import { resolveSession } from "../session";
 import { applyRateLimit, takeRequest } from "./rate-limit";
-import type { RateLimitResult } from "../../runtime/rateLimiter";
+import type { RateLimitResult } from "../../runtime";
 import { isLocalDevOrigin, setCorsHeaders } from "./cors";
 
 // Routes take the auth context and its helpers from here, beside the plugins that set it.

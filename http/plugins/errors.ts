@@ -1,12 +1,10 @@
 // The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}} with the
-// request id header and the status of its code (one table); JSON parsing and the 1 MiB limit live here too.
+// request id header and the status of its code (one table); oversized bodies are refused here up front.
 import { Elysia } from "elysia";
-import { parseQuery } from "elysia/parse-query";
 import { AppError, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
-
-export const MAX_BODY_BYTES = 1024 * 1024;
+import { MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
 
 /**
  * The HTTP status of every error code (DESIGN.md 4 and the codes routes add). Application errors
@@ -141,176 +139,6 @@ export function validationDetails(error: any): ErrorDetails {
   return details;
 }
 
-const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json/i;
-
-// PostgreSQL text and jsonb cannot hold U+0000, and jsonb refuses lone surrogates: refused here as
-// a client error (422 on the field) instead of a database failure (500) in whichever route stores it.
-const NUL_MESSAGE = "must not contain NUL (\\u0000) characters";
-
-const SURROGATE_MESSAGE = "must not contain unpaired UTF-16 surrogates (\\ud800-\\udfff)";
-
-/** Why PostgreSQL would refuse this text (NUL, or a lone surrogate jsonb rejects), or null. */
-function unstorable(text: string): string | null {
-  if (text.includes("\u0000")) return NUL_MESSAGE;
-  return text.isWellFormed() ? null : SURROGATE_MESSAGE;
-}
-
-/** [path as fieldPath() writes it, message] of the first unstorable string (value or key), or null. */
-function unstorablePath(value: unknown, path = ""): [string, string] | null {
-  if (typeof value === "string") {
-    const why = unstorable(value);
-    return why ? [path || "body", why] : null;
-  }
-  if (value === null || typeof value !== "object") return null;
-  for (const [k, v] of Object.entries(value)) {
-    const p = Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
-    const why = unstorable(k);
-    if (why) return [p, why];
-    const found = unstorablePath(v, p);
-    if (found) return found;
-  }
-  return null;
-}
-
-// Deeper JSON overflowed the stack of the validator's error formatter and of PostgreSQL's jsonb
-// parser (500s); no field of this API needs more.
-export const MAX_JSON_DEPTH = 64;
-
-/** True when valid JSON text nests objects/arrays deeper than `limit` (a scan, no recursion). */
-function nestsDeeperThan(text: string, limit: number): boolean {
-  if (text.length <= limit * 2) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
-}
-
-/** Query parameter (or "path") of a URL whose percent-decoded form holds U+0000, or null. */
-function nulInUrl(url: string): string | null {
-  if (!/%00/.test(url)) return null;
-  const u = new URL(url);
-  if (/%00/.test(u.pathname)) return "path";
-  for (const [k, v] of u.searchParams) if (k.includes("\u0000") || v.includes("\u0000")) return k;
-  return null;
-}
-
-/** PostgreSQL's refusals of characters it cannot store: only client input can carry them. */
-const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
-
-/**
- * Paths whose request bodies this API defines: JSON only, anything else is 415. The other paths
- * (/webhooks/*, /unsubscribe/*) take what a third party sends: a provider's form callback, a
- * mailbox's RFC 8058 one-click POST.
- */
-export const JSON_ONLY_PATH = /^\/(?:v1|api|api-keys|auth)(?:\/|$)/;
-
-const tooLarge = () => new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-
-/**
- * The body's bytes, refusing more than MAX_BODY_BYTES. A Content-Length body was checked in
- * onRequest; a chunked one is read until the limit and dropped there, so no body of any size is
- * buffered whole (and Bun's own limit, which answers an empty 413, is never reached).
- */
-async function readBody(request: Request): Promise<Uint8Array> {
-  if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      void reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-}
-
-// fatal: invalid UTF-8 is refused instead of being stored as U+FFFD
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function parseJson(bytes: Uint8Array, request: Request): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new AppError("invalid_json", "Request body is not valid UTF-8 JSON");
-  }
-  (request as any).__rawBody = text;
-  if (text.trim() === "") return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new AppError("invalid_json", "Request body is not valid JSON");
-  }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new AppError("validation_failed", "Validation failed", {
-      body: [`must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`],
-    });
-  }
-  // only \u escapes can carry these: raw NUL is invalid JSON, and decoding UTF-8 never yields a lone surrogate
-  if (/\\u(?:0000|d[89a-f])/i.test(text)) {
-    const bad = unstorablePath(parsed);
-    if (bad) throw new AppError("validation_failed", "Validation failed", { [bad[0]]: [bad[1]] });
-  }
-  return parsed;
-}
-
-/**
- * A body a third party defines (see JSON_ONLY_PATH), parsed the way Elysia's own parsers would. A
- * form's text stays on the request (`__rawBody`, as for JSON) for a route whose signature covers it.
- */
-async function parseForeign(bytes: Uint8Array, type: string, request: Request): Promise<unknown> {
-  const mime = type.split(";")[0]!.trim().toLowerCase();
-  if (mime === "application/x-www-form-urlencoded") {
-    const text = new TextDecoder().decode(bytes);
-    (request as any).__rawBody = text;
-    return parseQuery(text);
-  }
-  if (mime === "multipart/form-data") {
-    const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": type } }).formData();
-    return Object.fromEntries(form.entries());
-  }
-  if (mime.startsWith("text/")) return new TextDecoder().decode(bytes);
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-}
-
-/**
- * The one body parser (a global parse hook, so it runs before any route's own): every body is read
- * within MAX_BODY_BYTES; JSON is parsed with the rules above; on JSON_ONLY_PATH any other media
- * type is 415 unsupported_media_type (a form-encoded `curl -d` would otherwise reach validation as
- * {"<your JSON>": ""} and answer "channel is required"). It returns a value for every request
- * that has a body, so Elysia's fallback parsers never read one.
- */
-export async function parseBody({ request }: { request: Request }): Promise<unknown> {
-  const type = request.headers.get("content-type") ?? "";
-  if (!request.body) return JSON_TYPES.test(type) ? {} : undefined;
-  const bytes = await readBody(request);
-  if (JSON_TYPES.test(type)) return parseJson(bytes, request);
-  if (bytes.byteLength === 0) return {};
-  if (JSON_ONLY_PATH.test(new URL(request.url).pathname)) {
-    const got = type.split(";")[0]!.trim();
-    throw new AppError(
-      "unsupported_media_type",
-      `Request bodies are JSON: send Content-Type: application/json (got ${got ? JSON.stringify(got) : "no Content-Type"})`,
-    );
-  }
-  return parseForeign(bytes, type, request);
-}
-
 /** Turns any error into the standard body; see errorsPlugin. */
 function mapError({ code, error, set, request }: { code: unknown; error: unknown; set: any; request: Request }) {
   const f = requestFacts(request);
@@ -359,7 +187,6 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
     const nulField = nulInUrl(request.url);
     if (nulField) return reply(set, "validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
   })
-  .onParse({ as: "global" }, parseBody)
   .onError({ as: "global" }, (ctx) => {
     try {
       return mapError(ctx as any);
@@ -370,13 +197,4 @@ export const errorsPlugin = new Elysia({ name: "plugins.errors" })
       ctx.set.status = statusFor("internal_error");
       return { error: { code: "internal_error", message: `Internal error; quote request id ${id}`, request_id: id } };
     }
-  })
-  .onAfterResponse({ as: "global" }, ({ request, set }) => {
-    if (!logger.isLevelEnabled("info")) return; // the hot path builds nothing it will not log
-    const f = requestFacts(request);
-    const ms = Math.round((performance.now() - f.startedAt) * 10) / 10;
-    logger.info(
-      { request_id: f.id, method: request.method, path: new URL(request.url).pathname, status: set.status, ms },
-      "request",
-    );
   });

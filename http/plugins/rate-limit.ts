@@ -1,7 +1,7 @@
 // Per-actor request rate limit (GCRA in Redis through runtime/rateLimiter): RATE_LIMIT_PER_MINUTE
 // per API key or dashboard user, X-RateLimit-* headers on every authenticated response, 429 past it.
 import { config } from "../../config";
-import { createRateLimiter, type RateLimitResult } from "../../runtime/rateLimiter";
+import { createRateLimiter, type RateLimitResult } from "../../runtime";
 import { redis } from "../../store/redis";
 import { withTimeout } from "../../store/api-keys";
 import { AppError } from "../../basics/errors";

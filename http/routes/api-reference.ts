@@ -5,7 +5,7 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { notFound } from "../../basics/errors";
-import { parseBody } from "../plugins/errors";
+import { parseBody } from "../plugins/body-parser";
 import { builtFile } from "./web-assets";
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));

@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
-import { sendSystemMail } from "../../domain/mailer";
+import { sendSystemMail } from "../../domain/system-mail/mailer";
 import { sql, type Tx } from "../../store/db";
 import { redis } from "../../store/redis";
 import { redisKeys } from "../../store/redis-keys";

@@ -24,11 +24,11 @@ import {
   insertChannel,
   invalidateChannelConfig,
   listChannels,
-  serializeChannel,
   updateChannel,
   type ChannelFields,
   type ChannelRow,
 } from "../../store/channels";
+import { serializeChannel } from "../responses/channels";
 import { sql } from "../../store/db";
 import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
@@ -287,7 +287,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
           },
         };
       }
-      const { acceptNotification } = await import("../../domain/notifications");
+      const { acceptNotification } = await import("../../domain/notifications/accept");
       // client mistakes (bad recipient: 422) pass through as they are
       const n = await acceptNotification({
         tenantId: auth.tenantId,

@@ -1,7 +1,7 @@
 // /api/internal/dead-letters (admin token): list every actor's dead letters newest first, show one,
 // redrive it onto the partition of its key (fresh delivery count), drop it. For the dashboard and on-call.
 import { Elysia } from "elysia";
-import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../../domain/dead-letters";
+import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../../domain/operations/dead-letters";
 import { DeadLetterList, DeadLetterListQuery, DeadLetterParams, DeadLetterResponse, RedriveResponse } from "../../schemas/dead-letters";
 import { parseLimit } from "../pagination";
 import { adminPlugin } from "../plugins/auth";

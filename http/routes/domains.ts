@@ -2,8 +2,8 @@
 // verify, remove, health, forced check, and the alerts the health checks raise. Secret keys and sessions.
 import { Elysia } from "elysia";
 import { validationFailed } from "../../basics/errors";
-import { forceHealthCheck, healthOf } from "../../domain/domain-health";
-import { addDomain, alertView, domainView, getDomain, healthView, removeDomain, updateDomain, verifyDomain, type AuditActor } from "../../domain/sending-domains";
+import { forceHealthCheck, healthOf } from "../../domain/sending-domains/health";
+import { addDomain, alertView, domainView, getDomain, healthView, removeDomain, updateDomain, verifyDomain, type AuditActor } from "../../domain/sending-domains/domains";
 import {
   CreateDomainBody,
   DomainAlertListQuery,

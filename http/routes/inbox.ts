@@ -3,10 +3,11 @@
 import { Elysia } from "elysia";
 import { sql, type Scope } from "../../store/db";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
-import { listInboxItems, serializeInboxItem, unreadCount } from "../../store/inbox";
+import { listInboxItems, unreadCount } from "../../store/inbox";
+import { serializeInboxItem } from "../../domain/inbox/item";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
-import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox";
-import type { EventRecord } from "../../domain/events";
+import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox/inbox";
+import type { EventRecord } from "../../domain/events/outbox";
 import { forbidden, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";

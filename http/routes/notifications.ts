@@ -1,7 +1,7 @@
 // /v1/notifications (SPEC "Notifications"): create (202 before delivery), cursor-paged list,
 // detail with attempts, and the attempts list. Another tenant's or environment's id is 404.
 import { Elysia } from "elysia";
-import { acceptNotification } from "../../domain/notifications";
+import { acceptNotification } from "../../domain/notifications/accept";
 import {
   AcceptedNotificationResponse,
   AttemptListResponse,
@@ -12,7 +12,8 @@ import {
   NotificationListResponse,
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
-import { getNotification, listAttempts, listNotifications, toAttempt, toDetail, toListItem } from "../../store/notifications";
+import { getNotification, listAttempts, listNotifications } from "../../store/notifications";
+import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";

@@ -1,8 +1,8 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
 // callbacks) and POST /webhooks/sendgrid/:channel_id (Event Webhook). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { sendgridEventWebhook, twilioStatusCallback } from "../../domain/provider-callbacks";
-import { signedUrlOf } from "../../domain/receipt-links";
+import { sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
+import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
   CallbackChannelParams,

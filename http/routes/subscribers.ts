@@ -5,14 +5,14 @@ import { sql, type Scope } from "../../store/db";
 import {
   findSubscriber,
   listSubscribers,
-  serializeSubscriber,
   updateSubscriber,
   upsertSubscribers,
   type Consent,
   type SubscriberFields,
 } from "../../store/subscribers";
-import { validateSubscriberInput } from "../../domain/subscriber-validation";
-import { eraseSubscriber, identifierHash } from "../../domain/erasure";
+import { serializeSubscriber } from "../responses/subscribers";
+import { validateSubscriberInput } from "../../domain/subscribers/validation";
+import { eraseSubscriber, identifierHash } from "../../domain/subscribers/erasure";
 import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
 import { statusFor } from "../plugins/errors";

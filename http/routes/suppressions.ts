@@ -1,10 +1,11 @@
 // /v1/suppressions: the tenant environment's suppression list (hard bounces, complaints, unregistered
 // push recipients) read page by page, and lifting one address (audited). Secret keys only.
 import { Elysia } from "elysia";
-import { liftSuppression, normalizeSuppressionAddress } from "../../domain/suppression";
+import { liftSuppression, normalizeSuppressionAddress } from "../../domain/delivery/suppression";
 import { SuppressionAddressParams, SuppressionList, SuppressionListQuery } from "../../schemas/suppressions";
 import { decodeCursor, pageOf } from "../../store/cursor";
-import { listSuppressions, toSuppression } from "../../store/suppressions";
+import { listSuppressions } from "../../store/suppressions";
+import { toSuppression } from "../responses/suppressions";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS, NoContent } from "../route-docs";

@@ -1,7 +1,7 @@
 // /v1/templates: CRUD, preview and validate (SPEC Endpoints "Templates"; status rules DESIGN.md 6).
 // Drafts may hold Liquid syntax errors while being edited; an `active` template must parse.
 import { Elysia, t } from "elysia";
-import { extractVariables, renderTemplate, validateTemplate, type TemplateVariants } from "../../domain/render";
+import { extractVariables, renderTemplate, validateTemplate, type TemplateVariants } from "../../domain/templates/render";
 import {
   LANGUAGE_RE,
   PreviewByIdBody,
@@ -27,7 +27,6 @@ import {
   findTemplate,
   insertTemplate,
   listTemplates,
-  serializeTemplate,
   SlugTakenError,
   softDeleteTemplate,
   updateTemplate,
@@ -35,6 +34,7 @@ import {
   type TemplateRow,
   type TemplateStatus,
 } from "../../store/templates";
+import { serializeTemplate } from "../responses/templates";
 import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";

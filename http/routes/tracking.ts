@@ -1,7 +1,7 @@
 // Public open and click tracking of emails (channel settings track_opens / track_clicks): the 1x1 pixel
-// and the redirect of a rewritten link, each named by a signed token (domain/tracking.ts). No API key.
+// and the redirect of a rewritten link, each named by a signed token (domain/receipts/tracking.ts). No API key.
 import { Elysia, t } from "elysia";
-import { recordClick, recordOpen } from "../../domain/tracking";
+import { recordClick, recordOpen } from "../../domain/receipts/tracking";
 import { TrackingTokenParams } from "../../schemas/tracking";
 import { requestFacts } from "../request-context";
 import { errors, Redirect } from "../route-docs";

@@ -1,7 +1,7 @@
 // /unsubscribe/:token (DESIGN.md 6, RFC 8058): GET shows a small confirmation page whose form
 // POSTs back; POST (also the mailbox provider's one-click) turns the preference off. Token = auth.
 import { Elysia, t } from "elysia";
-import { verifyUnsubscribeToken, type UnsubscribeClaims } from "../../domain/unsubscribe-token";
+import { verifyUnsubscribeToken, type UnsubscribeClaims } from "../../domain/subscribers/unsubscribe-token";
 import { sql } from "../../store/db";
 import { upsertPreferences } from "../../store/preferences";
 import { findSubscriber } from "../../store/subscribers";

@@ -20,8 +20,10 @@ import {
 } from "../../schemas/webhooks";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
-import { listDeliveries, serializeDelivery } from "../../store/webhook-deliveries";
-import { listWebhooks, serializeWebhook } from "../../store/webhooks";
+import { listDeliveries } from "../../store/webhook-deliveries";
+import { serializeDelivery } from "../responses/webhook-deliveries";
+import { serializeWebhook } from "../responses/webhooks";
+import { listWebhooks } from "../../store/webhooks";
 import {
   createWebhook,
   deleteWebhook,
@@ -31,7 +33,7 @@ import {
   testWebhook,
   updateWebhook,
   type Caller,
-} from "../../domain/webhooks";
+} from "../../domain/webhooks/endpoints";
 import { parseLimit } from "../pagination";
 import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";

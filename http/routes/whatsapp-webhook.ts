@@ -1,7 +1,7 @@
 // /webhooks/whatsapp (DESIGN.md 7): Meta's verification challenge (GET) and signed status callbacks
-// (POST) applied by the one receipt path (domain/receipts.ts). No API key: the signature is the auth.
+// (POST) applied by the one receipt path (domain/receipts/apply-receipt.ts). No API key: the signature is the auth.
 import { Elysia, t } from "elysia";
-import { whatsappStatusWebhook } from "../../domain/provider-callbacks";
+import { whatsappStatusWebhook } from "../../domain/receipts/provider-callbacks";
 import { WhatsappWebhookBody, WhatsappWebhookResponse } from "../../schemas/provider-callbacks";
 import { sql } from "../../store/db";
 import { AppError } from "../../basics/errors";

@@ -1,12 +1,13 @@
 // /v1/workflow-runs (SPEC Endpoints "Workflows"): the cursor-paged run list (status, workflow_id),
 // one run with its step results, and cancel (200 cancelled; 409 run_not_cancellable when terminal).
 import { Elysia } from "elysia";
-import { cancelRun } from "../../domain/workflow-runs";
+import { cancelRun } from "../../domain/workflows/runs";
 import { RunIdParams, RunListQuery, RunListResponse, RunResponse } from "../../schemas/workflows";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
-import { getRun, listRuns, serializeRun } from "../../store/workflow-runs";
+import { getRun, listRuns } from "../../store/workflow-runs";
+import { serializeRun } from "../responses/workflow-runs";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS } from "../route-docs";

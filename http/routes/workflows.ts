@@ -1,8 +1,8 @@
 // /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
 // PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
 import { Elysia } from "elysia";
-import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflow-definitions";
-import { triggerWorkflow } from "../../domain/workflow-runs";
+import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflows/definitions";
+import { triggerWorkflow } from "../../domain/workflows/runs";
 import {
   RunResponse,
   TriggerBody,
@@ -17,8 +17,10 @@ import {
 import { validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
-import { serializeRun } from "../../store/workflow-runs";
-import { findWorkflow, listWorkflows, serializeWorkflow } from "../../store/workflows";
+
+import { serializeRun } from "../responses/workflow-runs";
+import { serializeWorkflow } from "../responses/workflows";
+import { findWorkflow, listWorkflows } from "../../store/workflows";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";

@@ -55,7 +55,7 @@ create index workflow_runs_running on workflow_runs ((greatest(next_due_at, upda
 -- The run waiting on a notification's outcome: set on the notifications of a workflow step whose
 -- outcome a later step looks at (a send followed by a fallback, every fallback channel); the
 -- channel sender and provider callbacks wake that run when their status moves
--- (domain/workflow-wakeups.ts). Every step notification, waited on or not, has the idempotency key
+-- (domain/workflows/wakeups.ts). Every step notification, waited on or not, has the idempotency key
 -- wfrun:<run_id>:step:<index>[:ch:<channel>]. No foreign key: a key share lock on the run from every
 -- notification insert would only slow the run's own writes down.
 alter table notifications add column workflow_run_id uuid;

@@ -46,7 +46,7 @@ create table webhook_deliveries (
 );
 create index webhook_deliveries_list on webhook_deliveries (webhook_id, id desc);
 
--- Work for the relay (domain/webhook-relay.ts): one row per (event, subscribed active webhook),
+-- Work for the relay (domain/webhooks/relay.ts): one row per (event, subscribed active webhook),
 -- written by the trigger below in the event's own transaction, deleted once its message is on
 -- the dispatcher's stream. Rows exist only once committed, so a reader never skips a late commit.
 -- The retry and replay routes add rows with the id of the pending delivery they recorded.

@@ -1,5 +1,5 @@
 -- Durable markers of webhook attempts whose message lives only in Redis (docs/webhooks.md
--- "Durability"), so the repair scan (domain/webhook-repair.ts) can re-enqueue what Redis lost.
+-- "Durability"), so the repair scan (domain/webhooks/repair.ts) can re-enqueue what Redis lost.
 --
 -- One row per attempt owed to a webhook for an event: attempt 1 once the relay put its message on
 -- the dispatcher's stream (the relay moves outbox rows here in the transaction that deletes them),

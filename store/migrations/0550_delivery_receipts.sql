@@ -17,7 +17,7 @@ create index notification_stats_hourly_series on notification_stats_hourly (tena
   include (channel, template, total, sent, delivered, failed, bounced, suppressed, opened, clicked, complained);
 
 -- One row per recorded open or click: the notification keeps only the first (opened_at, clicked_at).
--- ip and user_agent are personal data: erasing the subscriber deletes these rows (domain/erasure.ts).
+-- ip and user_agent are personal data: erasing the subscriber deletes these rows (domain/subscribers/erasure.ts).
 -- event_key dedupes a provider's redelivered event (SendGrid's sg_event_id); our own tracking
 -- routes leave it null, so each click through them is a new row.
 create table notification_engagements (

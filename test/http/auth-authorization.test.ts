@@ -2,7 +2,7 @@
 // invalid_api_key, read-only keys, allowed_ips, publishable keys, environment scope, rate-limit headers.
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { errorsPlugin } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
 import { authPlugin, compileAllowedIps } from "../../http/plugins/auth";
 import { sql } from "../../store/db";
 import * as ipaddr from "ipaddr.js";
@@ -10,7 +10,7 @@ import { call, createKey, createTenant } from "../support/fixtures";
 
 // Every method on one path, so the central rule is tested without depending on any resource's routes.
 const probe = new Elysia()
-  .use(errorsPlugin)
+  .use(edgePlugins)
   .use(
     new Elysia({ name: "test.probe" })
       .use(authPlugin)

@@ -2,7 +2,7 @@
 // reuse with another body -> 422, in flight -> 409, failures store nothing, scope, 24 h retention.
 import { describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
-import { errorsPlugin } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
 import { idempotencyPlugin, IDEMPOTENT_POST_RE } from "../../http/plugins/idempotency";
 import { authPlugin } from "../../http/plugins/auth";
 import { ApiError } from "../support/app-error-status";
@@ -116,7 +116,7 @@ function newGate() {
 }
 const other = new Elysia()
   .use(idempotencyPlugin) // the order of http/app.ts
-  .use(errorsPlugin)
+  .use(edgePlugins)
   .use(
     new Elysia({ name: "test.other" })
       .use(authPlugin)

@@ -2,7 +2,7 @@
 // inbox routes: X-Subscriber-Id/Hash, the Origin check of SPEC Authentication 3, and CORS.
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { errorsPlugin } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
 import { corsPlugin } from "../../http/plugins/cors";
 import { inboxAuthPlugin, subscriberHash } from "../../http/plugins/auth";
 import { sql } from "../../store/db";
@@ -112,7 +112,7 @@ describe("SPEC Inbox embed: allowed origins", () => {
 
 // An inbox-shaped route behind inboxAuthPlugin, so the plugin is tested on its own.
 const inbox = new Elysia()
-  .use(errorsPlugin)
+  .use(edgePlugins)
   .use(corsPlugin)
   .use(
     new Elysia({ name: "test.inbox" })

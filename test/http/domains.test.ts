@@ -1,7 +1,7 @@
 // /v1/domains through app.handle against a local DNS server the test controls (dns2): add with
 // the records to publish, verification, each health status, the forced-check limit, alerts, audit, isolation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { checkDomain } from "../../domain/domain-health";
+import { checkDomain } from "../../domain/sending-domains/health";
 import { sql } from "../../store/db";
 import { redis } from "../../store/redis";
 import { rateLimitNames, redisKey } from "../../store/redis-keys";

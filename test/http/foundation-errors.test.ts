@@ -74,8 +74,8 @@ describe("errors have the standard body {error: {code, message, details?}}", () 
 
   test("an unexpected failure -> 500 internal_error carrying the request id, never a stack", async () => {
     const { Elysia } = await import("elysia");
-    const { errorsPlugin } = await import("../../http/plugins/errors");
-    const boom = new Elysia().use(errorsPlugin).get("/boom", () => {
+    const { edgePlugins } = await import("../../http/plugins/edge");
+    const boom = new Elysia().use(edgePlugins).get("/boom", () => {
       throw new Error("secret internal detail at /srv/app.ts:12");
     });
     const res = await boom.handle(new Request("http://localhost/boom"));
@@ -131,9 +131,9 @@ describe("U+0000, which PostgreSQL text and jsonb cannot store, is a 422 on the 
 
   test("a PostgreSQL refusal of such a character still maps to 422 (safety net)", async () => {
     const { Elysia } = await import("elysia");
-    const { errorsPlugin } = await import("../../http/plugins/errors");
+    const { edgePlugins } = await import("../../http/plugins/edge");
     const { sql } = await import("../../store/db");
-    const viaForm = new Elysia().use(errorsPlugin).post("/probe", async ({ body }) => {
+    const viaForm = new Elysia().use(edgePlugins).post("/probe", async ({ body }) => {
       await sql`select ${String((body as any).text)}::text`;
       return { ok: true };
     });

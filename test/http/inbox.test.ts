@@ -5,7 +5,7 @@ import { createHmac } from "node:crypto";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
-import { deliverToInbox } from "../../domain/inbox";
+import { deliverToInbox } from "../../domain/inbox/inbox";
 
 let t: Awaited<ReturnType<typeof createTenant>>;
 let key: string;

@@ -2,7 +2,7 @@
 // route pattern and status (never the raw path), the pool gauges, and the METRICS_TOKEN rule.
 import { afterEach, describe, expect, test } from "bun:test";
 import { config } from "../../config";
-import { recordWebhookDelivery } from "../../basics/metrics";
+import { recordWebhookAttempt } from "../../basics/metrics";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { parseExposition } from "../support/prom-text";
@@ -69,8 +69,8 @@ describe("GET /metrics on the API", () => {
 
   test("the webhook dispatcher's recording function moves nms_webhook_deliveries_total", async () => {
     const before = await scrape();
-    recordWebhookDelivery("delivered", 12);
-    recordWebhookDelivery("retrying", 30_000);
+    recordWebhookAttempt("delivered", 12);
+    recordWebhookAttempt("retrying", 30_000);
     const after = await scrape();
     expect(after.value("nms_webhook_deliveries_total", { outcome: "delivered" }) - before.value("nms_webhook_deliveries_total", { outcome: "delivered" })).toBe(1);
     expect(after.value("nms_webhook_deliveries_total", { outcome: "retrying" }) - before.value("nms_webhook_deliveries_total", { outcome: "retrying" })).toBe(1);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
-import { acceptNotification } from "../../domain/notifications";
+import { acceptNotification } from "../../domain/notifications/accept";
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 let other: Awaited<ReturnType<typeof createTenant>>;

@@ -6,7 +6,8 @@ import { describe, expect, test } from "bun:test";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Elysia, t } from "elysia";
 import { Value } from "@sinclair/typebox/value";
-import { errorsPlugin, JSON_ONLY_PATH } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
+import { JSON_ONLY_PATH } from "../../http/plugins/body-parser";
 import { apiReferenceRoutes } from "../../http/routes/api-reference";
 import { errors, BODY_ERRORS, KEY_ERRORS, SECURITY } from "../../http/route-docs";
 import { app, call } from "../support/fixtures";
@@ -111,7 +112,7 @@ describe("the audit names the operation and what is missing", () => {
   // A scratch app with the same parser and document builder, and routes that each forget something.
   const body = t.Object({ name: t.String() }, { examples: [{ name: "a" }] });
   const scratch = new Elysia()
-    .use(errorsPlugin)
+    .use(edgePlugins)
     .use(apiReferenceRoutes({ info: { title: "scratch", version: "0" }, security: SECURITY.key }))
     .post("/v1/complete", ({ body }) => ({ data: body }), {
       body,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, createTenant } from "../support/fixtures";
 import type { FakeSmtp } from "../support/fake-smtp";
 import { smtpUrlOf, startMailerSmtp, stopMailerSmtp } from "../support/system-mail";
-import { useSmtpUrl } from "../../domain/mailer";
+import { useSmtpUrl } from "../../domain/system-mail/mailer";
 import { sql } from "../../store/db";
 import { config } from "../../config";
 import { resolveSession, SESSION_COOKIE, sessionCookie } from "../../http/session";

@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
-import { deliverToInbox } from "../../domain/inbox";
-import { isErasedRecipient } from "../../domain/erasure";
-import { suppressionFor } from "../../domain/suppression";
+import { deliverToInbox } from "../../domain/inbox/inbox";
+import { isErasedRecipient } from "../../domain/subscribers/erasure";
+import { suppressionFor } from "../../domain/delivery/suppression";
 import { upsertPreferences } from "../../store/preferences";
 
 let t: Awaited<ReturnType<typeof createTenant>>;

@@ -2,7 +2,7 @@
 // POST applies the unsubscribe; a tampered or foreign token -> 400 with the standard error body.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { createUnsubscribeToken, verifyUnsubscribeToken } from "../../domain/unsubscribe-token";
+import { createUnsubscribeToken, verifyUnsubscribeToken } from "../../domain/subscribers/unsubscribe-token";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import { buildWeb } from "../../scripts/build-web";
-import { errorsPlugin } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
 import { DASHBOARD_ROUTES, isApiPath, webAssetRoutes } from "../../http/routes/web-assets";
 import { app, call } from "../support/fixtures";
 
@@ -57,7 +57,7 @@ describe("GET /embed/nms-inbox.js", () => {
 
   test("no build: 503 service_unavailable saying how to build, not a crash", async () => {
     const empty = mkdtempSync(join(tmpdir(), "nms-web-none-"));
-    const bare = new Elysia().use(errorsPlugin).use(webAssetRoutes(empty));
+    const bare = new Elysia().use(edgePlugins).use(webAssetRoutes(empty));
     const res = await bare.handle(new Request("http://localhost/embed/nms-inbox.js"));
     expect(res.status).toBe(503);
     const body = await res.json();
@@ -125,7 +125,7 @@ describe("the dashboard at /", () => {
 
   test("no build: 503 service_unavailable on / as on /embed", async () => {
     const empty = mkdtempSync(join(tmpdir(), "nms-web-none-"));
-    const bare = new Elysia().use(errorsPlugin).use(webAssetRoutes(empty));
+    const bare = new Elysia().use(edgePlugins).use(webAssetRoutes(empty));
     const res = await bare.handle(new Request("http://localhost/templates"));
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe("service_unavailable");

@@ -3,7 +3,7 @@
 // yields the first notification and writes no second row, no second notification.created event and
 // no second count in the rollups.
 import { afterAll, expect, test } from "bun:test";
-import { acceptNotification } from "../../domain/notifications";
+import { acceptNotification } from "../../domain/notifications/accept";
 import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";

@@ -18,7 +18,7 @@ let stopHost: (() => Promise<void>) | null = null;
 // Each notification must get a lane of its own: two on one lane run one after the other, so the
 // second waits behind the first's hanging call, in its lane and not for a slot, and the counts
 // below never come (with the default 256 lanes, 5 notifications share one in ~4% of runs). The
-// accept path reads SENDER_SHARDS through config.senderShards per message (schemas/messages.ts).
+// accept path reads SENDER_SHARDS through config.senderShards per message (domain/delivery/channel-sender-mail.ts).
 const savedShards = config.senderShards;
 
 beforeAll(async () => {

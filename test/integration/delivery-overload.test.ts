@@ -4,7 +4,7 @@
 // provider call, with no deadlock, no failed scan and no stalled reader along the way.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { channelSender } from "../../actors/channel-sender";
-import { startReconciler } from "../../actors/reconciler";
+import { startReconciler } from "../../jobs/reconciler";
 import { config } from "../../config";
 import { createRuntime, type RuntimeLogger } from "../../runtime";
 import { sql } from "../../store/db";

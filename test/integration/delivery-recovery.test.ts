@@ -1,7 +1,8 @@
 // DESIGN.md 3: "PostgreSQL is the source of truth; Redis carries work. The reconciler re-enqueues
 // work whose message is gone, so a Redis restart without persistence loses nothing."
 import { afterAll, expect, test } from "bun:test";
-import { reconcileOnce, startReconciler } from "../../actors/reconciler";
+import { reconcileOnce } from "../../domain/delivery/reconcile";
+import { startReconciler } from "../../jobs/reconciler";
 import { config } from "../../config";
 import { sql } from "../../store/db";
 import { redis } from "../../store/redis";

@@ -2,12 +2,14 @@
 // stream here): one provider call per attempt under redelivery, suppression reasons, rate limits,
 // events and rollups in the status change's transaction, and the reconciler.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleSend, recordOutcome, STALE_CLAIM_MS } from "../../actors/channel-sender";
-import { senderMessage, type SendMessage } from "../../schemas/messages";
-import { reconcileOnce } from "../../actors/reconciler";
+import { sendAttempt } from "../../domain/delivery/send-attempt";
+import { recordOutcome } from "../../domain/delivery/outcomes";
+import { STALE_CLAIM_MS } from "../../domain/delivery/policy";
+import { senderMessage, type SendMessage } from "../../domain/delivery/channel-sender-mail";
+import { reconcileOnce } from "../../domain/delivery/reconcile";
 import { config } from "../../config";
-import { checkSuppression, suppressionReason } from "../../domain/suppression";
-import { createUnsubscribeToken } from "../../domain/unsubscribe-token";
+import { checkSuppression, suppressionReason } from "../../domain/delivery/suppression";
+import { createUnsubscribeToken } from "../../domain/subscribers/unsubscribe-token";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
@@ -69,8 +71,8 @@ describe("at most one provider call per attempt number", () => {
     tw.reset();
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345001", data: { content: "once" } });
     const m = msgOf(row);
-    await handleSend(m, fakeCtx());
-    await handleSend(m, fakeCtx());
+    await sendAttempt(m, fakeCtx());
+    await sendAttempt(m, fakeCtx());
     expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
     const attempts = await sql`select attempt_number from notification_attempts where notification_id = ${row.id}`;
     expect(attempts).toHaveLength(1);
@@ -82,14 +84,14 @@ describe("at most one provider call per attempt number", () => {
     tw.reset();
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345002", data: { content: "race" } });
     const m = msgOf(row);
-    await Promise.all([handleSend(m, fakeCtx()), handleSend(m, fakeCtx()), handleSend(m, fakeCtx())]);
+    await Promise.all([sendAttempt(m, fakeCtx()), sendAttempt(m, fakeCtx()), sendAttempt(m, fakeCtx())]);
     expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
   });
 
   test("the provider gets the notification id as its idempotency reference", async () => {
     tw.reset();
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345003", data: { content: "ref" } });
-    await handleSend(msgOf(row), fakeCtx());
+    await sendAttempt(msgOf(row), fakeCtx());
     const [n] = await sql`select provider_message_id from notifications where id = ${row.id}`;
     expect(n!.provider_message_id).toBe(tw.messages[0]!.sid);
   });
@@ -99,7 +101,7 @@ describe("at most one provider call per attempt number", () => {
     tw.script({ kind: "server_error" });
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345004", data: { content: "retry" } });
     const ctx = fakeCtx();
-    await handleSend(msgOf(row), ctx);
+    await sendAttempt(msgOf(row), ctx);
     expect(ctx.scheduled).toHaveLength(1);
     expect(ctx.scheduled[0]!.msg.attempt).toBe(2);
     expect(ctx.scheduled[0]!.delayMs).toBe(30_000);
@@ -107,9 +109,9 @@ describe("at most one provider call per attempt number", () => {
     const [n] = await sql`select status, attempt_count, next_attempt_at, error from notifications where id = ${row.id}`;
     expect(n).toMatchObject({ status: "pending", attempt_count: 1 });
     expect(n!.next_attempt_at).toBeTruthy();
-    await handleSend(msgOf(row, 1), fakeCtx()); // redelivery of the old message
+    await sendAttempt(msgOf(row, 1), fakeCtx()); // redelivery of the old message
     expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
-    await handleSend(ctx.scheduled[0]!.msg, fakeCtx());
+    await sendAttempt(ctx.scheduled[0]!.msg, fakeCtx());
     const [done] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
     expect(done).toMatchObject({ status: "sent", attempt_count: 2 });
     const events = await sql`select type, data from events where tenant_id = ${T.tenant.id} and data -> 'notification' ->> 'id' = ${row.id} order by created_at`;
@@ -122,7 +124,7 @@ describe("at most one provider call per attempt number", () => {
     tw.script({ kind: "rate_limit", retryAfter: 7 });
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345005", data: { content: "429" } });
     const ctx = fakeCtx();
-    await handleSend(msgOf(row), ctx);
+    await sendAttempt(msgOf(row), ctx);
     expect(ctx.scheduled[0]).toMatchObject({ delayMs: 7000, opts: { unscaled: true } });
   });
 
@@ -134,7 +136,7 @@ describe("at most one provider call per attempt number", () => {
     let calls = 0;
     while (m && calls < 10) {
       const ctx = fakeCtx();
-      await handleSend(m, ctx);
+      await sendAttempt(m, ctx);
       calls++;
       m = ctx.scheduled[0]?.msg;
     }
@@ -162,7 +164,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
   test("a claim records when it was taken (claimed_at)", async () => {
     tw.reset();
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345601", data: { content: "c" } });
-    await handleSend(msgOf(row), fakeCtx());
+    await sendAttempt(msgOf(row), fakeCtx());
     const [n] = await sql`select claimed_at, now() - claimed_at < interval '1 minute' as recent from notifications where id = ${row.id}`;
     expect(n!.recent).toBe(true);
   });
@@ -172,7 +174,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345602", data: { content: "crash" } });
     await crashedClaim(row.id, 1, "10 minutes");
     const ctx = fakeCtx(2);
-    await handleSend(msgOf(row, 1), ctx);
+    await sendAttempt(msgOf(row, 1), ctx);
     expect(sends()).toBe(0);
     expect(await attempts(row.id)).toEqual([{ attempt_number: 1, status: "failure", provider: "twilio", error: UNKNOWN, duration_ms: null }]);
     const [n] = await sql`select status, attempt_count, error from notifications where id = ${row.id}`;
@@ -183,9 +185,9 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     expect(ctx.scheduled[0]!.delayMs).toBe(0);
     expect(ctx.scheduled[0]!.opts?.unscaled).toBe(true);
 
-    await handleSend(msgOf(row, 1), fakeCtx(3)); // another redelivery of the old message changes nothing
-    await handleSend(ctx.scheduled[0]!.msg, fakeCtx());
-    await handleSend(ctx.scheduled[0]!.msg, fakeCtx(2)); // and the retry itself, redelivered
+    await sendAttempt(msgOf(row, 1), fakeCtx(3)); // another redelivery of the old message changes nothing
+    await sendAttempt(ctx.scheduled[0]!.msg, fakeCtx());
+    await sendAttempt(ctx.scheduled[0]!.msg, fakeCtx(2)); // and the retry itself, redelivered
     expect(sends()).toBe(1);
     const [done] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
     expect(done).toMatchObject({ status: "sent", attempt_count: 2 });
@@ -200,7 +202,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345603", data: { content: "twice" } });
     await crashedClaim(row.id, 1, "10 minutes");
     const ctxs = [fakeCtx(2), fakeCtx(2), fakeCtx(1), fakeCtx(4)];
-    await Promise.all(ctxs.map((c) => handleSend(msgOf(row, 1), c)));
+    await Promise.all(ctxs.map((c) => sendAttempt(msgOf(row, 1), c)));
     expect(await attempts(row.id)).toHaveLength(1);
     expect(ctxs.flatMap((c) => c.scheduled)).toHaveLength(1);
     const failed = await sql`select 1 from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id}`;
@@ -213,10 +215,10 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345604", data: { content: "fresh" } });
     await crashedClaim(row.id, 1, "2 seconds");
     const first = fakeCtx(1);
-    await handleSend(msgOf(row, 1), first); // a duplicate of a message being handled right now
+    await sendAttempt(msgOf(row, 1), first); // a duplicate of a message being handled right now
     expect(first.scheduled).toHaveLength(0);
     const again = fakeCtx(2);
-    await handleSend(msgOf(row, 1), again);
+    await sendAttempt(msgOf(row, 1), again);
     expect(sends()).toBe(0);
     expect(await attempts(row.id)).toHaveLength(0);
     const [n] = await sql`select status, attempt_count from notifications where id = ${row.id}`;
@@ -229,7 +231,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     // when it comes back (a timer message: a first delivery) the claim is stale: recorded and retried
     await crashedClaim(row.id, 1, "10 minutes");
     const later = fakeCtx(1);
-    await handleSend(again.scheduled[0]!.msg, later);
+    await sendAttempt(again.scheduled[0]!.msg, later);
     expect((await attempts(row.id)).map((a) => a.error.code)).toEqual(["outcome_unknown"]);
     expect(later.scheduled.map((s) => s.msg.attempt)).toEqual([2]);
   });
@@ -239,7 +241,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345605", data: { content: "last" } });
     await crashedClaim(row.id, 5, "10 minutes");
     const ctx = fakeCtx(2);
-    await handleSend(msgOf(row, 5), ctx);
+    await sendAttempt(msgOf(row, 5), ctx);
     expect(ctx.scheduled).toHaveLength(0);
     expect(sends()).toBe(0);
     const [n] = await sql`select status, attempt_count, error from notifications where id = ${row.id}`;
@@ -258,7 +260,7 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
 
   async function expectSuppressed(row: any, reason: string) {
     const before = tw.requests.length;
-    await handleSend(msgOf(row), fakeCtx());
+    await sendAttempt(msgOf(row), fakeCtx());
     const [n] = await sql`select status, suppressed_reason from notifications where id = ${row.id}`;
     expect(n).toEqual({ status: "suppressed", suppressed_reason: reason });
     expect(tw.requests.length).toBe(before);
@@ -288,7 +290,7 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
     const promo = await accept(S.sandboxKey, { channel: "sms", to: "+5511977770002", category: "marketing", data: { content: "x" } });
     await expectSuppressed(promo, "preference_disabled");
     const other = await accept(S.sandboxKey, { channel: "sms", to: "+5511977770002", category: "security", data: { content: "x" } });
-    await handleSend(msgOf(other), fakeCtx());
+    await sendAttempt(msgOf(other), fakeCtx());
     const [n] = await sql`select status from notifications where id = ${other.id}`;
     expect(n!.status).toBe("delivered");
   });
@@ -307,7 +309,7 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
     await expectSuppressed(row, "blocked_domain");
   });
 
-  test("the sender's batched check answers exactly as domain/erasure.ts suppressionFor does", async () => {
+  test("the sender's batched check answers exactly as domain/subscribers/erasure.ts suppressionFor does", async () => {
     const rows = await sql`select tenant_id, environment, channel, recipient, subscriber_id, category from notifications where tenant_id = ${S.tenant.id}`;
     const extra = [
       { tenant_id: S.tenant.id, environment: "sandbox", channel: "sms", recipient: "+5511900000000", subscriber_id: null, category: null },
@@ -355,7 +357,7 @@ describe("configuration changes after acceptance", () => {
     await call("POST", "/v1/channels", { key: C.secretKey, body: { channel: "sms", provider: "sandbox" } });
     const row = await accept(C.secretKey, { channel: "sms", to: "+5511912345301", data: { content: "x" } });
     expect((await call("DELETE", "/v1/channels/sms", { key: C.secretKey })).status).toBe(204);
-    await handleSend(msgOf(row), fakeCtx());
+    await sendAttempt(msgOf(row), fakeCtx());
     const [n] = await sql`select status, error from notifications where id = ${row.id}`;
     expect(n!.status).toBe("failed");
     expect(n!.error.code).toBe("channel_not_configured");
@@ -381,9 +383,9 @@ describe("provider rate limit per (tenant, environment, provider)", () => {
     tw.reset();
     const a = await accept(R.secretKey, { channel: "sms", to: "+5511912345101", data: { content: "a" } });
     const b = await accept(R.secretKey, { channel: "sms", to: "+5511912345102", data: { content: "b" } });
-    await handleSend(msgOf(a), fakeCtx());
+    await sendAttempt(msgOf(a), fakeCtx());
     const ctx = fakeCtx();
-    await handleSend(msgOf(b), ctx);
+    await sendAttempt(msgOf(b), ctx);
     expect(tw.requests.filter((r) => r.kind === "send")).toHaveLength(1);
     expect(ctx.scheduled).toHaveLength(1);
     expect(ctx.scheduled[0]!.opts).toEqual({ unscaled: true });
@@ -399,7 +401,7 @@ describe("events and rollups", () => {
     const E = await createTenant();
     const s = await call("POST", "/v1/subscribers", { key: E.sandboxKey, body: { external_id: "ev-1" } });
     const row = await accept(E.sandboxKey, { channel: "in_app", to: "ev-1", data: { title: "T", body: "B" } });
-    await handleSend(msgOf(row), fakeCtx());
+    await sendAttempt(msgOf(row), fakeCtx());
     const events = await sql`select type, data from events where tenant_id = ${E.tenant.id} and environment = 'sandbox' and type like 'notification.%' order by created_at, id`;
     expect(events.map((e) => e.type)).toEqual(["notification.created", "notification.sent", "notification.delivered"]);
     expect(events[0]!.data).toMatchObject({
@@ -438,7 +440,7 @@ describe("reconciler", () => {
     const failedEvents = await sql`select data from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${exhausted.id}`;
     expect(failedEvents).toHaveLength(1);
     // the re-enqueued message claims attempt 2 and delivers
-    await handleSend(msgOf(lost, 2), fakeCtx());
+    await sendAttempt(msgOf(lost, 2), fakeCtx());
     const [l] = await sql`select status, attempt_count from notifications where id = ${lost.id}`;
     expect(l).toMatchObject({ status: "delivered", attempt_count: 2 });
   });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { fireHealthTick } from "../../actors/domain-health";
+import { fireHealthTick } from "../../jobs/domain-health-cron";
 import { config } from "../../config";
 import { sql } from "../../store/db";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";

@@ -3,7 +3,7 @@
 // published key; a failing domain adds a warning, or with block_on_failure holds the email as failed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
-import { checkDomain } from "../../domain/domain-health";
+import { checkDomain } from "../../domain/sending-domains/health";
 import { sql } from "../../store/db";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import * as fakeSmtp from "../support/fake-smtp";

@@ -12,7 +12,7 @@ import { sql } from "../../store/db";
 import { redis } from "../../store/redis";
 import { redisKey } from "../../store/redis-keys";
 import { newId } from "../../store/ids";
-import { deliverToInbox, inboxListenerCount } from "../../domain/inbox";
+import { deliverToInbox, inboxListenerCount } from "../../domain/inbox/inbox";
 import { inboxStreamSettings } from "../../http/routes/inbox";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -21,7 +21,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 // can have THAT process deliver items (deliverToInbox) as the channel sender would.
 const SECOND_PROCESS = `
 import { startServer } from ${JSON.stringify(join(ROOT, "http/server.ts"))};
-import { deliverToInbox } from ${JSON.stringify(join(ROOT, "domain/inbox.ts"))};
+import { deliverToInbox } from ${JSON.stringify(join(ROOT, "domain/inbox/inbox.ts"))};
 const server = startServer(0, "127.0.0.1");
 console.log(JSON.stringify({ ready: true, port: server.port, pid: process.pid }));
 let buf = "";

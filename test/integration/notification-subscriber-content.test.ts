@@ -2,9 +2,9 @@
 // address is linked to that subscriber (preferences, erasure), the detail shows the content the last
 // attempt sent and erasure redacts it, and an unconfigured channel is named before the recipient.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { handleSend } from "../../actors/channel-sender";
+import { sendAttempt } from "../../domain/delivery/send-attempt";
 import { config } from "../../config";
-import { senderMessage } from "../../schemas/messages";
+import { senderMessage } from "../../domain/delivery/channel-sender-mail";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { connect, deletePrefix } from "../support/runtime-redis";
@@ -33,7 +33,7 @@ async function send(body: Record<string, unknown>, key = T.sandboxKey) {
 /** Runs the first attempt in this process, as a sender host would. */
 async function deliver(id: string) {
   const [row] = await sql`select id, tenant_id, environment, channel from notifications where id = ${id}`;
-  await handleSend(senderMessage({ id: row!.id, tenantId: row!.tenant_id, environment: row!.environment, channel: row!.channel }, 1), ctx());
+  await sendAttempt(senderMessage({ id: row!.id, tenantId: row!.tenant_id, environment: row!.environment, channel: row!.channel }, 1), ctx());
 }
 
 const detail = async (id: string) => (await call("GET", `/v1/notifications/${id}`, { key: T.sandboxKey })).body.data;

@@ -1,7 +1,7 @@
 // Open and click tracking in a real email received by the SMTP fake, unregistered push recipients
 // (FCM UNREGISTERED, Web Push 410) suppressed, and erasure of engagement data.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTrackingToken } from "../../domain/tracking";
+import { createTrackingToken } from "../../domain/receipts/tracking-token";
 import { clearFcmTokenCache } from "../../providers/push/fcm";
 import { sql } from "../../store/db";
 import { addSuppression } from "../../store/suppressions";

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { call, createTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
-import { deliverToInbox } from "../../domain/inbox";
+import { deliverToInbox } from "../../domain/inbox/inbox";
 
 let t: Awaited<ReturnType<typeof createTenant>>;
 beforeAll(async () => {

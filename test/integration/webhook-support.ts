@@ -1,10 +1,11 @@
 // Test support for webhook delivery: the webhook-dispatcher in a runtime host on this test process's
 // REDIS_PREFIX with a tiny TIME_SCALE, its relay loop, event emission and polling helpers.
-import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS, type RepairLoopOptions } from "../../actors/webhook-dispatcher";
+import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
+import { startWebhookRelay, type RepairLoopOptions } from "../../jobs/webhook-relay";
 import { config } from "../../config";
-import { emitEvents } from "../../domain/events";
+import { emitEvents } from "../../domain/events/outbox";
 import { createRuntime, type Runtime } from "../../runtime/runtime";
-import { webhookDispatcherAddress } from "../../schemas/webhook-messages";
+import { webhookDispatcherAddress } from "../../domain/webhooks/webhook-dispatcher-mail";
 import { sql } from "../../store/db";
 import { call } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";
@@ -54,7 +55,7 @@ export async function createWebhook(key: string, url: string, events: string[]) 
   return r.body.data as { id: string; signing_secret: string; url: string };
 }
 
-/** Writes events the way every feature does (domain/events.ts, in a transaction); returns their ids. */
+/** Writes events the way every feature does (domain/events/outbox.ts, in a transaction); returns their ids. */
 export async function emit(tenantId: string, environment: string, type: string, count = 1, data: (i: number) => Record<string, unknown> = (i) => ({ n: i })) {
   const records = await sql.begin((tx) =>
     emitEvents(

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { config } from "../../config";
-import { relayOnce } from "../../domain/webhook-relay";
+import { relayOnce } from "../../domain/webhooks/relay";
 import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";

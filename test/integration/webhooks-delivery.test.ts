@@ -1,5 +1,5 @@
 // Webhook delivery end to end on real PostgreSQL and Redis (SPEC "Outbound webhook delivery",
-// DESIGN.md 6): events written by domain/events.ts reach local receivers through the outbox, the
+// DESIGN.md 6): events written by domain/events/outbox.ts reach local receivers through the outbox, the
 // relay and the webhook-dispatcher; schedule, deactivation, isolation, SSRF at delivery, retry, replay.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
 import { config } from "../../config";
-import { postToReceiver } from "../../domain/webhook-transport";
-import { WEBHOOK_RETRY_SCHEDULE_MS } from "../../domain/webhook-retry";
+import { postToReceiver } from "../../domain/webhooks/transport";
+import { WEBHOOK_RETRY_SCHEDULE_MS } from "../../domain/webhooks/retry-schedule";
 import { runtimeKeys } from "../../runtime";
-import { webhookDispatcherAddress, retryTimerId } from "../../schemas/webhook-messages";
+import { webhookDispatcherAddress, retryTimerId } from "../../domain/webhooks/webhook-dispatcher-mail";
 import { sql } from "../../store/db";
 import { metricsRegistry } from "../../basics/metrics";
 import { call, createTenant } from "../support/fixtures";
@@ -153,7 +153,7 @@ describe("retries", () => {
     expect(recs![4]!.next_retry_at).toBeNull();
     // no sixth attempt is scheduled, and none comes
     const keys = runtimeKeys(config.redisPrefix);
-    const p = host.runtime.partitionFor(webhookDispatcherAddress, { type: "attempt", webhookId: W.id, eventId: recs![0]!.event_id, attempt: 6 });
+    const p = host.runtime.partitionFor(webhookDispatcherAddress, { v: 1, type: "attempt", webhookId: W.id, eventId: recs![0]!.event_id, attempt: 6 });
     expect(await host.runtime.redis.zscore(keys.timers("webhook-dispatcher", p), retryTimerId(W.id, recs![0]!.event_id))).toBeNull();
     await sleep(300);
     expect(r.received).toHaveLength(5);
@@ -300,7 +300,7 @@ describe("retry, replay and auto-disable", () => {
       const first = await until(async () => (await deliveriesOf(W.id))[0]);
       expect(first!.status).toBe("failed");
       const keys = runtimeKeys(config.redisPrefix);
-      const p = host.runtime.partitionFor(webhookDispatcherAddress, { type: "attempt", webhookId: W.id, eventId: id!, attempt: 2 });
+      const p = host.runtime.partitionFor(webhookDispatcherAddress, { v: 1, type: "attempt", webhookId: W.id, eventId: id!, attempt: 2 });
       expect(await host.runtime.redis.zscore(keys.timers("webhook-dispatcher", p), retryTimerId(W.id, id!))).not.toBeNull();
 
       status = 200;
@@ -319,7 +319,7 @@ describe("retry, replay and auto-disable", () => {
       expect(recs![1]!.id).toBe(res.body.data.id);
       // the automatic attempt 2 is gone, and would be dropped if it had already left its timer
       expect(await host.runtime.redis.zscore(keys.timers("webhook-dispatcher", p), retryTimerId(W.id, id!))).toBeNull();
-      await host.runtime.send(webhookDispatcherAddress, { type: "attempt", webhookId: W.id, eventId: id!, attempt: 2 });
+      await host.runtime.send(webhookDispatcherAddress, { v: 1, type: "attempt", webhookId: W.id, eventId: id!, attempt: 2 });
       await sleep(300);
       expect(r.received).toHaveLength(2);
       const [audit] = await sql`select metadata from audit_logs where resource_id = ${W.id} and action = 'webhook.delivery_retried'`;

@@ -2,9 +2,9 @@
 // timers are found again from their markers by the repair scan, and a backlog is never doubled.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { config } from "../../config";
-import { relayOnce } from "../../domain/webhook-relay";
-import { repairWebhookWork } from "../../domain/webhook-repair";
-import { retryTimerId, webhookDispatcherAddress } from "../../schemas/webhook-messages";
+import { relayOnce } from "../../domain/webhooks/relay";
+import { repairWebhookWork } from "../../domain/webhooks/repair";
+import { retryTimerId, webhookDispatcherAddress } from "../../domain/webhooks/webhook-dispatcher-mail";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { sleep } from "../support/runtime-redis";
@@ -130,7 +130,7 @@ test("a retry timer lost after attempt 1 failed: the repair re-enqueues it and a
   expect(retryAt.getTime()).toBeGreaterThan(Date.now()); // 3 s away
   // attempt 1 settled its own marker and left attempt 2's, carried by a timer meanwhile
   expect(await markersOf(W.id)).toEqual([{ event_id: id, attempt: 2, enqueued_at: null, repairs: 0 }]);
-  const msg = { type: "attempt" as const, webhookId: W.id, eventId: id, attempt: 2 };
+  const msg = { v: 1 as const, type: "attempt" as const, webhookId: W.id, eventId: id, attempt: 2 };
   const timers = h.runtime.keys.timers(webhookDispatcherAddress.name, h.runtime.partitionFor(webhookDispatcherAddress, msg));
   expect(await h.runtime.redis.zscore(timers, retryTimerId(W.id, id))).not.toBeNull();
 
@@ -157,7 +157,7 @@ test("a retry timer lost while its partition has a backlog: left to a later scan
   await h.halt();
   // an unread message in the retry's partition (same key; the dispatcher will find nothing to do
   // with it): the fired retry could be waiting behind it, so a missing timer proves nothing yet
-  await h.runtime.send(webhookDispatcherAddress, { type: "manual", webhookId: W.id, eventId: id, deliveryId: crypto.randomUUID() });
+  await h.runtime.send(webhookDispatcherAddress, { v: 1, type: "manual", webhookId: W.id, eventId: id, deliveryId: crypto.randomUUID() });
   expect(await dropDispatcherKeys([":timers", ":timer-data"])).toBeGreaterThan(0);
   await sleep((first.next_retry_at as Date).getTime() - Date.now() + GRACE_MS + 200);
 

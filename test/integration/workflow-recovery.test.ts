@@ -4,8 +4,8 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { startReconciler } from "../../actors/reconciler";
-import { requeueOverdueRuns } from "../../domain/workflow-recovery";
+import { startReconciler } from "../../jobs/reconciler";
+import { requeueOverdueRuns } from "../../domain/workflows/recovery";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { sleep, waitFor } from "../support/runtime-redis";

@@ -3,10 +3,10 @@
 // TIME_SCALE 0.002 (1m = 120 ms, FALLBACK_WAIT 10m = 1.2 s): exact step results, rendered data,
 // version pinning, cancel during a delay, the fallback rule, subscribers across channels, events.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { applyReceipt } from "../../domain/receipts";
-import { workflowRunAddress } from "../../schemas/workflow-messages";
+import { applyReceipt } from "../../domain/receipts/apply-receipt";
+import { workflowRunAddress } from "../../domain/workflows/workflow-run-mail";
 import { sql } from "../../store/db";
-import { getRuntime } from "../../store/runtime";
+import { getRuntime } from "../../store/runtime-handle";
 import { call, createTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
 import { sleep } from "../support/runtime-redis";
@@ -154,8 +154,8 @@ describe("send / delay / send", () => {
     expect(c.body.data.step_results.map((s: any) => s.type)).toEqual(["send", "delay"]);
     // a late timer (with the wait's own token) and a plain message both find the run cancelled
     await getRuntime().sendMany(workflowRunAddress, [
-      { type: "timer", runId: run.id, token: waiting.step_state.token },
-      { type: "run", runId: run.id },
+      { v: 1, type: "timer", runId: run.id, token: waiting.step_state.token },
+      { v: 1, type: "run", runId: run.id },
     ]);
     await sleep(Date.parse(waiting.step_state.due_at) - Date.now() + 300);
     expect(await notificationsOf(run.id)).toHaveLength(1);
@@ -362,7 +362,7 @@ describe("waiting for an outcome (production, a Twilio-shaped provider that ends
       [sms] = await notificationsOf(run.id);
     }
     expect(sms!.status).toBe("sent");
-    // the provider's status callback (the one receipt path, domain/receipts.ts) says delivered before the bound
+    // the provider's status callback (the one receipt path, domain/receipts/apply-receipt.ts) says delivered before the bound
     expect(Date.now()).toBeLessThan(Date.parse(waiting.step_state.due_at));
     const receipt = await applyReceipt(
       { kind: "message", tenantId: P.tenant.id, environment: "production", channel: "sms", messageId: sms!.provider_message_id },

@@ -1,6 +1,6 @@
 // Checks an OpenAPI document operation by operation: request body schema and example, response
 // schemas per status, the standard error body on every error status. Returns readable problems.
-import { JSON_ONLY_PATH } from "../../http/plugins/errors";
+import { JSON_ONLY_PATH } from "../../http/plugins/body-parser";
 
 /** Operations that take no request body although their method could carry one, and why. */
 export const NO_REQUEST_BODY: Record<string, string> = {

@@ -3,9 +3,9 @@
 // (SVC_ONLY=api|actors picks one; SVC_TENANT_ID, SVC_RECONCILE_EVERY_MS, SVC_STALE_AFTER_MS, SVC_HOST_ID).
 // Prints "listening <port>" (0 without the API) once ready; logs go to stdout as JSON lines; stops on SIGTERM.
 import { channelSender } from "../../actors/channel-sender";
-import { startReconciler } from "../../actors/reconciler";
+import { startReconciler } from "../../jobs/reconciler";
 import { startServer } from "../../http/server";
-import { getRuntime } from "../../store/runtime";
+import { getRuntime } from "../../store/runtime-handle";
 
 const env = process.env;
 const stops: (() => Promise<void>)[] = [];

@@ -1,6 +1,6 @@
 // The system mail (domain/mailer: magic links, team invitations) sent to a fake SMTP server, for the
 // session tests: start the server and point the mailer at it, then switch the mailer off and stop it.
-import { useSmtpUrl } from "../../domain/mailer";
+import { useSmtpUrl } from "../../domain/system-mail/mailer";
 import { start as startSmtp, type FakeSmtp } from "./fake-smtp";
 
 /** The SMTP_URL that reaches a fake server. */

@@ -1,8 +1,9 @@
 // Subprocess entry point for the webhook crash tests: one webhook-dispatcher host, its relay and repair
 // loops, as the Procfile's webhook-dispatcher line runs them, with a short lease so a successor
 // takes over quickly after a kill -9. Prints "ready <host id>"; stops on SIGTERM.
-import { startWebhookRelay, webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
-import { getRuntime } from "../../store/runtime";
+import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "../../actors/webhook-dispatcher";
+import { startWebhookRelay } from "../../jobs/webhook-relay";
+import { getRuntime } from "../../store/runtime-handle";
 import { serveUntilSigterm } from "./spawn-ready";
 
 const hostId = process.env.RT_HOST_ID ?? `webhooks-${process.pid}`;

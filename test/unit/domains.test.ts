@@ -2,10 +2,10 @@
 // DKIM and DMARC judgements, the domain that covers a From address, and the alert list cursor.
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../basics/errors";
-import { wholeRecords } from "../../domain/dns";
-import { judgeDkim, judgeDmarc, judgeSpf, tagsOf } from "../../domain/domain-health";
-import { coveringDomain, type SigningDomain } from "../../domain/domain-mail";
-import { organizationalDomain, parseSendingDomain } from "../../domain/domain-records";
+import { wholeRecords } from "../../domain/dns/lookup";
+import { judgeDkim, judgeDmarc, judgeSpf, tagsOf } from "../../domain/sending-domains/health";
+import { coveringDomain, type SigningDomain } from "../../domain/sending-domains/mail-signing";
+import { organizationalDomain, parseSendingDomain } from "../../domain/sending-domains/records";
 import { decodeAlertCursor, encodeAlertCursor } from "../../store/sending-domains";
 
 function refusal(input: string): string[] {

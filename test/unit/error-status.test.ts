@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Elysia } from "elysia";
 import { AppError } from "../../basics/errors";
-import { ERROR_STATUS, errorsPlugin, statusFor, SUFFIX_STATUS } from "../../http/plugins/errors";
+import { ERROR_STATUS, statusFor, SUFFIX_STATUS } from "../../http/plugins/errors";
+import { edgePlugins } from "../../http/plugins/edge";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -106,7 +107,7 @@ describe("the code -> status table", () => {
 
 describe("the mapper uses the table", () => {
   const app = new Elysia()
-    .use(errorsPlugin)
+    .use(edgePlugins)
     .get("/limited", () => {
       throw new AppError("rate_limited", "slow down", undefined, { "retry-after": "7", "x-ratelimit-remaining": "0" });
     })

@@ -2,10 +2,11 @@
 // vectors, status mapping, the never-backwards status decision, tracking tokens and the HTML rewrite.
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSync, sign } from "node:crypto";
-import { planReceipt, workflowRunIdOf, type ReceiptInput } from "../../domain/receipts";
-import { suppressionAddress } from "../../domain/suppression";
-import { createTrackingToken, trackedLinks, verifyTrackingToken, withTracking } from "../../domain/tracking";
-import { prepareOutbound } from "../../domain/receipt-links";
+import { planReceipt, workflowRunIdOf, type ReceiptInput } from "../../domain/receipts/apply-receipt";
+import { suppressionAddress } from "../../domain/delivery/suppression";
+import { createTrackingToken, verifyTrackingToken } from "../../domain/receipts/tracking-token";
+import { trackedLinks, withTracking } from "../../domain/delivery/tracking-links";
+import { prepareOutbound } from "../../domain/delivery/receipt-links";
 import { SendgridProvider, sendgridDefinition, sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { TwilioProvider, twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import { whatsappReceipt } from "../../providers/whatsapp/whatsapp-cloud";

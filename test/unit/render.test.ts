@@ -1,4 +1,4 @@
-// Unit tests of domain/render.ts: static analysis of variables, rendering rules of DESIGN.md 6
+// Unit tests of domain/templates/render.ts: static analysis of variables, rendering rules of DESIGN.md 6
 // (missing -> "" plus warning, HTML escaped in html_body only, syntax error -> valid: false).
 import { describe, expect, test } from "bun:test";
 import {
@@ -7,7 +7,7 @@ import {
   renderCacheSize,
   renderTemplate,
   validateTemplate,
-} from "../../domain/render";
+} from "../../domain/templates/render";
 
 describe("extractVariables (static analysis, not regex)", () => {
   test("nested paths like user.name are included as 'user.name', deduplicated, in order of appearance", () => {
@@ -159,7 +159,7 @@ describe("validateTemplate", () => {
 
 describe("hostile templates", () => {
   test("a part with more than MAX_TAGS_PER_PART tags is invalid at once instead of blocking the event loop", async () => {
-    const { MAX_TAGS_PER_PART } = await import("../../domain/render");
+    const { MAX_TAGS_PER_PART } = await import("../../domain/templates/render");
     const ok = Array.from({ length: MAX_TAGS_PER_PART }, (_, i) => `{{v${i % 7}}}`).join(" ");
     expect(validateTemplate({ content: ok, channel: "sms" }).valid).toBe(true);
     const tooMany = ok + " {% if x %}y{% endif %}";

@@ -1,7 +1,7 @@
 // Retry back-off policies (data + one pure function: the runtime's handler retries and the channel
 // sender's attempts) and the handler concurrency semaphore.
 import { describe, expect, test } from "bun:test";
-import { DELIVERY_RETRY_POLICY } from "../../domain/delivery-policy";
+import { DELIVERY_RETRY_POLICY } from "../../domain/delivery/policy";
 import { DEFAULT_RETRY_POLICY, retryDelayFor } from "../../runtime/retry";
 import { Semaphore } from "../../runtime/semaphore";
 

@@ -1,7 +1,7 @@
 // Which receivers a webhook may use (SSRF): URL rules and the address ranges refused by ipaddr.js,
 // with and without WEBHOOK_ALLOW_PRIVATE.
 import { describe, expect, test } from "bun:test";
-import { checkAddress, ipLiteralOf, parseWebhookUrl } from "../../domain/webhook-address";
+import { checkAddress, ipLiteralOf, parseWebhookUrl } from "../../domain/webhooks/address";
 
 describe("checkAddress", () => {
   const refused: [string, string][] = [

@@ -1,7 +1,7 @@
 // SPEC's webhook retry schedule (attempt 1 at once, then 5 min, 30 min, 2 h, 6 h, then discarded)
 // as data plus one pure function, times TIME_SCALE, with Retry-After honoured within its bounds.
 import { describe, expect, test } from "bun:test";
-import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_SCHEDULE_MS, webhookRetryDelayMs } from "../../domain/webhook-retry";
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_SCHEDULE_MS, webhookRetryDelayMs } from "../../domain/webhooks/retry-schedule";
 
 const MIN = 60_000;
 

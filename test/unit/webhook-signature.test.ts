@@ -4,8 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { verify as octokitVerify } from "@octokit/webhooks-methods";
 import { Webhook } from "standardwebhooks";
-import { eventBody, signedHeaders } from "../../domain/webhook-delivery";
-import { generateSigningSecret } from "../../domain/webhooks";
+import { eventBody, signedHeaders } from "../../domain/webhooks/signed-request";
+import { generateSigningSecret } from "../../domain/webhooks/endpoints";
 import { serviceSignature, standardKeyOf, verifyStandardWebhook, verifyWebhookSignature } from "../../schemas/webhook-signature";
 
 const body = eventBody({ id: "0190c0de-0000-7000-8000-000000000001", type: "notification.delivered", created_at: "2026-01-01T00:00:00.000Z", data: { notification: { id: "n1", status: "delivered", channel: "email" }, note: "ação ✓" } });

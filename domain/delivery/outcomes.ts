@@ -1,0 +1,90 @@
+// A delivery attempt's outcome, written once: its attempt row, the guarded status move, its
+// notification.* events and its rollup counts, in one transaction per batch of concurrent handlers.
+import { applyCounters, type CounterDelta } from "../../store/analytics";
+import { inIdOrder, writeAttemptsAndMoves, type Outcome } from "../../store/attempts";
+import { inPipelinedTx, type Tx } from "../../store/db";
+import { MicroBatcher } from "../../store/micro-batcher";
+
+import { eventNotification } from "../events/notification-object";
+import { prepareEvents, type NewEvent } from "../events/outbox";
+import { wakeWorkflowRuns } from "../workflows/wakeups";
+
+export type { Outcome };
+
+/** The events and rollup counts of one status move (a status move and its event are never separated). */
+function consequencesOf(o: Outcome, now: Date, events: NewEvent[], deltas: CounterDelta[]): void {
+  const base = { tenantId: o.n.tenant_id, environment: o.n.environment, createdAt: o.n.created_at, channel: o.n.channel, template: o.n.template_slug };
+  const emit = (type: string, data: Record<string, unknown>) => events.push({ tenantId: o.n.tenant_id, environment: o.n.environment, type, data });
+  const notification = eventNotification({ ...o.n, status: o.status });
+  const at = now.toISOString();
+  if (o.status === "sent" || o.status === "delivered" || o.status === "bounced") {
+    deltas.push({ ...base, counter: "sent" });
+    emit("notification.sent", { notification: { ...notification, status: "sent" }, provider: o.provider });
+  }
+  if (o.status === "delivered") {
+    deltas.push({ ...base, counter: "delivered" });
+    emit("notification.delivered", {
+      notification,
+      delivered_at: at,
+      delivery: { delivered_at: at, provider: o.provider, message_id: o.providerMessageId ?? null },
+    });
+  } else if (o.status === "bounced") {
+    deltas.push({ ...base, counter: "bounced" });
+    emit("notification.bounced", { notification, bounce_reason: o.error?.message ?? "bounced" });
+  } else if (o.status === "failed" || (o.status === "pending" && o.willRetry)) {
+    if (o.status === "failed") deltas.push({ ...base, counter: "failed" });
+    emit("notification.failed", {
+      notification,
+      error: { code: o.error?.code ?? "failed", message: o.error?.message ?? "", provider: o.provider, attempt: o.attempt, will_retry: o.status === "pending" },
+    });
+  } else if (o.status === "suppressed") {
+    deltas.push({ ...base, counter: "suppressed" });
+  }
+}
+
+/**
+ * Writes outcomes in `tx`; value: per outcome (in the caller's order) whether its notification
+ * moved (false: it had already moved). Events and counts are not awaited: they are the tail,
+ * pipelined with the COMMIT (store/db.ts inPipelinedTx), or awaited by a caller with its own transaction.
+ */
+export async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ value: boolean[]; tail: Promise<unknown>[] }> {
+  const now = new Date();
+  // in id order, like the claim: every writer touches notification rows in that one order
+  const outs = inIdOrder(unsorted, (o) => o.n.id);
+  const movedIds = await writeAttemptsAndMoves(tx, outs, now);
+  const deltas: CounterDelta[] = [];
+  const events: NewEvent[] = [];
+  for (const o of outs) if (movedIds.has(o.n.id)) consequencesOf(o, now, events, deltas);
+  const tail: Promise<unknown>[] = [];
+  if (events.length) tail.push(prepareEvents(tx, events).insert.execute());
+  if (deltas.length) tail.push(applyCounters(tx, deltas));
+  return { value: unsorted.map((o) => movedIds.has(o.n.id)), tail };
+}
+
+/** One transaction for the batch; if it fails, each outcome alone, so one bad row fails only its own handler. */
+async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
+  try {
+    return await inPipelinedTx((tx) => writeOutcomes(tx, outs));
+  } catch (err) {
+    if (outs.length === 1) return [err instanceof Error ? err : new Error(String(err))];
+    const results = await Promise.allSettled(outs.map((o) => inPipelinedTx((tx) => writeOutcomes(tx, [o]))));
+    return results.map((r) => (r.status === "fulfilled" ? r.value[0]! : r.reason instanceof Error ? r.reason : new Error(String(r.reason))));
+  }
+}
+
+const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(
+  async (outs) => {
+    const moved = await flushOutcomes(outs);
+    // after commit: the workflow runs waiting on notifications that moved look at their new status
+    void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
+    return moved;
+  },
+  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 },
+);
+
+/** Records an outcome; resolves true when the notification moved (false: it had already moved). */
+export async function recordOutcome(o: Outcome): Promise<boolean> {
+  const r = await outcomeBatcher.submit(o);
+  if (r instanceof Error) throw r;
+  return r;
+}

@@ -1,0 +1,111 @@
+// The reconciler's scan of notifications: re-enqueues pending ones whose message is gone (Redis restarted
+// without persistence, a crash between COMMIT and XADD, a lost retry timer); jobs/reconciler.ts runs it.
+import { config } from "../../config";
+import { pendingByIds, stalePending, touchPending, type StaleCandidate } from "../../store/attempts";
+import { getRuntime } from "../../store/runtime-handle";
+import { channelSenderAddress, senderMessage, type SendMessage } from "./channel-sender-mail";
+import { recordLostAttempt } from "./lost-attempts";
+import { recordOutcome } from "./outcomes";
+import { MAX_ATTEMPTS, senderTimers } from "./policy";
+
+/** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
+export const STALE_AFTER_MS = config.reconcilerStaleAfterMs;
+/** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
+const CLOCK_SLACK_MS = 5_000;
+
+export interface ReconcileResult {
+  requeued: number;
+  failed: number;
+  /** claimed attempts without an outcome, recorded as outcome_unknown */
+  lost: number;
+  /** stale rows left alone because their message may still wait in a sender backlog */
+  inBacklog: number;
+}
+
+type Candidate = Omit<StaleCandidate, "lost">;
+
+/**
+ * Rows whose message may still be waiting: the stream partition that would hold it has entries not
+ * yet handled from before the row's enqueue time (a backlog under overload, not lost work).
+ * Requeueing those only doubles the backlog and, before this check, collapsed the sender.
+ */
+async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; inBacklog: number }> {
+  if (!rows.length) return { lost: [], inBacklog: 0 };
+  const runtime = getRuntime();
+  const since = await runtime.unfinishedSince(channelSenderAddress);
+  const lost: Candidate[] = [];
+  let inBacklog = 0;
+  for (const r of rows) {
+    const p = runtime.partitionFor(channelSenderAddress, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
+    const unfinished = since[p];
+    // Its message (sent at about enqueued_ms) is older than everything unfinished: it was handled and lost.
+    if (unfinished === null || unfinished === undefined || r.enqueued_ms + CLOCK_SLACK_MS < unfinished) lost.push(r);
+    else inBacklog++;
+  }
+  return { lost, inBacklog };
+}
+
+/**
+ * One scan: pending rows older than staleAfterMs whose next attempt (if any) is overdue by as
+ * much. Re-enqueueing is safe even when the original message still exists: the attempt claim
+ * in the sender lets only one of them reach the provider; rows whose message may still wait in a
+ * backlog are left alone. A row whose claimed attempt has no attempt row lost its sender
+ * mid-attempt: that attempt is recorded as outcome_unknown first (recordLostAttempt, as the sender
+ * does for a redelivered message), then retried, or failed when it was the last. Rows are touched
+ * with SKIP LOCKED, so the scan never waits on (or deadlocks with) a sender's batch.
+ */
+export async function reconcileOnce(
+  opts: { staleAfterMs?: number; limit?: number; send?: typeof sendRequeued; /** tests scope a scan to their own tenant */ tenantId?: string } = {},
+): Promise<ReconcileResult> {
+  const rows = await stalePending({ staleMs: opts.staleAfterMs ?? STALE_AFTER_MS, limit: opts.limit ?? 5000, tenantId: opts.tenantId });
+  const lost = rows.filter((r) => r.lost);
+  const exhausted = rows.filter((r) => !r.lost && r.attempt_count >= MAX_ATTEMPTS);
+  const { lost: gone, inBacklog } = await withoutBacklog(rows.filter((r) => !r.lost && r.attempt_count < MAX_ATTEMPTS));
+  const retry: Candidate[] = [...gone];
+  let lostRecorded = 0;
+  let lostFailed = 0;
+  for (const r of lost) {
+    const { recorded, next } = await recordLostAttempt({ id: r.id, tenantId: r.tenant_id, environment: r.environment }, r.attempt_count);
+    if (!recorded) continue; // recorded elsewhere meanwhile, locked by a sender, or its claim is younger than the sender's deadline
+    lostRecorded++;
+    if (!next) lostFailed++;
+    else if (next.delayMs <= 0) retry.push({ ...r, attempt_count: next.msg.attempt - 1 });
+    else await scheduleRetry(next.msg, next.delayMs);
+  }
+  if (exhausted.length) {
+    // through the sender's outcome path, so the failure has its event and its rollup count
+    const full = await pendingByIds(exhausted.map((r) => r.id));
+    await Promise.all(
+      full.map((n) =>
+        recordOutcome({
+          n,
+          attempt: n.attempt_count,
+          provider: n.provider,
+          status: "failed",
+          error: { code: "attempts_exhausted", message: "the outcome of the last attempt was lost" },
+        }),
+      ),
+    );
+  }
+  let requeued = 0;
+  if (retry.length) {
+    // touched first, so the next scan does not pick them again before the sender gets to them
+    const ids = await touchPending(retry.map((r) => r.id));
+    const send = retry.filter((r) => ids.has(r.id));
+    if (send.length) await (opts.send ?? sendRequeued)(send);
+    requeued = send.length;
+  }
+  return { requeued, failed: exhausted.length + lostFailed, lost: lostRecorded, inBacklog };
+}
+
+async function scheduleRetry(msg: SendMessage, delayMs: number) {
+  await getRuntime().schedule(channelSenderAddress, senderTimers.retry(msg.notificationId), delayMs, msg, { unscaled: true });
+}
+
+async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]) {
+  await getRuntime().sendMany(
+    channelSenderAddress,
+    rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1)),
+  );
+}
+

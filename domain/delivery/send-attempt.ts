@@ -1,0 +1,172 @@
+// One delivery attempt of one notification as named stages with typed results (claim -> prepare ->
+// call the provider -> record a success or a failure); the channel-sender actor runs it per message.
+import { config } from "../../config";
+import type { OutboundMessage, Provider, SendFailure, SendResult } from "../../providers/types";
+import { retryDelayFor } from "../../runtime";
+import { claimAttempt, releaseClaim } from "../../store/attempts";
+import type { NotificationRow } from "../../store/notifications";
+import { rateLimitNames } from "../../store/redis-keys";
+import { getRuntime } from "../../store/runtime-handle";
+import { withSendingDomain } from "../sending-domains/mail-signing";
+import type { SendMessage } from "./channel-sender-mail";
+import { onClaimTaken, type SendContext } from "./lost-attempts";
+import { outboundMessageOf } from "./outbound-message";
+import { recordOutcome, type Outcome } from "./outcomes";
+import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, PROVIDER_DEADLINE_MS, senderTimers } from "./policy";
+import { providerFor, rateLimitOf } from "./provider-cache";
+import { prepareOutbound } from "./receipt-links";
+import { checkSuppression, suppressUnregistered } from "./suppression";
+import { resolveDelivery, type DeliveryTarget } from "./target";
+
+export type { SendContext };
+
+/** The attempt's notification and the provider configuration it goes through (null: not configured). */
+interface Claimed {
+  n: NotificationRow;
+  target: DeliveryTarget | null;
+}
+
+/**
+ * Ready for the provider call; refused before it (a failure recorded as a call's failure would be,
+ * attempt row included: a sending domain on hold); or settled here with the outcome to record.
+ */
+type Prepared =
+  | { kind: "call"; target: DeliveryTarget; provider: Provider; message: OutboundMessage }
+  | { kind: "refused"; target: DeliveryTarget; failure: SendFailure }
+  | { kind: "settled"; outcome: Outcome };
+
+/**
+ * One attempt: `claim` (the rate limit and the attempt claim together), `prepare` (suppression, the
+ * provider, the sending domain), `callProvider` under a deadline, then `recordSuccess` or
+ * `recordFailure` (domain/delivery/outcomes.ts writes attempt row, status, events and rollups in one
+ * transaction; a retryable failure schedules the next attempt). A message whose claim is taken goes
+ * to lost-attempt recovery (domain/delivery/lost-attempts.ts).
+ */
+export async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
+  if (msg.type !== "send" || !(msg.attempt >= 1)) return;
+  const claimed = await claim(msg, ctx);
+  if (!claimed) return;
+  const prepared = await prepare(msg, claimed);
+  if (prepared.kind === "settled") {
+    await recordOutcome(prepared.outcome);
+    return;
+  }
+  const { result, durationMs } = prepared.kind === "call" ? await callProvider(prepared.provider, prepared.message) : { result: prepared.failure, durationMs: 0 };
+  if (result.ok) await recordSuccess(msg, claimed.n, prepared.target, result, durationMs);
+  else await recordFailure(msg, claimed.n, prepared.target, result, durationMs, ctx);
+}
+
+/**
+ * The provider rate limit and the claim of attempt `msg.attempt` go out together (one round trip less
+ * per send). Null when there is nothing to send now: the claim was taken (terminal, another delivery
+ * live or lost, or gone: lost-attempt recovery decides), or the rate limit said wait (the claim is
+ * given back, so the rescheduled message keeps its attempt number).
+ */
+async function claim(msg: SendMessage, ctx: SendContext): Promise<Claimed | null> {
+  const target = await resolveDelivery(msg.tenantId, msg.environment, msg.channel);
+  const limitP = target
+    ? getRuntime().rateLimiter.take(rateLimitNames.provider(msg.tenantId, msg.environment, target.provider), { limit: rateLimitOf(target), periodMs: 1000 })
+    : null;
+  const [limited, n] = await Promise.all([
+    limitP,
+    claimAttempt({ id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment, attempt: msg.attempt, provider: target?.provider ?? "" }),
+  ]);
+  if (!n) {
+    await onClaimTaken(msg, ctx);
+    return null;
+  }
+  if (limited && !limited.allowed) {
+    await releaseClaim(n.id, msg.attempt);
+    const wait = Number.isFinite(limited.retryAfterMs) ? Math.max(1, limited.retryAfterMs) : 1000;
+    await ctx.schedule(senderTimers.rateLimited(msg.notificationId, msg.attempt), wait, msg, { unscaled: true });
+    return null;
+  }
+  return { n, target };
+}
+
+/** Everything that may settle the attempt before any provider call: suppression, no channel, no provider, a domain hold. */
+async function prepare(msg: SendMessage, { n, target }: Claimed): Promise<Prepared> {
+  const settled = (o: Omit<Outcome, "n" | "attempt">): Prepared => ({ kind: "settled", outcome: { n, attempt: msg.attempt, ...o } });
+  const { reason, subscriberId } = await checkSuppression(n);
+  if (reason) return settled({ provider: target?.provider ?? null, status: "suppressed", suppressedReason: reason });
+  if (!target) {
+    return settled({ provider: null, status: "failed", error: { code: "channel_not_configured", message: `The ${n.channel} channel is not configured` } });
+  }
+  let provider: Provider;
+  try {
+    provider = providerFor(`${msg.tenantId}:${msg.environment}:${msg.channel}`, target);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "provider_unavailable";
+    return settled({ provider: target.provider, status: "failed", error: { code, message: String((err as Error).message) } });
+  }
+  // the From domain's DKIM key, a warning, or a hold while the domain fails its checks (domain/sending-domains/mail-signing.ts)
+  const domain = await withSendingDomain(prepareOutbound(outboundMessageOf(n, subscriberId), target), target.settings);
+  if (!domain.ok) return { kind: "refused", target, failure: domain.failure };
+  return { kind: "call", target, provider, message: domain.message };
+}
+
+/** The provider's answer, bounded by PROVIDER_DEADLINE_MS; a throw or a hang is a retryable failure. */
+async function callProvider(provider: Provider, msg: OutboundMessage): Promise<{ result: SendResult; durationMs: number }> {
+  const started = performance.now();
+  let result: SendResult;
+  try {
+    // Adapters enforce their own deadline; this one bounds an adapter that never settles, so a live
+    // handler's claim never outlasts STALE_CLAIM_MS because of its provider call.
+    const signal = AbortSignal.timeout(PROVIDER_DEADLINE_MS);
+    const deadline = new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(new Error(`no answer within ${PROVIDER_DEADLINE_MS} ms`)), { once: true }),
+    );
+    deadline.catch(() => {});
+    result = await Promise.race([provider.send(msg, signal), deadline]);
+  } catch (err) {
+    result = { ok: false, retryable: true, error: { code: "provider_error", message: String((err as Error)?.message ?? err).slice(0, 500) } };
+  }
+  return { result, durationMs: Math.round(performance.now() - started) };
+}
+
+async function recordSuccess(msg: SendMessage, n: NotificationRow, target: DeliveryTarget, result: Extract<SendResult, { ok: true }>, durationMs: number): Promise<void> {
+  await recordOutcome({
+    n,
+    attempt: msg.attempt,
+    provider: target.provider,
+    status: result.finalStatus ?? "sent",
+    providerMessageId: result.providerMessageId,
+    error: result.finalStatus === "bounced" ? { code: "bounced", message: String((result.response as any)?.bounce_reason ?? "recipient bounced") } : null,
+    attemptRow: { status: "success", response: result.response ?? {}, error: null, durationMs },
+  });
+}
+
+/** The outcome of a failed call: pending with the next attempt due while attempts remain and it may be retried, else failed. */
+function failureOutcome(msg: SendMessage, target: DeliveryTarget, result: SendFailure, durationMs: number): Omit<Outcome, "n" | "attempt"> & { waitMs: number | null; backoffMs: number } {
+  const willRetry = result.retryable && msg.attempt < MAX_ATTEMPTS;
+  const backoffMs = retryDelayFor(msg.attempt, DELIVERY_RETRY_POLICY);
+  const waitMs = result.retryAfterMs !== undefined ? Math.max(result.retryAfterMs, 0) : null;
+  return {
+    provider: target.provider,
+    status: willRetry ? "pending" : "failed",
+    error: result.error,
+    willRetry,
+    nextAttemptAt: willRetry ? new Date(Date.now() + (waitMs ?? backoffMs * config.timeScale)) : null,
+    attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
+    waitMs,
+    backoffMs,
+  };
+}
+
+async function recordFailure(
+  msg: SendMessage,
+  n: NotificationRow,
+  target: DeliveryTarget,
+  result: SendFailure,
+  durationMs: number,
+  ctx: SendContext,
+): Promise<void> {
+  const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs);
+  const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome });
+  if (result.recipientUnregistered) await suppressUnregistered(n);
+  if (!outcome.willRetry || !moved) return;
+  const next = { ...msg, attempt: msg.attempt + 1 };
+  // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
+  if (waitMs !== null) await ctx.schedule(senderTimers.retry(msg.notificationId), waitMs, next, { unscaled: true });
+  else await ctx.schedule(senderTimers.retry(msg.notificationId), backoffMs, next);
+}

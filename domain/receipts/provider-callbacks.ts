@@ -1,0 +1,152 @@
+// Provider status callbacks (/webhooks/twilio/:channel_id, /webhooks/sendgrid/:channel_id, /webhooks/whatsapp):
+// each verified by the provider's own scheme with the secret of the configuration that decides the tenant.
+import { AppError } from "../../basics/errors";
+import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
+import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
+import type { ProviderReceipt } from "../../providers/types";
+import { verifyWhatsappSignature, whatsappReceipt, type WhatsappStatus } from "../../providers/whatsapp/whatsapp-cloud";
+import { loadChannelConfig, loadChannelConfigById, whatsappScopesForPhone, type ChannelConfig } from "../../store/channels";
+import type { Scope } from "../../store/db";
+import { isUuid } from "../../store/ids";
+import { applyReceipt, CALLBACK_MAX_AGE_MS } from "./apply-receipt";
+
+const invalidSignature = (message: string) => new AppError("invalid_signature", message);
+const unknownMessage = (what: string) =>
+  new AppError("notification_not_found", `No notification of this channel configuration has ${what}; nothing was changed`);
+
+/**
+ * The configuration a callback URL names, which decides the tenant, the environment and the secret
+ * that must have signed it: an id of another provider is as unknown as a missing one.
+ */
+async function callbackChannel(channelId: string, provider: string): Promise<ChannelConfig & Scope> {
+  const cfg = isUuid(channelId) ? await loadChannelConfigById(channelId) : null;
+  if (!cfg || cfg.provider !== provider) {
+    throw new AppError("channel_not_found", `No ${provider} channel configuration has the id in this callback URL`);
+  }
+  return cfg;
+}
+
+export interface CallbackOutcome {
+  /** reports in the request */
+  received: number;
+  /** reports that named a notification of this configuration (changed or not) */
+  matched: number;
+  /** reports that changed something */
+  applied: number;
+  /** reports that say nothing about delivery or engagement (e.g. SendGrid deferred) */
+  ignored: number;
+}
+
+async function applyAll(cfg: Scope & { channel: string }, receipts: ProviderReceipt[], source: string) {
+  let matched = 0;
+  let applied = 0;
+  // oldest first, so a batch that holds both `delivered` and `open` records them in their order
+  for (const { messageId, ...r } of [...receipts].sort((a, b) => a.at.getTime() - b.at.getTime())) {
+    const res = await applyReceipt(
+      { kind: "message", tenantId: cfg.tenantId, environment: cfg.environment, channel: cfg.channel, messageId },
+      { ...r, source },
+    );
+    if (res.found) matched++;
+    if (res.changed) applied++;
+  }
+  return { matched, applied };
+}
+
+/**
+ * Twilio's status callback for SMS and WhatsApp. Twilio signs no timestamp, so an old callback
+ * replayed cannot be told by its age: it changes nothing because the moves are idempotent (a
+ * status already reached, or passed, is not applied again and emits nothing).
+ */
+export async function twilioStatusCallback(q: { channelId: string; signedUrl: string; form: URLSearchParams; signature: string | null }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "twilio");
+  const token = typeof cfg.credentials.auth_token === "string" ? cfg.credentials.auth_token : "";
+  if (!verifyTwilioSignature(q.signedUrl, q.form, q.signature, token)) {
+    throw invalidSignature("X-Twilio-Signature does not match this URL and these parameters under the channel's auth token");
+  }
+  const receipt = twilioReceipt(q.form);
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "twilio");
+  if (matched === 0) throw unknownMessage(`the message sid ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * SendGrid's Event Webhook: a batch of events signed (ECDSA P-256) over the timestamp and the raw
+ * body with the key of `settings.event_webhook_public_key`. A timestamp more than 5 minutes away is a
+ * replay (or a broken clock) and changes nothing; a batch none of whose events names a notification
+ * of this configuration is 404 and changes nothing.
+ */
+export async function sendgridEventWebhook(q: {
+  channelId: string;
+  rawBody: string;
+  body: unknown;
+  signature: string | null;
+  timestamp: string | null;
+  now?: number;
+}): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "sendgrid");
+  const key = cfg.settings.event_webhook_public_key;
+  if (typeof key !== "string" || key === "") {
+    throw invalidSignature("This channel has no settings.event_webhook_public_key: enable the signed Event Webhook in SendGrid and store its key");
+  }
+  if (!verifySendgridSignature(key, q.rawBody, q.signature, q.timestamp)) {
+    throw invalidSignature("X-Twilio-Email-Event-Webhook-Signature does not verify the timestamp and body under the channel's public key");
+  }
+  const at = /^\d{1,12}$/.test(q.timestamp ?? "") ? Number(q.timestamp) * 1000 : NaN;
+  if (!(Math.abs((q.now ?? Date.now()) - at) <= CALLBACK_MAX_AGE_MS)) {
+    throw new AppError(
+      "callback_expired",
+      `X-Twilio-Email-Event-Webhook-Timestamp is more than ${CALLBACK_MAX_AGE_MS / 1000} s from now: a replayed (or delayed) request; nothing was changed`,
+    );
+  }
+  if (!Array.isArray(q.body)) throw new AppError("validation_failed", "Validation failed", { body: ["must be a JSON array of events"] });
+  const receipts = q.body.map((e) => sendgridReceipt(e)).filter((r): r is ProviderReceipt => r !== null);
+  const ignored = q.body.length - receipts.length;
+  if (receipts.length === 0) return { received: q.body.length, matched: 0, applied: 0, ignored };
+  const { matched, applied } = await applyAll(cfg, receipts, "sendgrid");
+  if (matched === 0) throw unknownMessage("any of these sg_message_ids");
+  return { received: q.body.length, matched, applied, ignored };
+}
+
+function statusGroups(body: any): { phoneNumberId: string; statuses: WhatsappStatus[] }[] {
+  const out: { phoneNumberId: string; statuses: WhatsappStatus[] }[] = [];
+  for (const entry of Array.isArray(body?.entry) ? body.entry : []) {
+    for (const change of Array.isArray(entry?.changes) ? entry.changes : []) {
+      const value = change?.value;
+      const phoneNumberId = value?.metadata?.phone_number_id;
+      if (typeof phoneNumberId !== "string") continue;
+      out.push({ phoneNumberId, statuses: Array.isArray(value?.statuses) ? value.statuses : [] });
+    }
+  }
+  return out;
+}
+
+/**
+ * WhatsApp Cloud status webhooks: every phone number id in the body must belong to a tenant whose
+ * app secret verifies X-Hub-Signature-256. Unknown message ids are acknowledged: Meta's one webhook
+ * also carries inbound messages and other apps' numbers, and it disables webhooks that keep failing.
+ */
+export async function whatsappStatusWebhook(q: { rawBody: string; body: unknown; signature: string | null }): Promise<{ updated: number }> {
+  const groups = statusGroups(q.body);
+  if (!q.rawBody || !q.signature || groups.length === 0) throw invalidSignature("X-Hub-Signature-256 does not match the body");
+  const owners = new Map<string, Scope[]>();
+  for (const phone of new Set(groups.map((g) => g.phoneNumberId))) {
+    const verified: Scope[] = [];
+    for (const scope of await whatsappScopesForPhone(phone)) {
+      const cfg = await loadChannelConfig(scope.tenantId, scope.environment, "whatsapp");
+      const secret = cfg?.credentials?.app_secret;
+      if (typeof secret === "string" && verifyWhatsappSignature(q.rawBody, q.signature, secret)) verified.push(scope);
+    }
+    if (verified.length === 0) throw invalidSignature("X-Hub-Signature-256 does not match the body");
+    owners.set(phone, verified);
+  }
+  let updated = 0;
+  for (const g of groups) {
+    const receipts = g.statuses.map((s) => whatsappReceipt(s)).filter((r): r is ProviderReceipt => r !== null);
+    for (const scope of owners.get(g.phoneNumberId)!) {
+      const { applied } = await applyAll({ ...scope, channel: "whatsapp" }, receipts, "whatsapp_cloud");
+      updated += applied;
+    }
+  }
+  return { updated };
+}

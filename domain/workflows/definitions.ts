@@ -1,0 +1,168 @@
+// Workflow definitions (SPEC "Workflow", "Workflow version", Limits): validation of slug, name and
+// steps with every failure keyed like `steps[2].duration`, create, new version on update, soft delete.
+import { AppError, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { CHANNELS } from "../../schemas/channels";
+import { WORKFLOW_LIMITS } from "../../schemas/workflows";
+import type { Scope } from "../../store/db";
+import {
+  insertWorkflow,
+  replaceActiveVersion,
+  WorkflowSlugTakenError,
+  type WorkflowFields,
+  type WorkflowRow,
+  type WorkflowStepDef,
+} from "../../store/workflows";
+
+const SLUG_RE = /^[a-z0-9_-]+$/;
+const DURATION_RE = /^(\d+)([mhd])$/;
+const UNIT_SECONDS = { m: 60, h: 3600, d: 86400 } as const;
+const TEMPLATE_MAX = 255;
+
+/** Seconds of a `<N>m|<N>h|<N>d` duration (N a positive integer), or null when malformed. */
+export function durationSeconds(duration: string): number | null {
+  const m = DURATION_RE.exec(duration);
+  if (!m) return null;
+  const n = Number(m[1]);
+  if (!Number.isSafeInteger(n) || n < 1) return null;
+  return n * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
+}
+
+const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
+  send: ["type", "channel", "template"],
+  delay: ["type", "duration"],
+  fallback: ["type", "channels", "template", "condition"],
+};
+
+function add(details: ErrorDetails, field: string, message: string) {
+  (details[field] ??= []).push(message);
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+
+function checkText(details: ErrorDetails, field: string, v: unknown, max: number, required: boolean) {
+  if (v === undefined || v === null) {
+    if (required) add(details, field, "is required");
+    return;
+  }
+  if (!isString(v)) return add(details, field, "must be a string");
+  if (v.trim() === "") return add(details, field, "must not be blank");
+  if (v.length > max) add(details, field, `must be at most ${max} characters`);
+}
+
+function checkSlug(details: ErrorDetails, v: unknown, required: boolean) {
+  checkText(details, "slug", v, WORKFLOW_LIMITS.slugLength, required);
+  if (isString(v) && v.trim() !== "" && !SLUG_RE.test(v)) add(details, "slug", "may contain only lowercase letters, digits, '-' and '_'");
+}
+
+function checkChannel(details: ErrorDetails, field: string, v: unknown) {
+  if (v === undefined || v === null) return add(details, field, "is required");
+  if (!isString(v) || !(CHANNELS as readonly string[]).includes(v)) add(details, field, `must be one of ${CHANNELS.join(", ")}`);
+}
+
+function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowStepDef | null {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    add(details, at, "must be an object");
+    return null;
+  }
+  const s = raw as Record<string, unknown>;
+  if (s.type === undefined || s.type === null) {
+    add(details, `${at}.type`, "is required");
+    return null;
+  }
+  if (!isString(s.type) || !(s.type in STEP_FIELDS)) {
+    add(details, `${at}.type`, "must be one of send, delay, fallback");
+    return null;
+  }
+  const type = s.type as WorkflowStepDef["type"];
+  for (const k of Object.keys(s)) if (!STEP_FIELDS[type].includes(k)) add(details, `${at}.${k}`, `is not allowed in a ${type} step`);
+  switch (type) {
+    case "send":
+      checkChannel(details, `${at}.channel`, s.channel);
+      checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
+      return { type, channel: s.channel as string, template: s.template as string };
+    case "delay": {
+      if (s.duration === undefined || s.duration === null) add(details, `${at}.duration`, "is required");
+      else if (!isString(s.duration)) add(details, `${at}.duration`, "must be a string");
+      else {
+        const seconds = durationSeconds(s.duration);
+        if (seconds === null) add(details, `${at}.duration`, "must be <N>m, <N>h or <N>d with N a positive integer, e.g. 30m, 2h, 1d");
+        else if (seconds > WORKFLOW_LIMITS.maxDelaySeconds) add(details, `${at}.duration`, "must be at most 7 days (10080m, 168h, 7d)");
+      }
+      return { type, duration: s.duration as string };
+    }
+    case "fallback": {
+      const field = `${at}.channels`;
+      if (s.channels === undefined || s.channels === null) add(details, field, "is required");
+      else if (!Array.isArray(s.channels)) add(details, field, "must be an array of channels");
+      else if (s.channels.length === 0) add(details, field, "must list at least one channel");
+      else {
+        s.channels.forEach((c, k) => checkChannel(details, `${field}[${k}]`, c));
+        // each channel's notification is keyed wfrun:<run>:step:<i>:ch:<channel>: one per channel
+        if (new Set(s.channels).size !== s.channels.length) add(details, field, "must not list a channel twice");
+      }
+      checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
+      if (s.condition !== undefined && s.condition !== "not_delivered") add(details, `${at}.condition`, "must be not_delivered");
+      const step: WorkflowStepDef = { type, channels: s.channels as string[], template: s.template as string };
+      if (s.condition !== undefined) step.condition = s.condition as string;
+      return step;
+    }
+  }
+}
+
+/**
+ * Checks a create (slug required) or update (slug optional) body. Every failure is reported at once;
+ * throws 422 validation_failed. Returns the definition as stored (known fields only).
+ */
+function validateDefinition(body: Record<string, unknown>, opts: { slugRequired: boolean }): { slug?: string; name: string; steps: WorkflowStepDef[] } {
+  const details: ErrorDetails = {};
+  for (const k of Object.keys(body)) if (!["slug", "name", "steps"].includes(k)) add(details, k, "is not allowed");
+  checkSlug(details, body.slug, opts.slugRequired);
+  checkText(details, "name", body.name, WORKFLOW_LIMITS.nameLength, true);
+  const steps: WorkflowStepDef[] = [];
+  if (body.steps === undefined || body.steps === null) add(details, "steps", "is required");
+  else if (!Array.isArray(body.steps)) add(details, "steps", "must be an array");
+  else if (body.steps.length < 1) add(details, "steps", "must have at least 1 step");
+  else if (body.steps.length > WORKFLOW_LIMITS.steps) add(details, "steps", `must have at most ${WORKFLOW_LIMITS.steps} steps`);
+  else body.steps.forEach((s, i) => {
+    const step = checkStep(details, `steps[${i}]`, s);
+    if (step) steps.push(step);
+  });
+  if (Object.keys(details).length) throw validationFailed(details);
+  const out: { slug?: string; name: string; steps: WorkflowStepDef[] } = { name: body.name as string, steps };
+  if (body.slug !== undefined) out.slug = body.slug as string;
+  return out;
+}
+
+const slugTaken = () => new AppError("conflict", "Another active workflow already uses this slug", { slug: ["is already taken"] });
+export const workflowNotFound = () => notFound("workflow_not_found", "Workflow not found");
+const notActive = () =>
+  conflict("conflict", "This version is not the active version of its workflow (it was updated or deleted); use the active version's id");
+
+export async function createWorkflow(scope: Scope, body: Record<string, unknown>): Promise<WorkflowRow> {
+  const def = validateDefinition(body, { slugRequired: true });
+  try {
+    return await insertWorkflow(scope, def as WorkflowFields);
+  } catch (err) {
+    if (err instanceof WorkflowSlugTakenError) throw slugTaken();
+    throw err;
+  }
+}
+
+/** PUT: a new version (new id, version + 1, active) replacing the active version `id`; the slug may change. */
+export async function updateWorkflow(scope: Scope, id: string, body: Record<string, unknown>): Promise<WorkflowRow> {
+  const def = validateDefinition(body, { slugRequired: false });
+  try {
+    const r = await replaceActiveVersion(scope, id, def);
+    if (!r.ok) throw r.reason === "not_found" ? workflowNotFound() : notActive();
+    return r.row;
+  } catch (err) {
+    if (err instanceof WorkflowSlugTakenError) throw slugTaken();
+    throw err;
+  }
+}
+
+/** DELETE: soft delete; the active version becomes inactive, runs in progress continue on their version. */
+export async function deleteWorkflow(scope: Scope, id: string): Promise<void> {
+  const r = await replaceActiveVersion(scope, id, null);
+  if (!r.ok) throw r.reason === "not_found" ? workflowNotFound() : notActive();
+}

@@ -1,0 +1,100 @@
+// Workflow runs as the API starts and stops them: trigger (a run pinned to the active version, its
+// event and the job for step 0) and cancel (terminal runs are 409 run_not_cancellable).
+import { AppError, notFound, validationFailed } from "../../basics/errors";
+import { logger } from "../../basics/log";
+import { workflowRunAddress, workflowRunTimerId } from "./workflow-run-mail";
+import { sql, type Scope } from "../../store/db";
+import { newId } from "../../store/ids";
+import { getRuntime } from "../../store/runtime-handle";
+import { MicroBatcher } from "../../store/micro-batcher";
+import { cancelRunRow, getRun, insertRuns, newRunRow, type RunRow } from "../../store/workflow-runs";
+import { prepareEvents } from "../events/outbox";
+import { workflowEvent } from "./engine";
+import { workflowNotFound } from "./definitions";
+import { lookUpTrigger } from "./recipients";
+
+const RECIPIENT_MAX = 8192;
+
+/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`), checked with field-named errors. */
+function triggerInput(body: Record<string, unknown>): { recipient: string; data: Record<string, unknown> } {
+  const recipientField = body.recipient !== undefined ? "recipient" : "to";
+  const recipient = body.recipient ?? body.to;
+  const dataField = body.data !== undefined ? "data" : "payload";
+  const data = body.data ?? body.payload ?? {};
+  const details: Record<string, string[]> = {};
+  if (recipient === undefined || recipient === null) details.recipient = ["is required (or to)"];
+  else if (typeof recipient !== "string") details[recipientField] = ["must be a string"];
+  else if (recipient.trim() === "") details[recipientField] = ["must not be empty"];
+  else if (recipient.length > RECIPIENT_MAX) details[recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
+  if (data === null || typeof data !== "object" || Array.isArray(data)) details[dataField] = ["must be an object"];
+  if (Object.keys(details).length) throw validationFailed(details);
+  return { recipient: recipient as string, data: data as Record<string, unknown> };
+}
+
+/**
+ * Concurrent triggers of one process share a batch: one statement writes the runs and their
+ * workflow.triggered events, then one pipeline enqueues their first jobs. Answered once committed;
+ * a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ */
+const triggerBatcher = new MicroBatcher<RunRow, true | Error>(
+  async (rows) => {
+    let out: (true | Error)[];
+    try {
+      await insertRuns(rows, prepareEvents(sql, rows.map((r) => workflowEvent(r, "workflow.triggered"))).insert);
+      out = rows.map(() => true as const);
+    } catch (err) {
+      if (rows.length === 1) throw err;
+      // one bad row must not fail its neighbours: each alone, failing only the culprit
+      const each = await Promise.allSettled(rows.map((r) => insertRuns([r], prepareEvents(sql, [workflowEvent(r, "workflow.triggered")]).insert)));
+      out = each.map((e) => (e.status === "fulfilled" ? (true as const) : e.reason instanceof Error ? e.reason : new Error(String(e.reason))));
+    }
+    const started = rows.filter((_, k) => out[k] === true);
+    if (started.length) {
+      getRuntime()
+        .sendMany(workflowRunAddress, started.map((r) => ({ v: 1, type: "run" as const, runId: r.id })))
+        .catch((err) => logger.error({ err, count: started.length }, "workflow runs stored but not enqueued; the reconciler will start them"));
+    }
+    return out;
+  },
+  { maxSize: 200, maxWaitMs: 2, maxConcurrent: 2 },
+);
+
+/**
+ * POST /v1/workflows/:slug/trigger: the run (status running, current_step 0, no results) of the
+ * version active now, its workflow.triggered event in the same statement, then the job for step 0.
+ */
+export async function triggerWorkflow(scope: Scope, slug: string, body: Record<string, unknown>): Promise<RunRow> {
+  const input = triggerInput(body);
+  const { workflow, subscriberId } = await lookUpTrigger(scope, slug, input.recipient);
+  if (!workflow) throw workflowNotFound();
+  const run = newRunRow({
+    id: newId(),
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    workflowId: workflow.id,
+    workflowVersion: workflow.version,
+    workflowSlug: workflow.slug,
+    recipient: input.recipient,
+    subscriberId,
+    data: input.data,
+  });
+  const stored = await triggerBatcher.submit(run);
+  if (stored instanceof Error) throw stored;
+  return run;
+}
+
+/**
+ * POST /v1/workflow-runs/:id/cancel: only future steps are prevented; notifications already created
+ * are not reverted. A timer or wake-up that still arrives finds the run cancelled and does nothing.
+ */
+export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
+  const row = await cancelRunRow(scope, id, (r) => prepareEvents(sql, [workflowEvent(r, "workflow.completed")]).insert);
+  if (!row) {
+    const existing = await getRun(scope, id);
+    if (!existing) throw notFound("workflow_run_not_found", "Workflow run not found");
+    throw new AppError("run_not_cancellable", `The run is already ${existing.status}`);
+  }
+  // tidy only: the timer would find the run cancelled anyway
+  await getRuntime().cancel(workflowRunAddress, workflowRunTimerId(id)).catch(() => {});
+  return row;
+}

@@ -1,0 +1,31 @@
+// The periodic jobs this service runs (not actors: no stream, each a loop or a cron), by the Procfile
+// kind that runs them; scripts/process-kinds.ts joins them with the actors of actors/index.ts.
+import { startDomainHealthCron } from "./domain-health-cron";
+import { startReconciler } from "./reconciler";
+import { startWebhookRelay } from "./webhook-relay";
+
+export interface Running {
+  stop(): Promise<void>;
+}
+
+const periodic: Record<string, () => Running> = {
+  reconciler: () => startReconciler(),
+  // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
+  "domain-health": () => startDomainHealthCron(),
+  // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
+  "webhook-dispatcher": () => startWebhookRelay(),
+};
+
+export function jobKinds(): string[] {
+  return Object.keys(periodic);
+}
+
+/** Starts the jobs of the named kinds (names without a job are ignored). */
+export function startJobs(names: string[]): Running {
+  const running = names.filter((n) => periodic[n]).map((n) => periodic[n]!());
+  return {
+    async stop() {
+      for (const r of running.reverse()) await r.stop();
+    },
+  };
+}

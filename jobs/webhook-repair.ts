@@ -1,0 +1,60 @@
+// The webhook repair job: a periodic scan, one process at a time under the runtime's named lease
+// `webhook-repair`, that re-enqueues webhook attempts whose message Redis lost (domain/webhooks/repair.ts).
+import { logger } from "../basics/log";
+import { repairWebhookWork, REPAIR_LIMIT } from "../domain/webhooks/repair";
+import { startLeasedLoop, type Runtime } from "../runtime";
+import { getRuntime } from "../store/runtime-handle";
+
+export interface RepairLoopOptions {
+  everyMs?: number;
+  graceMs?: number;
+  limit?: number;
+  runtime?: Runtime;
+  tenantId?: string;
+}
+
+export interface RunningRepair {
+  stop(): Promise<void>;
+  readonly failures: number;
+  /** scans made by this process (it scans only while it holds the lease) */
+  readonly scans: number;
+}
+
+const REPAIR_EVERY_MS = 15_000;
+const REPAIR_DEADLINE_MS = 30_000;
+
+/**
+ * Every 15 s, one process at a time (the lease is held for two periods, so a successor takes over
+ * 30 s after a holder died), it re-enqueues webhook attempts whose message Redis lost. It runs where
+ * webhook work runs (the webhook-dispatcher Procfile line), not in the reconciler: without a
+ * dispatcher there is nothing to re-enqueue for, and a slow webhook scan never delays the
+ * notifications' one. Two scans at once (a scan longer than the lease) are harmless: a marker is
+ * re-enqueued by whichever marks it first.
+ */
+export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair {
+  const runtime = opts.runtime ?? getRuntime();
+  const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
+  const log = logger.child({ component: "webhook-repair" });
+  const limit = opts.limit ?? REPAIR_LIMIT;
+  const loop = startLeasedLoop(
+    runtime,
+    { name: "webhook repair", lease: "webhook-repair", everyMs, leaseTtlMs: 2 * everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log },
+    async () => {
+      const r = await repairWebhookWork({ graceMs: opts.graceMs, limit, runtime, tenantId: opts.tenantId });
+      if (r.requeued) log.warn(r, "webhook repair re-enqueued attempts whose message was gone");
+      else if (r.dropped || r.timerGone) log.info(r, "webhook repair settled markers");
+      else if (r.inBacklog) log.debug(r, "webhook repair left markers to the dispatcher's backlog");
+      // a full page of lost or settled markers: look at the next one at once (a backlog waits for the tick)
+      return r.scanned >= limit && r.requeued + r.dropped > 0;
+    },
+  );
+  return {
+    get failures() {
+      return loop.failures;
+    },
+    get scans() {
+      return loop.runs;
+    },
+    stop: () => loop.stop(),
+  };
+}
