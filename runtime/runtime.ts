@@ -12,6 +12,9 @@ import { withScripts } from "./scripts";
 import { firstError, SlotBatch } from "./slot-batch";
 import type { Runtime, RuntimeObserver } from "./types";
 
+/** Clock difference tolerated between an application or PostgreSQL timestamp and Redis stream ids (stillQueued). */
+export const CLOCK_SLACK_MS = 5_000;
+
 export type { Runtime } from "./types";
 
 /** Messages per appendMessages-1.lua call: big enough to amortise, small enough not to stall Redis. */
@@ -167,6 +170,16 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         out.push(since);
       }
       return out;
+    },
+
+    async stillQueued(actor, sent) {
+      if (!sent.length) return [];
+      const since = await runtime.unfinishedSince(actor);
+      return sent.map(({ msg, sentAtMs }) => {
+        const unfinished = since[runtime.partitionFor(actor, msg)];
+        if (unfinished === null || unfinished === undefined) return false;
+        return sentAtMs === null || sentAtMs + CLOCK_SLACK_MS >= unfinished;
+      });
     },
 
     startHost(hostOpts) {

@@ -31,6 +31,15 @@ export interface Runtime {
    * acked), or null when every entry was handled. A message sent before that time has been handled.
    */
   unfinishedSince(actor: ActorAddress<any>): Promise<(number | null)[]>;
+  /**
+   * "Is this work lost, or is its message still waiting behind a backlog?", answered once for every
+   * recovery scan: per message, whether it may still be queued unhandled in its partition (the
+   * partition has unfinished entries from before `sentAtMs` plus the clock slack between the
+   * caller's clock and Redis stream ids). false means anything sent then was handled: if its effect
+   * is missing, the message was lost. `sentAtMs` null (sent at an unknown time) is false only when
+   * nothing at all is unfinished in its partition.
+   */
+  stillQueued<M>(actor: ActorAddress<M>, sent: readonly { msg: M; sentAtMs: number | null }[]): Promise<boolean[]>;
   startHost(opts: HostOptions): Host;
   /** Closes the connection the runtime opened (not a client passed in). Stop hosts first. */
   close(): Promise<void>;

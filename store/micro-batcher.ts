@@ -1,5 +1,22 @@
 // Group commit for the store: concurrent single-item calls (accepts, attempt claims, outcomes,
 // suppression checks) coalesce into one statement per batch, one round trip shared by many rows.
+import { logger } from "../basics/log";
+
+export interface MicroBatcherOptions {
+  maxSize: number;
+  maxWaitMs: number;
+  maxConcurrent: number;
+  /**
+   * When a batch of several items fails, run each item alone and settle each with its own result
+   * or error, so one bad row fails only its own caller ("write a batch; if it fails, retry each row
+   * alone"). Without it every item of a failed batch gets the batch's error.
+   */
+  retryEachAlone?: boolean;
+  /** Named in the warning logged when a batch is retried item by item. */
+  name?: string;
+}
+
+type Settled<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /**
  * Coalesces concurrent single-item calls into batch calls ("group commit"): a batch starts
@@ -16,7 +33,7 @@ export class MicroBatcher<I, O> {
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly opts: { maxSize: number; maxWaitMs: number; maxConcurrent: number },
+    private readonly opts: MicroBatcherOptions,
   ) {}
 
   submit(item: I): Promise<O> {
@@ -36,15 +53,24 @@ export class MicroBatcher<I, O> {
     const items = this.items.splice(0, this.opts.maxSize);
     const waiters = this.waiters.splice(0, items.length);
     this.running++;
-    this.run(items)
-      .then(
-        (out) => waiters.forEach((w, i) => w.resolve(out[i]!)),
-        (err) => waiters.forEach((w) => w.reject(err)),
-      )
+    this.execute(items)
+      .then((settled) => settled.forEach((r, i) => (r.ok ? waiters[i]!.resolve(r.value) : waiters[i]!.reject(r.error))))
       .finally(() => {
         this.running--;
         // whatever queued meanwhile has waited long enough: go at once
         if (this.items.length > 0) this.start();
       });
+  }
+
+  private async execute(items: I[]): Promise<Settled<O>[]> {
+    try {
+      const out = await this.run(items);
+      return items.map((_, i) => ({ ok: true, value: out[i]! }));
+    } catch (error) {
+      if (!this.opts.retryEachAlone || items.length === 1) return items.map(() => ({ ok: false, error }));
+      logger.warn({ err: error, batch: this.opts.name, size: items.length }, "batch failed; retrying its items one by one");
+      const each = await Promise.allSettled(items.map((item) => this.run([item])));
+      return each.map((e) => (e.status === "fulfilled" ? { ok: true, value: e.value[0]! } : { ok: false, error: e.reason }));
+    }
   }
 }

@@ -278,21 +278,6 @@ async function updateHealth(tx: Tx, records: AttemptRecord[], policy: DisablePol
  */
 export function attemptRecorder(policy: () => DisablePolicy) {
   const write = (items: AttemptRecord[]) => sql.begin((tx) => writeAttemptRecords(tx, items, policy()));
-  const batcher = new MicroBatcher<AttemptRecord, boolean | Error>(
-    async (items) => {
-      try {
-        return await write(items);
-      } catch (err) {
-        if (items.length === 1) throw err;
-        const results = await Promise.allSettled(items.map((i) => write([i])));
-        return results.map((r) => (r.status === "fulfilled" ? r.value[0]! : r.reason instanceof Error ? r.reason : new Error(String(r.reason))));
-      }
-    },
-    { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 },
-  );
-  return async (record: AttemptRecord): Promise<boolean> => {
-    const written = await batcher.submit(record);
-    if (written instanceof Error) throw written;
-    return written;
-  };
+  const batcher = new MicroBatcher<AttemptRecord, boolean>(write, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2, retryEachAlone: true, name: "webhook attempts" });
+  return (record: AttemptRecord): Promise<boolean> => batcher.submit(record);
 }

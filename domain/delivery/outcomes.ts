@@ -61,30 +61,18 @@ export async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ valu
   return { value: unsorted.map((o) => movedIds.has(o.n.id)), tail };
 }
 
-/** One transaction for the batch; if it fails, each outcome alone, so one bad row fails only its own handler. */
-async function flushOutcomes(outs: Outcome[]): Promise<(boolean | Error)[]> {
-  try {
-    return await inPipelinedTx((tx) => writeOutcomes(tx, outs));
-  } catch (err) {
-    if (outs.length === 1) return [err instanceof Error ? err : new Error(String(err))];
-    const results = await Promise.allSettled(outs.map((o) => inPipelinedTx((tx) => writeOutcomes(tx, [o]))));
-    return results.map((r) => (r.status === "fulfilled" ? r.value[0]! : r.reason instanceof Error ? r.reason : new Error(String(r.reason))));
-  }
-}
-
-const outcomeBatcher = new MicroBatcher<Outcome, boolean | Error>(
+// One transaction per batch; a failed batch is retried outcome by outcome, so one bad row fails only its own handler.
+const outcomeBatcher = new MicroBatcher<Outcome, boolean>(
   async (outs) => {
-    const moved = await flushOutcomes(outs);
+    const moved = await inPipelinedTx((tx) => writeOutcomes(tx, outs));
     // after commit: the workflow runs waiting on notifications that moved look at their new status
     void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
     return moved;
   },
-  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3 },
+  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3, retryEachAlone: true, name: "delivery outcomes" },
 );
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */
-export async function recordOutcome(o: Outcome): Promise<boolean> {
-  const r = await outcomeBatcher.submit(o);
-  if (r instanceof Error) throw r;
-  return r;
+export function recordOutcome(o: Outcome): Promise<boolean> {
+  return outcomeBatcher.submit(o);
 }

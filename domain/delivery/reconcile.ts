@@ -10,8 +10,6 @@ import { MAX_ATTEMPTS, senderTimers } from "./policy";
 
 /** A pending notification untouched this long (and not waiting for a retry) has lost its message. */
 export const STALE_AFTER_MS = config.reconcilerStaleAfterMs;
-/** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
-const CLOCK_SLACK_MS = 5_000;
 
 export interface ReconcileResult {
   requeued: number;
@@ -25,24 +23,16 @@ export interface ReconcileResult {
 type Candidate = Omit<StaleCandidate, "lost">;
 
 /**
- * Rows whose message may still be waiting: the stream partition that would hold it has entries not
- * yet handled from before the row's enqueue time (a backlog under overload, not lost work).
- * Requeueing those only doubles the backlog and, before this check, collapsed the sender.
+ * Rows whose message may still be waiting behind a backlog of its partition (overload, not lost
+ * work) are left alone: requeueing those only doubles the backlog and, before this check,
+ * collapsed the sender. The runtime answers which (stillQueued).
  */
 async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; inBacklog: number }> {
-  if (!rows.length) return { lost: [], inBacklog: 0 };
-  const runtime = getRuntime();
-  const since = await runtime.unfinishedSince(channelSenderAddress);
-  const lost: Candidate[] = [];
-  let inBacklog = 0;
-  for (const r of rows) {
-    const p = runtime.partitionFor(channelSenderAddress, senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1));
-    const unfinished = since[p];
-    // Its message (sent at about enqueued_ms) is older than everything unfinished: it was handled and lost.
-    if (unfinished === null || unfinished === undefined || r.enqueued_ms + CLOCK_SLACK_MS < unfinished) lost.push(r);
-    else inBacklog++;
-  }
-  return { lost, inBacklog };
+  const queued = await getRuntime().stillQueued(
+    channelSenderAddress,
+    rows.map((r) => ({ msg: senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1), sentAtMs: r.enqueued_ms })),
+  );
+  return { lost: rows.filter((_, i) => !queued[i]), inBacklog: queued.filter(Boolean).length };
 }
 
 /**

@@ -186,7 +186,6 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     workflowRunId: input.workflowRunId ?? null,
   };
   const created = await acceptBatcher.submit({ row, subscriber: linked });
-  if (created instanceof Error) throw created;
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
     if (existing) return accepted(existing, false);
@@ -252,19 +251,8 @@ async function writeBatch(items: AcceptItem[]): Promise<boolean[]> {
   return items.map((i) => inserted.has(i.row.id));
 }
 
-const writeAny = writeBatch;
-
-async function flushAccepts(items: AcceptItem[]): Promise<(boolean | Error)[]> {
-  let created: (boolean | Error)[];
-  try {
-    created = await writeAny(items);
-  } catch (err) {
-    if (items.length === 1) throw err;
-    // One bad row must not fail its neighbours: retry each alone, failing only the culprit.
-    logger.warn({ err, size: items.length }, "accept batch failed; retrying rows one by one");
-    const results = await Promise.allSettled(items.map((i) => writeAny([i])));
-    created = results.map((r) => (r.status === "rejected" ? (r.reason instanceof Error ? r.reason : new Error(String(r.reason))) : r.value[0]!));
-  }
+async function flushAccepts(items: AcceptItem[]): Promise<boolean[]> {
+  const created = await writeBatch(items);
   // Answered once committed; the XADD follows without holding the requests (a lost one is the
   // reconciler's case, exactly like a crash between COMMIT and XADD).
   void enqueue(items.filter((_, k) => created[k] === true));
@@ -282,8 +270,11 @@ async function enqueue(items: AcceptItem[]): Promise<void> {
 }
 
 // Requests of one process share batches: a few ms of waiting buys one commit for many rows.
-const acceptBatcher = new MicroBatcher<AcceptItem, boolean | Error>(flushAccepts, {
+// One bad row must not fail its neighbours: a failed batch is retried row by row.
+const acceptBatcher = new MicroBatcher<AcceptItem, boolean>(flushAccepts, {
   maxSize: config.acceptBatch.size,
   maxWaitMs: config.acceptBatch.waitMs,
   maxConcurrent: config.acceptBatch.concurrency,
+  retryEachAlone: true,
+  name: "accept",
 });

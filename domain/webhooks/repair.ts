@@ -9,8 +9,6 @@ import { dropDue, dueCandidates, markTimerGone, touchRepaired, type DueCandidate
 export const REPAIR_GRACE_MS = 60_000;
 /** Markers looked at per scan (oldest due first); a full scan asks for the next at once. */
 export const REPAIR_LIMIT = 5000;
-/** Clock difference tolerated between PostgreSQL/app timestamps and Redis stream ids. */
-const CLOCK_SLACK_MS = 5_000;
 
 export interface RepairResult {
   /** markers looked at */
@@ -71,30 +69,20 @@ export async function repairWebhookWork(
   const retries = owed.filter((r) => !r.delivery_id && r.attempt > 1);
   const present = await timersPresent(runtime, retries);
   const scheduled = new Set(retries.filter((_, i) => present[i]));
-  // read after the markers and the timers: whatever was sent before them and is not unfinished now was handled
-  const since = await runtime.unfinishedSince(webhookDispatcherAddress);
+  // asked after the markers and the timers were read: whatever was sent before them and is not unfinished now was handled
+  const unscheduled = owed.filter((r) => !scheduled.has(r));
+  result.scheduled = owed.length - unscheduled.length;
+  const queued = await runtime.stillQueued(webhookDispatcherAddress, unscheduled.map((r) => ({ msg: messageOf(r), sentAtMs: r.enqueued_ms })));
 
   const lost: DueCandidate[] = [];
   const timerGone: DueCandidate[] = [];
-  for (const r of owed) {
-    if (scheduled.has(r)) {
-      result.scheduled++;
-      continue;
-    }
-    const unfinished = since[runtime.partitionFor(webhookDispatcherAddress, messageOf(r))];
-    const idle = unfinished === null || unfinished === undefined;
-    if (r.enqueued_ms === null) {
-      // A retry whose timer is gone: fired (its message entered the stream before now) or lost.
-      // With nothing unfinished in its partition it was lost; otherwise the next scan decides,
-      // knowing it entered the stream before now (markTimerGone).
-      if (idle) lost.push(r);
-      else timerGone.push(r);
-      continue;
-    }
-    // Its message was sent at about enqueued_at: older than everything unfinished means handled, and lost.
-    if (idle || r.enqueued_ms + CLOCK_SLACK_MS < unfinished) lost.push(r);
+  unscheduled.forEach((r, i) => {
+    if (!queued[i]) lost.push(r);
+    // A retry whose timer is gone (no send time): fired, its message entered the stream before now,
+    // or lost; with a backlog in its partition the next scan decides, knowing that (markTimerGone).
+    else if (r.enqueued_ms === null) timerGone.push(r);
     else result.inBacklog++;
-  }
+  });
   await markTimerGone(timerGone);
   result.timerGone = timerGone.length;
   const touched = await touchRepaired(lost, graceMs);

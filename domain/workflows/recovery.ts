@@ -2,12 +2,10 @@
 // and XADD): the reconciler's scan re-enqueues running runs that are overdue in PostgreSQL.
 import { workflowRunAddress, type WorkflowRunMessage } from "./workflow-run-mail";
 import { getRuntime } from "../../store/runtime-handle";
-import { overdueRuns, touchRuns, type OverdueRun } from "../../store/workflow-runs";
+import { overdueRuns, touchRuns } from "../../store/workflow-runs";
 
 /** A running run whose wait ended (or that was last written) this long ago has lost its job. */
 const RUN_STALE_AFTER_MS = 60_000;
-/** Clock difference tolerated between PostgreSQL timestamps and Redis stream ids. */
-const CLOCK_SLACK_MS = 5_000;
 
 export interface RunRecovery {
   requeued: number;
@@ -24,13 +22,10 @@ export async function requeueOverdueRuns(opts: { staleAfterMs?: number; limit?: 
   const rows = await overdueRuns({ staleMs: opts.staleAfterMs ?? RUN_STALE_AFTER_MS, limit: opts.limit ?? 5000, tenantId: opts.tenantId });
   if (!rows.length) return { requeued: 0, inBacklog: 0 };
   const runtime = getRuntime();
-  const since = await runtime.unfinishedSince(workflowRunAddress);
-  const message = (r: OverdueRun): WorkflowRunMessage => ({ v: 1, type: "run", runId: r.id });
-  const lost = rows.filter((r) => {
-    const unfinished = since[runtime.partitionFor(workflowRunAddress, message(r))];
-    return unfinished === null || unfinished === undefined || r.due_ms + CLOCK_SLACK_MS < unfinished;
-  });
+  const message = (id: string): WorkflowRunMessage => ({ v: 1, type: "run", runId: id });
+  const queued = await runtime.stillQueued(workflowRunAddress, rows.map((r) => ({ msg: message(r.id), sentAtMs: r.due_ms })));
+  const lost = rows.filter((_, i) => !queued[i]);
   const touched = await touchRuns(lost.map((r) => r.id));
-  if (touched.length) await runtime.sendMany(workflowRunAddress, touched.map((id) => ({ v: 1, type: "run", runId: id })));
+  if (touched.length) await runtime.sendMany(workflowRunAddress, touched.map(message));
   return { requeued: touched.length, inBacklog: rows.length - lost.length };
 }

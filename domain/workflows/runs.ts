@@ -78,8 +78,7 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
     subscriberId,
     data: input.data,
   });
-  const stored = await triggerBatcher.submit(run);
-  if (stored instanceof Error) throw stored;
+  await triggerBatcher.submit(run);
   return run;
 }
 

@@ -1,0 +1,47 @@
+// The micro-batcher's group commit and its "retry each row alone" option: a failed batch of several
+// items is re-run item by item, each caller gets its own result or error, and nothing else is retried.
+import { expect, test } from "bun:test";
+import { MicroBatcher } from "../../store/micro-batcher";
+
+/** A writer that refuses any batch holding "bad", and records every batch it was given. */
+function writer() {
+  const batches: string[][] = [];
+  const run = async (items: string[]) => {
+    batches.push([...items]);
+    if (items.includes("bad")) throw new Error(`refused ${items.join(",")}`);
+    return items.map((i) => i.toUpperCase());
+  };
+  return { batches, run };
+}
+
+const settle = (p: Promise<string>) => p.then((value) => ({ value }), (err: Error) => ({ error: err.message }));
+
+test("with retryEachAlone, one bad row fails only its own caller; its neighbours are written alone", async () => {
+  const w = writer();
+  const b = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 5, maxConcurrent: 1, retryEachAlone: true, name: "test" });
+  const out = await Promise.all(["a", "bad", "c"].map((i) => settle(b.submit(i))));
+  expect(out).toEqual([{ value: "A" }, { error: "refused bad" }, { value: "C" }]);
+  expect(w.batches).toEqual([["a", "bad", "c"], ["a"], ["bad"], ["c"]]);
+});
+
+test("without it, every item of a failed batch gets the batch's error and nothing is retried", async () => {
+  const w = writer();
+  const b = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 5, maxConcurrent: 1 });
+  const out = await Promise.all(["a", "bad", "c"].map((i) => settle(b.submit(i))));
+  expect(out).toEqual([{ error: "refused a,bad,c" }, { error: "refused a,bad,c" }, { error: "refused a,bad,c" }]);
+  expect(w.batches).toHaveLength(1);
+});
+
+test("a failed batch of one item is not run a second time", async () => {
+  const w = writer();
+  const b = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 1, maxConcurrent: 1, retryEachAlone: true });
+  expect(await settle(b.submit("bad"))).toEqual({ error: "refused bad" });
+  expect(w.batches).toEqual([["bad"]]);
+});
+
+test("concurrent submits share one batch, and each gets the result at its own index", async () => {
+  const w = writer();
+  const b = new MicroBatcher(w.run, { maxSize: 3, maxWaitMs: 50, maxConcurrent: 1, retryEachAlone: true });
+  expect(await Promise.all(["x", "y", "z"].map((i) => b.submit(i)))).toEqual(["X", "Y", "Z"]);
+  expect(w.batches).toEqual([["x", "y", "z"]]);
+});
