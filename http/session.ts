@@ -2,8 +2,6 @@
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
 import { Elysia } from "elysia";
 import { config } from "../config";
-import { isEmailAddress } from "../schemas/email";
-import { isBlockedEmail } from "../store/blocked-domains";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
 import { AppError, unauthorized, validationFailed } from "../basics/errors";
 import { liveKey } from "../store/api-keys";
@@ -136,19 +134,4 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
   return { auth, user: session };
 });
 
-/**
- * A dashboard address as stored (trimmed, lower-case), or 422: validation_failed for a malformed
- * one, email_domain_blocked for a disposable or blocked domain (DESIGN.md 6).
- */
-export async function acceptableEmail(raw: unknown, field = "email"): Promise<string> {
-  const email = typeof raw === "string" ? raw.trim().toLowerCase() : "";
-  if (!isEmailAddress(email)) {
-    throw validationFailed({ [field]: ["must be a valid email address"] });
-  }
-  if (await isBlockedEmail(email)) {
-    throw new AppError("email_domain_blocked", "Email addresses on this domain are not accepted", {
-      [field]: ["uses a blocked (disposable) email domain"],
-    });
-  }
-  return email;
-}
+export { acceptableEmail } from "../domain/tenants/dashboard-email";

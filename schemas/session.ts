@@ -23,6 +23,7 @@ export const Me = t.Object({
   email: t.String(),
   name: t.Union([t.String(), t.Null()]),
   tenant_id: t.String(),
+  tenant_name: t.String({ description: "The tenant's name (the dashboard shows it in its header)" }),
   role: t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]),
 });
 
@@ -30,7 +31,7 @@ export const MeResponse = t.Object(
   { data: Me },
   {
     examples: [
-      { data: { id: "0198c3a1-2222-7333-8444-555566667777", email: "ana@acme.example", name: "Ana Souza", tenant_id: "0198c3a0-1111-7222-8333-444455556666", role: "owner" } },
+      { data: { id: "0198c3a1-2222-7333-8444-555566667777", email: "ana@acme.example", name: "Ana Souza", tenant_id: "0198c3a0-1111-7222-8333-444455556666", tenant_name: "Acme Store", role: "owner" } },
     ],
   },
 );

@@ -1,7 +1,28 @@
 // TypeBox schemas of the tenant bootstrap route (POST /api/internal/tenants).
 import { t } from "elysia";
 
-export const CreateTenantBody = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }) }, { examples: [{ name: "Acme Store" }] });
+export const CreateTenantBody = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    owner_email: t.Optional(
+      t.String({
+        maxLength: 320,
+        description:
+          "The tenant's first dashboard user (role owner). The response carries their one-time sign-in link, which is also mailed " +
+          "(logged without SMTP_URL); after it expires they sign in with this address on the dashboard's sign-in page.",
+      }),
+    ),
+  },
+  { examples: [{ name: "Acme Store", owner_email: "ana@acme.example" }] },
+);
+
+export const TenantOwner = t.Object({
+  id: t.String(),
+  email: t.String(),
+  role: t.Literal("owner"),
+  sign_in_url: t.String({ description: "Opens the dashboard signed in as the owner, in this tenant; works once" }),
+  sign_in_expires_at: t.String({ description: "When sign_in_url stops working (15 minutes)" }),
+});
 
 export const TenantWithKey = t.Object({
   id: t.String(),
@@ -14,6 +35,7 @@ export const TenantWithKey = t.Object({
     prefix: t.String(),
     raw_key: t.String(),
   }),
+  owner: t.Union([TenantOwner, t.Null()], { description: "null when the request named no owner_email" }),
 });
 
 export const TenantWithKeyResponse = t.Object(
@@ -31,6 +53,13 @@ export const TenantWithKeyResponse = t.Object(
             environment: "production",
             prefix: "nk_live_Ab12",
             raw_key: "nk_live_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56",
+          },
+          owner: {
+            id: "0198c3a0-dddd-7eee-8fff-000011112222",
+            email: "ana@acme.example",
+            role: "owner",
+            sign_in_url: "https://nms.example.com/auth/magic-link/verify?token=q7v3S1mB0cZl9yJkQ2xW",
+            sign_in_expires_at: "2025-08-01T12:15:00.000Z",
           },
         },
       },

@@ -1,5 +1,5 @@
-// nms.tenants (admin token): creates a tenant with its first production secret key, whose raw
-// value is in this response only (POST /api/internal/tenants).
+// nms.tenants (admin token): creates a tenant with its first production secret key and, given
+// owner_email, its owner's sign-in link; both are in this response only (POST /api/internal/tenants).
 import type { RequestOptions, Transport } from "../transport";
 import type { TenantCreateParams, TenantWithKey } from "../types";
 

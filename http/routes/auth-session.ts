@@ -3,11 +3,12 @@
 import { Elysia } from "elysia";
 import { CodeChallengeMethod, generateCodeVerifier, generateState, OAuth2Client } from "arctic";
 import { config, type OAuthProviderName, type OAuthProviderSettings } from "../../config";
-import { sendSystemMail } from "../../domain/system-mail/mailer";
+import { sendLoginLink } from "../../domain/system-mail/sign-in-link";
 import { sql, type Tx } from "../../store/db";
 import { redis } from "../../store/redis";
 import { redisKeys } from "../../store/redis-keys";
 import { consumeMagicLink, createMagicLink, createSession, deleteSession } from "../../store/sessions";
+import { findTenant } from "../../store/tenants";
 import { findOrSignUp, findUser, findUserByEmail, touchLogin, type UserRow } from "../../store/users";
 import { AppError, notFound } from "../../basics/errors";
 import { logger } from "../../basics/log";
@@ -55,22 +56,6 @@ async function signInResponse(
   return new Response(null, { status: 302, headers });
 }
 
-function magicLinkUrl(token: string): string {
-  return `${config.publicUrl.replace(/\/$/, "")}/auth/magic-link/verify?token=${encodeURIComponent(token)}`;
-}
-
-export async function sendLoginLink(email: string, token: string, invitedBy?: string): Promise<boolean> {
-  const link = magicLinkUrl(token);
-  const subject = invitedBy ? "You have been invited to NMS" : "Your NMS sign-in link";
-  const intro = invitedBy ? `${invitedBy} invited you to their NMS team.` : "Use this link to sign in to NMS.";
-  return sendSystemMail({
-    to: email,
-    subject,
-    text: `${intro}\n\n${link}\n\nThe link works once and expires in 15 minutes.\n`,
-    html: `<p>${intro}</p><p><a href="${link}">Sign in</a></p><p>The link works once and expires in 15 minutes.</p>`,
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Magic-link verification
 
@@ -106,8 +91,9 @@ async function verifyMagicLink(raw: string | undefined, request: Request): Promi
   });
 }
 
-function meOf(row: UserRow) {
-  return { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, role: row.role };
+async function meOf(row: UserRow) {
+  const tenant = await findTenant(row.tenant_id);
+  return { id: row.id, email: row.email, name: row.name, tenant_id: row.tenant_id, tenant_name: tenant?.name ?? "", role: row.role };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +226,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     async ({ request }) => {
       const session = await findRequestSession(request);
       const row = session ? await findUser(session.tenant_id, session.user_id) : undefined;
-      return { data: row ? meOf(row) : null };
+      return { data: row ? await meOf(row) : null };
     },
     {
       response: { 200: SessionResponse, ...errors(422) },
@@ -343,7 +329,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     async ({ user }) => {
       const row = await findUser(user.tenant_id, user.user_id);
       if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
-      return { data: meOf(row) };
+      return { data: await meOf(row) };
     },
     {
       response: { 200: MeResponse, ...errors(401, 403) },

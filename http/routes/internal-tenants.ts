@@ -1,8 +1,8 @@
-// POST /api/internal/tenants (admin token): creates a tenant with one production secret key.
-// The raw key is in this response only; scripts/create-tenant.ts offers the same from a shell.
+// POST /api/internal/tenants (admin token): creates a tenant with one production secret key and,
+// given owner_email, its owner with a sign-in link. scripts/create-tenant.ts offers the same from a shell.
 import { Elysia } from "elysia";
-import { createTenant } from "../../store/tenants";
-import { iso } from "../../store/time";
+import { bootstrapTenant } from "../../domain/tenants/bootstrap";
+import { tenantCreated } from "../responses/tenants";
 import { adminPlugin } from "../plugins/auth";
 import { BODY_ERRORS, errors, SECURITY } from "../route-docs";
 import { CreateTenantBody, TenantWithKeyResponse } from "../../schemas/tenants";
@@ -12,26 +12,22 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
   .post(
     "/api/internal/tenants",
     async ({ body, set }) => {
-      const { tenant, apiKey } = await createTenant(body.name.trim());
+      const created = await bootstrapTenant({ name: body.name, ownerEmail: body.owner_email ?? null, mail: true });
       set.status = 201;
-      return {
-        data: {
-          id: tenant.id,
-          name: tenant.name,
-          created_at: iso(tenant.created_at)!,
-          api_key: {
-            id: apiKey.row.id,
-            key_type: apiKey.row.key_type,
-            environment: apiKey.row.environment,
-            prefix: apiKey.row.prefix,
-            raw_key: apiKey.raw,
-          },
-        },
-      };
+      return { data: tenantCreated(created) };
     },
     {
       body: CreateTenantBody,
-      response: { 201: TenantWithKeyResponse, ...errors(401, BODY_ERRORS) },
-      detail: { summary: "Create a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
+      response: { 201: TenantWithKeyResponse, ...errors(401, BODY_ERRORS, 409) },
+      detail: {
+        summary: "Create a tenant (admin), optionally with its owner",
+        description:
+          "Creates the tenant with one production secret key (`api_key.raw_key`, shown in this response only). With `owner_email` the " +
+          "address becomes the tenant's owner in the dashboard: `owner.sign_in_url` signs them in once within 15 minutes (it is also " +
+          "mailed through SMTP_URL, or logged without it), and afterwards they sign in with that address. An address that already " +
+          "belongs to a dashboard user is 409 `email_taken` and nothing is created.",
+        tags: ["admin"],
+        security: SECURITY.admin,
+      },
     },
   );

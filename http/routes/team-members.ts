@@ -20,11 +20,11 @@ import {
 import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail, sessionPlugin } from "../session";
+import { sendLoginLink } from "../../domain/system-mail/sign-in-link";
 import { InviteMemberBody, MemberParams, TeamMemberList, TeamMemberResponse, UpdateMemberBody } from "../../schemas/team";
 import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
 
 const TAG = { tags: ["team"], security: SECURITY.session };
-import { sendLoginLink } from "./auth-session";
 
 function member(u: UserRow) {
   return {

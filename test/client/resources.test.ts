@@ -507,7 +507,7 @@ describe("dashboard session mode (cookie + X-Environment)", () => {
 
   test("me, teamMembers list/invite/update/del, and X-Environment scoping", async () => {
     const { user, nms } = await signIn("owner");
-    expect(await nms.me.retrieve()).toEqual({ id: user.id, email: user.email, name: null, tenant_id: tenantId, role: "owner" });
+    expect(await nms.me.retrieve()).toEqual({ id: user.id, email: user.email, name: null, tenant_id: tenantId, tenant_name: `client-${run}`, role: "owner" });
     expect((await nms.teamMembers.list()).map((m) => m.email)).toEqual([user.email]);
     const invited = await nms.teamMembers.invite({ email: `new-${run}@client-${run}.com`, role: "member" });
     expect(invited).toMatchObject({ email: `new-${run}@client-${run}.com`, role: "member", last_login_at: null });

@@ -223,8 +223,8 @@ describe("GET /v1/me (DESIGN 5: id, email, name, tenant_id, role)", () => {
     const c = await signIn(email);
     const res = await call("GET", "/v1/me", { headers: cookie(c) });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.data).sort()).toEqual(["email", "id", "name", "role", "tenant_id"]);
-    expect(res.body.data).toMatchObject({ email, role: "owner", name: null });
+    expect(Object.keys(res.body.data).sort()).toEqual(["email", "id", "name", "role", "tenant_id", "tenant_name"]);
+    expect(res.body.data).toMatchObject({ email, role: "owner", name: null, tenant_name: `me-${run}.com` });
   });
 
   test("without a session -> 401 invalid_session; with an unknown cookie -> 401", async () => {

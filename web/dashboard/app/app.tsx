@@ -130,6 +130,9 @@ function Shell({ me, environment, location, onSignedOut }: ShellProps) {
       </a>
       <header class="topbar" data-environment={environment}>
         <span class="brand">NMS</span>
+        <span class="tenant-name" title="Your account (tenant)">
+          {me.tenant_name}
+        </span>
         <fieldset class="env-switch">
           <legend>Environment</legend>
           {ENVIRONMENTS.map((e) => (
