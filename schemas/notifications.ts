@@ -42,6 +42,16 @@ export const ListNotificationsQuery = t.Object({
     ]),
   ),
   channel: t.Optional(ChannelName),
+  recipient: t.Optional(
+    t.String({ maxLength: 8192, description: "Exactly this address (email addresses compare case-insensitively, phones in E.164; in_app: the subscriber id or external_id the send named)" }),
+  ),
+  subscriber: t.Optional(
+    t.String({ maxLength: 255, description: "A subscriber's external_id or id: every notification to that subscriber, on any channel (an unknown one gives an empty list)" }),
+  ),
+  template: t.Optional(t.String({ maxLength: 255, description: "Template slug" })),
+  workflow: t.Optional(t.String({ maxLength: 100, description: "Workflow slug: the notifications its runs' steps created" })),
+  created_after: t.Optional(t.String({ description: "ISO 8601 timestamp: created at or after it" })),
+  created_before: t.Optional(t.String({ description: "ISO 8601 timestamp: created before it" })),
 });
 
 export const NotificationIdParams = t.Object({ id: t.String() });
@@ -56,12 +66,19 @@ export const AcceptedNotification = t.Object({
   created_at: t.String(),
 });
 
+export const WorkflowStepRef = t.Object(
+  { run_id: t.String(), step: t.Integer({ description: "zero-based index of the step in the run's workflow version" }) },
+  { description: "The workflow run and step that created this notification; null for a notification sent directly" },
+);
+
 export const NotificationListItem = t.Object({
   id: t.String(),
   channel: t.String(),
   recipient: Nullable(t.String()),
   status: t.String(),
   template_id: Nullable(t.String()),
+  subscriber_id: Nullable(t.String()),
+  workflow_step: Nullable(WorkflowStepRef),
   created_at: Nullable(t.String()),
 });
 
@@ -113,6 +130,7 @@ export const NotificationDetail = t.Object({
   clicked_at: Nullable(t.String({ description: "first tracked click (docs/delivery-receipts.md)" })),
   complained_at: Nullable(t.String({ description: "when the recipient reported it as spam" })),
   content: Nullable(SentContent),
+  workflow_step: Nullable(WorkflowStepRef),
   attempts: t.Array(Attempt),
 });
 
@@ -140,7 +158,18 @@ export const NotificationListResponse = t.Object(
   {
     examples: [
       {
-        data: [{ id: ID, channel: "email", recipient: "ana@example.com", status: "delivered", template_id: "welcome", created_at: CREATED }],
+        data: [
+          {
+            id: ID,
+            channel: "email",
+            recipient: "ana@example.com",
+            status: "delivered",
+            template_id: "welcome",
+            subscriber_id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
+            workflow_step: { run_id: "0198c3b1-5e0d-7b29-8c1a-4d7e0f1a2b3c", step: 0 },
+            created_at: CREATED,
+          },
+        ],
         meta: { cursor: "eyJ0IjoiMjAyNS0wOC0wMVQxMjowMDowMC4wMDBaIn0", has_more: true },
       },
     ],
@@ -175,6 +204,7 @@ export const NotificationDetailResponse = t.Object(
           complained_at: null,
           warnings: [],
           content: { subject: "Welcome, Ana", body: "Hi Ana, welcome to Acme!", html_body: "<p>Hi Ana, welcome to Acme!</p>" },
+          workflow_step: null,
           attempts: [ATTEMPT_EXAMPLE],
         },
       },

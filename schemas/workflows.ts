@@ -114,6 +114,7 @@ export const FallbackAttempt = t.Object({
   channel: t.String(),
   notification_id: Nullable(t.String()),
   status: t.String({ description: "the notification's status when it was judged, or `failed` when none could be created" }),
+  notification_status: t.Optional(Nullable(t.String({ description: "the notification's status now (read with the run)" }))),
   error: t.Optional(StepError),
 });
 
@@ -124,6 +125,15 @@ export const StepResult = t.Object(
     channel: t.Optional(Nullable(t.String())),
     notification_id: t.Optional(Nullable(t.String())),
     status: t.Optional(t.String({ description: "send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`" })),
+    notification_status: t.Optional(
+      Nullable(
+        t.String({
+          description:
+            "send and fallback steps with a notification: that notification's status now (pending, sent, delivered, failed, bounced, " +
+            "suppressed), read with the run; `status` keeps what the step did (`enqueued`). null when the notification was erased",
+        }),
+      ),
+    ),
     duration: t.Optional(t.String()),
     duration_seconds: t.Optional(t.Integer()),
     scheduled_at: t.Optional(t.String({ description: "delay: when the run resumes" })),
@@ -177,7 +187,7 @@ const RUN_EXAMPLE = {
   status: "running",
   current_step: 1, // the delay (step 1) is being run
   step_results: [
-    { type: "send", step: 0, channel: "email", notification_id: "0195f1c3-0a11-7000-8000-000000000003", status: "enqueued" },
+    { type: "send", step: 0, channel: "email", notification_id: "0195f1c3-0a11-7000-8000-000000000003", status: "enqueued", notification_status: "delivered" },
     { type: "delay", step: 1, duration: "1d", duration_seconds: 86400, scheduled_at: "2026-11-25T10:00:00.000Z" },
   ],
   data: { name: "Ana" },

@@ -119,21 +119,6 @@ export async function getNotification(tenantId: string, environment: string, id:
   return rows[0] ?? null;
 }
 
-export async function listNotifications(
-  tenantId: string,
-  environment: string,
-  q: { limit: number; cursor: { t: string; id: string } | null; status?: string; channel?: string },
-): Promise<NotificationRow[]> {
-  return await sql<NotificationRow[]>`
-    select id, channel, recipient, status, template_slug, created_at from notifications
-    where tenant_id = ${tenantId} and environment = ${environment}
-      ${q.status ? sql`and status = ${q.status}` : sql``}
-      ${q.channel ? sql`and channel = ${q.channel}` : sql``}
-      ${q.cursor ? sql`and (created_at, id) < (${q.cursor.t}::timestamptz, ${q.cursor.id}::uuid)` : sql``}
-    order by created_at desc, id desc
-    limit ${q.limit + 1}`;
-}
-
 /** Records a warning on a notification being sent, once per code (a retried attempt adds nothing). */
 export async function addNotificationWarning(id: string, w: NotificationWarning): Promise<void> {
   await sql`update notifications set warnings = coalesce(warnings, '[]'::jsonb) || ${sql.json([w] as any)}

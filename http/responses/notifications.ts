@@ -2,6 +2,7 @@
 // (the TypeBox schemas in schemas/ describe the same shapes for validation and the OpenAPI document).
 import { iso } from "../../store/time";
 import type { AttemptRow, NotificationRow } from "../../store/notifications";
+import { workflowStepOf, type FeedRow } from "../../store/notification-feed";
 
 /**
  * The rendered message as the last attempt sent it (content is rendered once, when the
@@ -27,13 +28,15 @@ export function sentContent(r: Pick<NotificationRow, "content">, attempts: reado
   return Object.keys(out).length ? out : null;
 }
 
-export function toListItem(r: NotificationRow) {
+export function toListItem(r: FeedRow) {
   return {
     id: r.id,
     channel: r.channel,
     recipient: r.recipient,
     status: r.status,
     template_id: r.template_slug,
+    subscriber_id: r.subscriber_id,
+    workflow_step: workflowStepOf(r.idempotency_key),
     created_at: iso(r.created_at),
   };
 }
@@ -76,6 +79,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     clicked_at: iso(r.clicked_at),
     complained_at: iso(r.complained_at),
     content: sentContent(r, attempts),
+    workflow_step: workflowStepOf(r.idempotency_key),
     attempts: attempts.map(toAttempt),
   };
 }

@@ -12,7 +12,8 @@ import {
   NotificationListResponse,
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
-import { getNotification, listAttempts, listNotifications } from "../../store/notifications";
+import { getNotification, listAttempts } from "../../store/notifications";
+import { readFeed } from "../../domain/notifications/feed";
 import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
@@ -62,14 +63,21 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (cursor && !isUuid(cursor.id)) throw validationFailed({ cursor: ["is not a valid cursor"] });
-      const rows = await listNotifications(auth.tenantId, auth.environment, { limit, cursor, status: query.status, channel: query.channel });
+      const rows = await readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor });
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.id }));
       return { data: page.map(toListItem), meta };
     },
     {
       query: ListNotificationsQuery,
       response: { 200: NotificationListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List notifications, newest first", tags: ["notifications"] },
+      detail: {
+        summary: "List and search notifications (the activity feed), newest first",
+        description:
+          "Filters combine: recipient (an address), subscriber (external_id or id: all their notifications on every channel), template, " +
+          "workflow (slug), status, channel, created_after and created_before (ISO 8601). Cursor-paged: pass meta.cursor back as cursor " +
+          "with the same filters. Each filter is served by an index (docs/notifications.md shows the plans).",
+        tags: ["notifications"],
+      },
     },
   )
   .get(

@@ -7,7 +7,8 @@ import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { getRun, listRuns } from "../../store/workflow-runs";
-import { serializeRun } from "../responses/workflow-runs";
+import { serializeRun, stepNotificationIds } from "../responses/workflow-runs";
+import { notificationStatuses } from "../../store/notification-feed";
 import { parseLimit } from "../pagination";
 import { authPlugin, scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS } from "../route-docs";
@@ -30,7 +31,8 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       if (Object.keys(details).length) throw validationFailed(details);
       const rows = await listRuns(scopeOf(auth), { limit, afterId: cursor?.id ?? null, status: query.status, workflowId: query.workflow_id });
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.started_at.toISOString(), id: r.id }));
-      return { data: page.map(serializeRun), meta };
+      const statuses = await notificationStatuses(scopeOf(auth), stepNotificationIds(page));
+      return { data: page.map((r) => serializeRun(r, statuses)), meta };
     },
     {
       query: RunListQuery,
@@ -43,7 +45,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     async ({ auth, params }) => {
       const run = isUuid(params.id) ? await getRun(scopeOf(auth), params.id) : null;
       if (!run) throw runNotFound();
-      return { data: serializeRun(run) };
+      return { data: serializeRun(run, await notificationStatuses(scopeOf(auth), stepNotificationIds([run]))) };
     },
     {
       params: RunIdParams,
@@ -55,7 +57,8 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     "/v1/workflow-runs/:id/cancel",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw runNotFound();
-      return { data: serializeRun(await cancelRun(scopeOf(auth), params.id)) };
+      const run = await cancelRun(scopeOf(auth), params.id);
+      return { data: serializeRun(run, await notificationStatuses(scopeOf(auth), stepNotificationIds([run]))) };
     },
     {
       params: RunIdParams,
