@@ -84,6 +84,9 @@ export const RunListQuery = t.Object({
   cursor: t.Optional(t.String({ description: "meta.cursor of the previous page" })),
   status: t.Optional(t.String({ description: "`running`, `completed`, `failed` or `cancelled`" })),
   workflow_id: t.Optional(t.String({ description: "Runs of this workflow version (UUID)" })),
+  subscriber: t.Optional(
+    t.String({ maxLength: 255, description: "Runs whose recipient is this subscriber (external_id or id); an unknown one gives an empty list" }),
+  ),
 });
 
 const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Union([s, t.Null()]);

@@ -144,13 +144,14 @@ export async function getRun(scope: Scope, id: string): Promise<RunRow | null> {
 /** Newest first (UUID v7 ids); `limit + 1` rows for the page meta. */
 export async function listRuns(
   scope: Scope,
-  q: { limit: number; afterId: string | null; status?: string; workflowId?: string },
+  q: { limit: number; afterId: string | null; status?: string; workflowId?: string; subscriberId?: string },
 ): Promise<RunRow[]> {
   return await sql<RunRow[]>`
     select * from workflow_runs
     where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
       ${q.status ? sql`and status = ${q.status}` : sql``}
       ${q.workflowId ? sql`and workflow_id = ${q.workflowId}::uuid` : sql``}
+      ${q.subscriberId ? sql`and subscriber_id = ${q.subscriberId}::uuid` : sql``}
       ${q.afterId ? sql`and id < ${q.afterId}::uuid` : sql``}
     order by id desc
     limit ${q.limit + 1}`;

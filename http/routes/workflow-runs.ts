@@ -7,6 +7,7 @@ import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { getRun, listRuns } from "../../store/workflow-runs";
+import { findSubscriber } from "../../store/subscribers";
 import { serializeRun, stepNotificationIds } from "../responses/workflow-runs";
 import { notificationStatuses } from "../../store/notification-feed";
 import { parseLimit } from "../pagination";
@@ -28,8 +29,17 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       const details: Record<string, string[]> = {};
       if (query.status !== undefined && !RUN_STATUSES.includes(query.status)) details.status = [`must be one of ${RUN_STATUSES.join(", ")}`];
       if (query.workflow_id !== undefined && !isUuid(query.workflow_id)) details.workflow_id = ["must be a UUID"];
+      if (query.subscriber !== undefined && query.subscriber.trim() === "") details.subscriber = ["must not be empty"];
       if (Object.keys(details).length) throw validationFailed(details);
-      const rows = await listRuns(scopeOf(auth), { limit, afterId: cursor?.id ?? null, status: query.status, workflowId: query.workflow_id });
+      const subscriber = query.subscriber === undefined ? null : await findSubscriber(scopeOf(auth), query.subscriber.trim());
+      if (query.subscriber !== undefined && !subscriber) return { data: [], meta: { cursor: null, has_more: false } };
+      const rows = await listRuns(scopeOf(auth), {
+        limit,
+        afterId: cursor?.id ?? null,
+        status: query.status,
+        workflowId: query.workflow_id,
+        subscriberId: subscriber?.id,
+      });
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.started_at.toISOString(), id: r.id }));
       const statuses = await notificationStatuses(scopeOf(auth), stepNotificationIds(page));
       return { data: page.map((r) => serializeRun(r, statuses)), meta };
@@ -37,7 +47,11 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     {
       query: RunListQuery,
       response: { 200: RunListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List workflow runs, newest first", tags: ["workflows"] },
+      detail: {
+        summary: "List workflow runs, newest first",
+        description: "Filters: status, workflow_id (one version), subscriber (external_id or id: the runs triggered for that subscriber).",
+        tags: ["workflows"],
+      },
     },
   )
   .get(

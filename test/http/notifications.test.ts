@@ -186,7 +186,8 @@ describe("GET /v1/notifications", () => {
     const r = await call("GET", "/v1/notifications", { key: L.sandboxKey });
     expect(r.status).toBe(200);
     expect(r.body.data.map((n: any) => n.id)).toEqual([...ids].reverse());
-    expect(Object.keys(r.body.data[0]).sort()).toEqual(["channel", "created_at", "id", "recipient", "status", "template_id"]);
+    // SPEC's list fields, plus the subscriber and the workflow step (issue 27's activity feed)
+    expect(Object.keys(r.body.data[0]).sort()).toEqual(["channel", "created_at", "id", "recipient", "status", "subscriber_id", "template_id", "workflow_step"]);
     expect(r.body.meta).toEqual({ cursor: null, has_more: false });
   });
 

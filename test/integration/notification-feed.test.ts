@@ -138,6 +138,14 @@ describe("screens that tell the truth: runs and notifications name each other", 
     expect(listed.step_results[0].notification_status).toBe("failed");
   });
 
+  test("GET /v1/workflow-runs?subscriber=: the runs triggered for that subscriber (external_id or id)", async () => {
+    const runs = await call("GET", `/v1/workflow-runs?subscriber=${ANA}`, { key: T.sandboxKey });
+    expect(runs.body.data.map((r: any) => r.id)).toEqual([runId]);
+    expect(runs.body.data[0].step_results[0].notification_status).toBe("delivered");
+    const none = await call("GET", `/v1/workflow-runs?subscriber=nobody-${run}`, { key: T.sandboxKey });
+    expect(none.body).toEqual({ data: [], meta: { cursor: null, has_more: false } });
+  });
+
   test("the notification detail names its run and step; a direct send names none", async () => {
     const stepNotification = (await call("GET", `/v1/workflow-runs/${failingRunId}`, { key: T.sandboxKey })).body.data.step_results[0].notification_id;
     const d = await call("GET", `/v1/notifications/${stepNotification}`, { key: T.sandboxKey });

@@ -75,8 +75,10 @@ describe("send / delay / send", () => {
     expect(d.completed_at).toMatch(ISO);
     const [s0, s1, s2] = d.step_results;
     expect(d.step_results).toHaveLength(3);
-    expect(Object.keys(s0).sort()).toEqual(["channel", "notification_id", "status", "step", "type"]);
+    // SPEC's send result, plus the notification's status now, read with the run (issue 27)
+    expect(Object.keys(s0).sort()).toEqual(["channel", "notification_id", "notification_status", "status", "step", "type"]);
     expect(s0).toMatchObject({ type: "send", step: 0, channel: "sms", status: "enqueued" });
+    expect(["pending", "sent", "delivered"]).toContain(s0.notification_status);
     expect(s0.notification_id).toMatch(UUID);
     expect(Object.keys(s1).sort()).toEqual(["duration", "duration_seconds", "scheduled_at", "step", "type"]);
     expect(s1).toMatchObject({ type: "delay", step: 1, duration: "1m", duration_seconds: 60 });
