@@ -267,7 +267,7 @@ describe("signed in", () => {
     expect(await dash.page.locator("table.notifications tbody tr").count()).toBeGreaterThanOrEqual(2);
     await dash.page.getByLabel("Status").selectOption("failed");
     await dash.page.waitForURL(/status=failed/, { timeout: WAIT_MS });
-    expect(await textOf(dash.page.locator(".empty-title"))).toBe("No notification matches these filters");
+    expect(await textOf(dash.page.locator(".empty-title"))).toBe("No notification matches this search");
     await dash.page.goBack();
     await dash.page.locator("table.notifications tbody tr").first().waitFor({ timeout: WAIT_MS });
     expect(new URL(dash.page.url()).searchParams.get("status")).toBeNull();

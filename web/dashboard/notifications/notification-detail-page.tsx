@@ -58,6 +58,14 @@ function NotificationView({ n }: { n: Notification }) {
           <dd>{n.provider ?? <span class="muted">not yet</span>}</dd>
           <dt>Subscriber</dt>
           <dd>{n.subscriber_id ? <Link to={`/subscribers/${n.subscriber_id}`}>{n.subscriber_id}</Link> : <span class="muted">none</span>}</dd>
+          <dt>Workflow</dt>
+          <dd class="workflow-step">
+            {n.workflow_step ? (
+              <Link to={`/workflow-runs/${n.workflow_step.run_id}`}>Step {n.workflow_step.step + 1} of workflow run {n.workflow_step.run_id.slice(0, 8)}…</Link>
+            ) : (
+              <span class="muted">none (sent directly)</span>
+            )}
+          </dd>
           <dt>Created</dt>
           <dd>
             <Time iso={n.created_at} />

@@ -1,5 +1,6 @@
-// One subscriber: the record and consent, preferences (toggled and added here), the in-app inbox,
-// and erasure (LGPD) behind a confirmation.
+// One subscriber: the record and consent (Edit), their notifications on every channel and their
+// workflow runs, a test send and a workflow trigger for them, preferences (toggled and added here),
+// the in-app inbox, and erasure (LGPD) behind a confirmation.
 import { useState } from "preact/hooks";
 import type { ChannelName, InboxItem, Preference, Subscriber } from "../../../client";
 import { useDashboard } from "../app/context";
@@ -14,6 +15,8 @@ import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
 import { Choice } from "../ui/choice";
 import { TableHead } from "../ui/table-head";
+import { SendTest, TriggerForSubscriber } from "./subscriber-actions";
+import { SubscriberHistory } from "./subscriber-history";
 
 interface SubscriberData {
   subscriber: Subscriber;
@@ -35,6 +38,11 @@ export function SubscriberDetailPage({ params }: PageProps) {
     <>
       <PageHeader title="Subscriber">
         <Link to="/subscribers">All subscribers</Link>
+        {load.status === "ready" ? (
+          <Link to={`/subscribers/${load.data.subscriber.id}/edit`} class="button secondary">
+            Edit
+          </Link>
+        ) : null}
       </PageHeader>
       <Async load={load} label="Loading the subscriber" rows={8}>
         {(d) => <SubscriberView data={d} onPreferences={(preferences) => load.setData({ ...d, preferences })} />}
@@ -46,6 +54,8 @@ export function SubscriberDetailPage({ params }: PageProps) {
 function SubscriberView({ data, onPreferences }: { data: SubscriberData; onPreferences(p: Preference[]): void }) {
   const { api, go } = useDashboard();
   const s = data.subscriber;
+  // a test send shows up in the history at once
+  const [round, setRound] = useState(0);
   const erase = useAction(async () => {
     await api.subscribers.del(s.id);
     go("/subscribers", {}, { notice: `Subscriber ${s.external_id} was erased: email, phone, name and custom properties are gone.` });
@@ -89,6 +99,11 @@ function SubscriberView({ data, onPreferences }: { data: SubscriberData; onPrefe
         <h3>Custom properties</h3>
         <Json value={s.custom_properties} label="Custom properties" />
       </section>
+      <SubscriberHistory subscriber={s} round={round} />
+      <div class="two-columns">
+        <SendTest subscriber={s} onSent={() => setRound((r) => r + 1)} />
+        <TriggerForSubscriber subscriber={s} />
+      </div>
       <Preferences subscriberId={s.id} preferences={data.preferences} onChange={onPreferences} />
       <section aria-labelledby="inbox-title">
         <h2 id="inbox-title">

@@ -20,7 +20,14 @@ export function SubscriberListPage({ query }: PageProps) {
 
   return (
     <>
-      <PageHeader title="Subscribers" />
+      <PageHeader title="Subscribers">
+        <Link to="/subscribers/import" class="button secondary">
+          Import CSV
+        </Link>
+        <Link to="/subscribers/new" class="button">
+          New subscriber
+        </Link>
+      </PageHeader>
       <form
         class="filters"
         role="search"
@@ -44,7 +51,7 @@ export function SubscriberListPage({ query }: PageProps) {
               <Link to="/subscribers">Show all subscribers</Link>
             ) : (
               <>
-                Create them with <code>POST /v1/subscribers</code> or <code>POST /v1/subscribers/import</code>.
+                Add one with <Link to="/subscribers/new">New subscriber</Link>, import a CSV file, or create them with <code>POST /v1/subscribers</code>.
               </>
             )}
           </Empty>
@@ -52,6 +59,7 @@ export function SubscriberListPage({ query }: PageProps) {
       >
         {(page) => (
           <>
+            <div class="table-scroll">
             <table>
               <TableHead columns={["External id", "Name", "Email", "Phone", "Created"]} />
               <tbody>
@@ -70,6 +78,7 @@ export function SubscriberListPage({ query }: PageProps) {
                 ))}
               </tbody>
             </table>
+            </div>
             <nav class="pager" aria-label="Subscriber pages">
               <span>
                 {page.meta.offset + 1}–{page.meta.offset + page.data.length} of {page.meta.total}

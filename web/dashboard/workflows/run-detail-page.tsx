@@ -12,11 +12,13 @@ import { useAction, useLoad } from "../ui/use-load";
 import { StepResults } from "./step-results";
 
 const FOLLOW_MS = 2_000;
+const MOVING = new Set(["pending", "sent"]);
 
 export function RunDetailPage({ params }: PageProps) {
   const { api } = useDashboard();
   const load = useLoad(() => api.workflowRuns.retrieve(params.id!), [params.id], {
-    refreshMs: (run) => (run.status === "running" ? FOLLOW_MS : undefined),
+    // a finished run's notifications may still move (sent -> delivered or bounced): follow those too
+    refreshMs: (run) => (run.status === "running" || run.step_results.some((s) => MOVING.has(s.notification_status ?? "")) ? FOLLOW_MS : undefined),
   });
   return (
     <>

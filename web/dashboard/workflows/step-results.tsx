@@ -1,5 +1,6 @@
 // A run's steps in order: what each step of its version does beside what happened (type, status,
-// channel, the notification it created, when a delay resumes, the error), and the steps still to come.
+// channel, the notification it created and where that notification is now, when a delay resumes,
+// the error), and the steps still to come.
 import type { WorkflowRun, WorkflowStep, WorkflowStepResult } from "../../../client";
 import { Badge, Time } from "../ui/format";
 import { Link } from "../ui/link";
@@ -34,7 +35,7 @@ export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowS
               <Badge value={result?.type ?? def?.type ?? "muted"}>{result?.type ?? def?.type ?? "?"}</Badge>
               {def ? <div class="hint">{stepSummary(def)}</div> : null}
             </td>
-            <td>{result ? <Badge value={statusOf(run, result)} /> : <span class="muted">{notRun(run, i)}</span>}</td>
+            <td>{result ? <StepStatus run={run} result={result} /> : <span class="muted">{notRun(run, i)}</span>}</td>
             <td>{result?.channel ?? <span class="muted">—</span>}</td>
             <td>
               {result?.notification_id ? (
@@ -69,12 +70,30 @@ export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowS
   );
 }
 
+/**
+ * A step that created a notification shows where that notification is now (the step itself only
+ * says it `enqueued` it, which stays true when the notification later fails).
+ */
+function StepStatus({ run, result }: { run: WorkflowRun; result: WorkflowStepResult }) {
+  const now = result.notification_status;
+  if (!now) return <Badge value={statusOf(run, result)} />;
+  return (
+    <>
+      <Badge value={now}>{now}</Badge>
+      <div class="hint step-own-status">
+        step {statusOf(run, result)}
+        {result.status === "enqueued" ? " it" : ""}; the notification is {now}
+      </div>
+    </>
+  );
+}
+
 function FallbackAttempts({ attempts }: { attempts: NonNullable<WorkflowStepResult["attempts"]> }) {
   return (
     <ol class="fallback-attempts" aria-label="Channels tried">
       {attempts.map((a) => (
         <li key={a.channel}>
-          {a.channel} <Badge value={a.status} />{" "}
+          {a.channel} <Badge value={a.notification_status ?? a.status} />{" "}
           {a.notification_id ? <Link to={`/notifications/${a.notification_id}`}>notification</Link> : null}
           {a.error ? <span class="field-error"> {a.error.message}</span> : null}
         </li>
