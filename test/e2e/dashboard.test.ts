@@ -176,16 +176,16 @@ describe("signed in", () => {
     // a syntax error is an error, not a crash
     await content.pressSequentially(" {% if %}", { delay: 10 });
     expect(await textOf(dash.page.locator(".validation-errors"))).toContain("content");
-    expect(await textOf(dash.page.locator(".validation .invalid"))).toBe("Not valid");
+    expect(await textOf(dash.page.locator(".validation .invalid"))).toBe("Template not valid");
     await dash.screenshot("dashboard-template-invalid");
     for (let i = 0; i < " {% if %}".length; i++) await content.press("Backspace");
-    await dash.page.waitForFunction(() => document.querySelector(".validation .valid")?.textContent === "Valid", null, { timeout: WAIT_MS });
+    await dash.page.waitForFunction(() => document.querySelector(".validation .valid")?.textContent === "Template valid", null, { timeout: WAIT_MS });
     expect(await body.textContent()).toBe("Hello Ana, welcome aboard");
 
     await dash.page.getByRole("button", { name: "Create and publish" }).click();
     await dash.page.waitForURL(new RegExp(`/templates/welcome-${run}\\?env=production$`), { timeout: WAIT_MS });
     expect(await textOf(dash.page.locator(".template-state .badge"))).toBe("active");
-    expect(await textOf(dash.page.locator(".flash"))).toBe("Template created. Published: the template can now be sent in production.");
+    expect(await textOf(dash.page.locator(".flash"))).toBe("Template created. Published: production notifications can use it now.");
     await dash.screenshot("dashboard-template-published");
   }, TEST_MS);
 

@@ -94,10 +94,10 @@ export function SubscriberImportPage() {
         {send.error ? <ErrorNotice error={send.error} title="Not imported" /> : null}
         {refused ? (
           <div class="notice error-notice import-refused" role="alert">
-            <p class="notice-title">Nothing was imported{refused.row ? `: row ${refused.row} is refused` : ""}</p>
+            <p class="notice-title">Nothing was imported{refused.row ? `: row ${refused.row.row} is refused` : ""}</p>
             {refused.row && read?.ok ? (
-              <p>
-                Row {refused.row} (external id <code>{read.subscribers[refused.row - 1]?.external_id || "empty"}</code>):{" "}
+              <p class="import-refused-row">
+                Row {refused.row.row} (external id <code>{read.subscribers[refused.row.row - 1]?.external_id || "empty"}</code>):{" "}
                 {refused.row.messages.join("; ") || refused.error.message}
               </p>
             ) : (

@@ -74,7 +74,7 @@ function variantsOf(d: Draft): Record<string, string> {
 }
 
 function TemplateForm({ template }: { template: Template | null }) {
-  const { api, go } = useDashboard();
+  const { api, go, environment } = useDashboard();
   const [draft, setDraft] = useState<Draft>(() => draftOf(template));
   const [saved, setSaved] = useState<Template | null>(template);
   const [message, setMessage] = useState<string | null>(null);
@@ -90,7 +90,14 @@ function TemplateForm({ template }: { template: Template | null }) {
     const next = saved
       ? await api.templates.update(saved.id, { ...fields, ...(status ? { status } : {}) })
       : await api.templates.create({ slug: draft.slug, ...fields, ...(status ? { status } : {}) });
-    const said = status === "active" ? "Published: the template can now be sent in production." : status === "draft" ? "Moved back to draft." : "Saved.";
+    const said =
+      status === "active"
+        ? environment === "production"
+          ? "Published: production notifications can use it now."
+          : "Published in sandbox. Sandbox sends use any template, published or not; production has its own templates: publish one there to send it in production."
+        : status === "draft"
+          ? "Moved back to draft."
+          : "Saved.";
     // a new template moves to its own URL (the editor loads again there and says what happened)
     if (!saved) return go(templatePath(next), {}, { replace: true, notice: `Template created. ${said === "Saved." ? "" : said}`.trim() });
     setSaved(next);
@@ -193,13 +200,18 @@ function TemplateForm({ template }: { template: Template | null }) {
   );
 }
 
-type PreviewState = { status: "idle" } | { status: "ready"; result: TemplatePreview } | { status: "error"; error: ShownError };
+/** The template's own check (errors, warnings), and its render when the sample data could be read. */
+type Checked = { valid: boolean; errors: string[]; warnings: string[]; variables: string[]; rendered: TemplatePreview["rendered"] | null };
+type PreviewState = { status: "idle" } | { status: "ready"; result: Checked; key: string } | { status: "error"; error: ShownError; key: string };
 
-/** Asks the API to render the draft a moment after each keystroke; the newest answer wins. */
+/**
+ * Asks the API a moment after each keystroke; the newest answer wins. With sample data that is not
+ * a JSON object the template is still checked (validate: its warnings follow every change) but
+ * nothing is rendered, so no earlier render is shown as if it were this one.
+ */
 function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: string; onSample(v: string): void }) {
   const { api } = useDashboard();
   const [state, setState] = useState<PreviewState>({ status: "idle" });
-  const [updating, setUpdating] = useState(false);
   const round = useRef(0);
   let sampleData: Record<string, unknown> | null = null;
   try {
@@ -212,29 +224,35 @@ function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: strin
   const key = JSON.stringify([draft.channel, draft.content, variants, sampleData]);
 
   useEffect(() => {
-    if (sampleData === null) return;
     const mine = ++round.current;
-    setUpdating(true);
     const timer = setTimeout(async () => {
       try {
-        const result = await api.templates.previewInline({ channel: draft.channel, content: draft.content, variants, variables: sampleData! });
-        if (round.current === mine) setState({ status: "ready", result });
+        const source = { channel: draft.channel, content: draft.content, variants };
+        let result: Checked;
+        if (sampleData) {
+          const p = await api.templates.previewInline({ ...source, variables: sampleData });
+          result = { ...p.validation, variables: p.variables, rendered: p.rendered };
+        } else {
+          const v = await api.templates.validateInline(source);
+          result = { valid: v.valid, errors: v.errors, warnings: v.warnings, variables: v.variables, rendered: null };
+        }
+        if (round.current === mine) setState({ status: "ready", result, key });
       } catch (err) {
-        if (round.current === mine) setState({ status: "error", error: shownError(err) });
-      } finally {
-        if (round.current === mine) setUpdating(false);
+        if (round.current === mine) setState({ status: "error", error: shownError(err), key });
       }
     }, PREVIEW_DELAY_MS);
     return () => clearTimeout(timer);
   }, [key]);
 
-  const result = state.status === "ready" ? state.result : null;
+  // an answer about an earlier draft is not shown as this draft's: the panel says it is updating
+  const current = state.status !== "idle" && state.key === key;
+  const result = state.status === "ready" && current ? state.result : null;
   const sampleId = "template-sample";
-  const sampleErrors = sampleData === null ? ["must be a JSON object, e.g. {\"name\": \"Ana\"}"] : undefined;
+  const sampleErrors = sampleData === null ? ['is not valid JSON: it must be a JSON object, e.g. {"name": "Ana"}'] : undefined;
   return (
     <section class="preview" aria-labelledby="preview-title">
       <h2 id="preview-title">
-        Preview <span class="muted preview-updating">{updating ? "updating…" : ""}</span>
+        Preview <span class="muted preview-updating">{current ? "" : "updating…"}</span>
       </h2>
       <Field
         id={sampleId}
@@ -242,32 +260,45 @@ function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: strin
         errors={sampleErrors}
         hint={result?.variables.length ? <>Variables: {result.variables.map((v) => <code key={v}>{v} </code>)}</> : "The variables the preview fills in, as JSON."}
       >
-        <textarea id={sampleId} rows={4} value={sample} spellcheck={false} onInput={(e) => onSample(e.currentTarget.value)} aria-describedby={describedBy(sampleId, true, sampleErrors)} />
+        <textarea
+          id={sampleId}
+          rows={4}
+          value={sample}
+          spellcheck={false}
+          onInput={(e) => onSample(e.currentTarget.value)}
+          aria-invalid={sampleErrors ? "true" : undefined}
+          aria-describedby={describedBy(sampleId, true, sampleErrors)}
+        />
       </Field>
       <div class="validation" aria-live="polite">
-        {state.status === "error" ? <ErrorNotice error={state.error} title="The preview failed" /> : null}
+        {state.status === "error" && current ? <ErrorNotice error={state.error} title="The preview failed" /> : null}
         {result ? (
           <>
-            <p class={result.validation.valid ? "valid" : "invalid"}>{result.validation.valid ? "Valid" : "Not valid"}</p>
-            {result.validation.errors.length ? (
+            <p class={result.valid ? "valid" : "invalid"}>{result.valid ? "Template valid" : "Template not valid"}</p>
+            {result.errors.length ? (
               <ul class="validation-errors" aria-label="Errors">
-                {result.validation.errors.map((e) => (
+                {result.errors.map((e) => (
                   <li key={e}>{e}</li>
                 ))}
               </ul>
             ) : null}
-            {result.validation.warnings.length ? (
+            {result.warnings.length ? (
               <ul class="validation-warnings" aria-label="Warnings">
-                {result.validation.warnings.map((w) => (
+                {result.warnings.map((w) => (
                   <li key={w}>{w}</li>
                 ))}
               </ul>
             ) : null}
           </>
         ) : null}
+        {sampleData === null ? (
+          <p class="notice preview-paused" role="status">
+            Not rendered: the sample data is not valid JSON. Fix it to see the message.
+          </p>
+        ) : null}
       </div>
-      <div class="rendered" aria-label="Rendered template">
-        {result
+      <div class={current ? "rendered" : "rendered stale"} aria-label="Rendered template">
+        {result?.rendered
           ? Object.entries(result.rendered).map(([part, text]) => (
               <div key={part} class={`rendered-part rendered-${part}`}>
                 <h3>{part}</h3>
