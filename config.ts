@@ -222,6 +222,8 @@ export const config = {
    * together with the providers' own timeouts (settings.timeout_ms); the chaos check uses 2 s.
    */
   senderProviderDeadlineMs: Math.max(100, numberEnv("SENDER_PROVIDER_DEADLINE_MS", 15_000)),
+  /** How long POST /v1/channels/:channel/test waits for its test notification's first attempt. */
+  channelTestWaitMs: Math.max(100, numberEnv("CHANNEL_TEST_WAIT_MS", 15_000)),
   /** A pending notification untouched this long (and not waiting for a retry) is re-enqueued by the reconciler. */
   reconcilerStaleAfterMs: Math.max(1000, numberEnv("RECONCILER_STALE_AFTER_MS", 60_000)),
   /** How often the reconciler scans (one process at a time, under its lease). */

@@ -10,7 +10,7 @@ import { twilioDefinition } from "./sms/twilio";
 import { redactSecrets, secretValues } from "./outcome";
 import { recordProviderCall } from "../basics/metrics";
 import type { Channel } from "../schemas/channels";
-import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult } from "./types";
+import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendResult, VerifyResult } from "./types";
 import { whatsappCloudDefinition } from "./whatsapp/whatsapp-cloud";
 
 const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
@@ -58,6 +58,19 @@ export function createProvider(name: string, config: ProviderConfig, deps: Provi
   if (secrets.length === 0) return measured(provider);
   return measured({
     name: provider.name,
+    ...(provider.verify
+      ? {
+          async verify(signal?: AbortSignal): Promise<VerifyResult> {
+            const result = await provider.verify!(signal);
+            if (result.ok) return { ...result, message: redactSecrets(result.message, secrets), response: redactSecrets(result.response, secrets) };
+            return {
+              ok: false,
+              error: { code: result.error.code, message: redactSecrets(result.error.message, secrets) },
+              ...(result.response ? { response: redactSecrets(result.response, secrets) } : {}),
+            };
+          },
+        }
+      : {}),
     async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
       const result = await provider.send(msg, signal);
       // the message id is left alone: inbound status webhooks match on it verbatim
@@ -75,6 +88,7 @@ export function createProvider(name: string, config: ProviderConfig, deps: Provi
 function measured(provider: Provider): Provider {
   return {
     name: provider.name,
+    ...(provider.verify ? { verify: (signal?: AbortSignal) => provider.verify!(signal) } : {}),
     async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;

@@ -88,10 +88,20 @@ export interface ProviderReceipt {
 }
 export type SendSuccess = Extract<SendResult, { ok: true }>;
 
+/** What a provider said when asked whether it can be reached and accepts the credentials (no message sent). */
+export type VerifyResult =
+  | { ok: true; message: string; response: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string }; response?: Record<string, unknown> };
+
 export interface Provider {
   readonly name: string;
   /** Never throws: every outcome, including timeouts and network errors, is a SendResult. */
   send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult>;
+  /**
+   * Connects and authenticates without sending (SMTP: EHLO, STARTTLS, AUTH), for the channel test.
+   * Never throws. Providers whose API has no such call leave it out; the test then sends instead.
+   */
+  verify?(signal?: AbortSignal): Promise<VerifyResult>;
 }
 
 export interface ProviderDeps {

@@ -78,14 +78,36 @@ export const ChannelListResponse = t.Object({ data: t.Array(ChannelConfigRecord)
 export const ChannelTestResponse = t.Object(
   {
     data: t.Object({
-      success: t.Boolean(),
-      message: t.String(),
-      notification_id: t.Optional(t.String()),
+      success: t.Boolean({ description: "what was checked worked: the provider was reached (and accepted the credentials), or accepted the test message" }),
+      message: t.String({ description: "what happened, in the provider's words when it answered" }),
+      checked: t.Optional(
+        t.Union([t.Literal("connection"), t.Literal("delivery"), t.Literal("configuration")], {
+          description: "connection: reached and authenticated without sending (SMTP); delivery: a test was sent; configuration: only the fields were checked",
+        }),
+      ),
+      notification_id: t.Optional(t.String({ description: "the test notification (delivery)" })),
+      provider_response: t.Optional(t.Record(t.String(), t.Unknown(), { description: "the provider's answer as recorded (credentials redacted)" })),
     }),
   },
   {
     examples: [
-      { data: { success: true, message: "Test notification queued through sendgrid", notification_id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f" } },
+      {
+        data: {
+          success: false,
+          checked: "connection",
+          message: "smtp could not be used: connect ECONNREFUSED 127.0.0.1:2525 (connection_error)",
+          provider_response: { host: "127.0.0.1", port: 2525, error_code: "ECONNREFUSED" },
+        },
+      },
+      {
+        data: {
+          success: true,
+          checked: "delivery",
+          message: "Sent to ana@example.com through sendgrid; it accepted the message",
+          notification_id: "0198c3b3-0a1b-7c2d-9e3f-4a5b6c7d8e9f",
+          provider_response: { status: 202, message_id: "kL9x2QeTRh6bWv1pZ0aA3g" },
+        },
+      },
     ],
   },
 );

@@ -20,6 +20,21 @@ export const ProviderDescription = t.Object({
   default_rate_limit_per_second: t.Number(),
   credential_fields: t.Array(ProviderField, { description: "Secrets: write-only, never returned (a channel lists their names as credential_keys)" }),
   setting_fields: t.Array(ProviderField),
+  built_in: t.Union(
+    [
+      t.Object({
+        channels: t.Array(t.String()),
+        environments: t.Array(t.String()),
+      }),
+      t.Null(),
+    ],
+    {
+      description:
+        "Channels this provider delivers without any configuration, and in which environments: `inbox` takes in_app everywhere, " +
+        "`sandbox` every other channel in sandbox. A channel with neither a configuration nor a built-in provider refuses " +
+        "sends with 422 channel_not_configured.",
+    },
+  ),
 });
 
 export const ProviderListResponse = t.Object(
@@ -37,6 +52,15 @@ export const ProviderListResponse = t.Object(
               { name: "from_email", required: true, description: "verified sender address", type: "string" },
               { name: "rate_limit_per_second", required: false, description: "sends per second (default 100)", type: "number" },
             ],
+            built_in: null,
+          },
+          {
+            name: "inbox",
+            channels: ["in_app"],
+            default_rate_limit_per_second: 1000,
+            credential_fields: [],
+            setting_fields: [{ name: "rate_limit_per_second", required: false, description: "sends per second (default 1000)", type: "number" }],
+            built_in: { channels: ["in_app"], environments: ["production", "sandbox"] },
           },
         ],
       },

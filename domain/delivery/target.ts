@@ -30,9 +30,17 @@ export interface DeliveryTarget {
 }
 
 /**
- * The provider a channel delivers through: its active configuration; otherwise `inbox` for
- * in_app, the built-in `sandbox` in the sandbox environment, and null (not configured) in production.
+ * The built-in provider a channel without an active configuration delivers through: `inbox` for
+ * in_app in every environment (the inbox is ours, there is nothing to configure), the `sandbox`
+ * provider for the other channels in sandbox; null in production, where such a send is refused
+ * (422 channel_not_configured). GET /v1/providers publishes the same rule (built_in).
  */
+export function builtInProvider(environment: string, channel: string): "inbox" | "sandbox" | null {
+  if (channel === "in_app") return "inbox";
+  return environment === "sandbox" ? "sandbox" : null;
+}
+
+/** The provider a channel delivers through: its active configuration, else its built-in provider, else null (not configured). */
 export async function resolveDelivery(tenantId: string, environment: string, channel: string): Promise<DeliveryTarget | null> {
   const cfg = await loadChannelConfig(tenantId, environment, channel as Channel);
   if (cfg && cfg.active !== false) {
@@ -45,7 +53,6 @@ export async function resolveDelivery(tenantId: string, environment: string, cha
       version: `${cfg.id}:${cfg.updatedAt}`,
     };
   }
-  if (channel === "in_app") return { provider: "inbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:inbox" };
-  if (environment === "sandbox") return { provider: "sandbox", credentials: {}, settings: {}, builtIn: true, channelId: null, version: "builtin:sandbox" };
-  return null;
+  const builtIn = builtInProvider(environment, channel);
+  return builtIn ? { provider: builtIn, credentials: {}, settings: {}, builtIn: true, channelId: null, version: `builtin:${builtIn}` } : null;
 }

@@ -29,6 +29,8 @@ import {
   type ChannelRow,
 } from "../../store/channels";
 import { serializeChannel } from "../responses/channels";
+import { sendChannelTest, verifyChannel } from "../../domain/delivery/channel-test";
+import { builtInProvider } from "../../domain/delivery/target";
 import { sql } from "../../store/db";
 import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
@@ -107,21 +109,6 @@ function auditOf(auth: AuthContext, action: string, row: ChannelRow) {
 }
 
 const notConfigured = (channel: string) => notFound("channel_not_found", `The ${channel} channel is not configured`);
-
-const TEST_TEXT = "Test notification: this channel's configuration works.";
-
-function testPayload(channel: Channel): Record<string, unknown> {
-  switch (channel) {
-    case "email":
-      return { subject: "Test notification", content: TEST_TEXT };
-    case "sms":
-    case "whatsapp":
-      return { content: TEST_TEXT };
-    case "in_app":
-    case "push":
-      return { title: "Test notification", body: TEST_TEXT };
-  }
-}
 
 export const channelRoutes = new Elysia({ name: "routes.channels" })
   .use(authPlugin)
@@ -261,49 +248,47 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       requireWrite(auth);
       const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
-      if (!row) throw notConfigured(channel);
+      const settingRecipient = row?.settings?.test_recipient;
+      const to = body?.to ?? (typeof settingRecipient === "string" ? settingRecipient : undefined);
+      const recipientField = body?.to !== undefined ? "to" : "settings.test_recipient";
+      if (!row) {
+        // in_app (everywhere) and every channel in sandbox deliver through a built-in provider
+        const builtIn = builtInProvider(auth.environment, channel);
+        if (!builtIn) throw notConfigured(channel);
+        if (!to) {
+          return { data: { success: true, checked: "configuration" as const, message: `No configuration: ${channel} delivers through the built-in ${builtIn} provider; give "to" to send a test through it` } };
+        }
+        return { data: await sendChannelTest(scopeOf(auth), channel, builtIn, to, recipientField) };
+      }
       let credentials: Record<string, unknown>;
       try {
         credentials = decryptCredentials(row);
       } catch (err) {
         if (!(err instanceof DecryptionError)) throw err;
         logger.warn({ tenant_id: auth.tenantId, channel, key_id: err.keyId }, "channel credentials failed to decrypt");
-        return { data: { success: false, message: "The stored credentials cannot be decrypted; save the configuration again" } };
+        return { data: { success: false, checked: "configuration" as const, message: "The stored credentials cannot be decrypted; save the configuration again" } };
       }
       const details = checkConfig(channel, { provider: row.provider, credentials, settings: row.settings ?? {}, active: row.active });
       if (Object.keys(details).length) {
-        return { data: { success: false, message: `The configuration is invalid: ${Object.keys(details).join(", ")}` } };
+        return { data: { success: false, checked: "configuration" as const, message: `The configuration is invalid: ${Object.keys(details).join(", ")}` } };
       }
       if (!row.active) {
-        return { data: { success: false, message: "The configuration is valid but inactive; activate it to deliver through it" } };
+        return { data: { success: false, checked: "configuration" as const, message: "The configuration is valid but inactive; activate it to deliver through it" } };
       }
-      const settingRecipient = row.settings?.test_recipient;
-      const to = body?.to ?? (typeof settingRecipient === "string" ? settingRecipient : undefined);
-      if (!to) {
-        return {
-          data: {
-            success: true,
-            message: `The ${row.provider} configuration is valid; give "to" (or settings.test_recipient) to send a test notification`,
-          },
-        };
-      }
-      const { acceptNotification } = await import("../../domain/notifications/accept");
-      // client mistakes (bad recipient: 422) pass through as they are
-      const n = await acceptNotification({
-        tenantId: auth.tenantId,
-        environment: auth.environment,
-        channel,
-        recipient: to,
-        recipientField: body?.to !== undefined ? "to" : "settings.test_recipient",
-        data: testPayload(channel),
-        metadata: { test: true },
-      });
-      return { data: { success: true, message: `Test notification queued through ${row.provider}`, notification_id: n.id } };
+      if (!to) return { data: await verifyChannel(row.provider, credentials, row.settings ?? {}) };
+      return { data: await sendChannelTest(scopeOf(auth), channel, row.provider, to, recipientField) };
     },
     {
       params: ChannelParams,
       body: t.Optional(ChannelTestBody),
       response: { 200: ChannelTestResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Check the configuration and enqueue a test notification", tags: ["channels"] },
+      detail: {
+        summary: "Test a channel against its provider",
+        description:
+          "Without a recipient: connects and authenticates without sending where the provider can (SMTP), otherwise checks the fields " +
+          "(`checked: configuration`). With `to` (or settings.test_recipient): sends a test notification and answers with the provider's " +
+          "answer to its first attempt, waiting at most 15 s (`checked: delivery`, `provider_response`, `notification_id`).",
+        tags: ["channels"],
+      },
     },
   );

@@ -12,6 +12,7 @@ import type {
   ProviderDeps,
   SendFailure,
   SendResult,
+  VerifyResult,
 } from "../types";
 import { DEFAULT_TIMEOUT_MS } from "../types";
 
@@ -92,12 +93,16 @@ export class SmtpProvider implements Provider {
   private readonly fromEmail: string;
   private readonly fromName: string;
   private readonly timeoutMs: number;
+  private readonly address: { host: string; port: number };
+  private readonly authenticates: boolean;
 
   constructor(config: ProviderConfig, deps: ProviderDeps) {
     const { credentials, settings } = config;
     const port = typeof settings.port === "number" ? settings.port : Number(settings.port ?? 587) || 587;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const username = stringSetting(credentials, "username");
+    this.address = { host: stringSetting(settings, "host"), port };
+    this.authenticates = !!username;
     this.transport = nodemailer.createTransport({
       host: stringSetting(settings, "host"),
       port,
@@ -134,6 +139,21 @@ export class SmtpProvider implements Provider {
       };
     }
     return mail;
+  }
+
+  /** nodemailer's verify: connect, greet, STARTTLS when offered, AUTH with the credentials; nothing is sent. */
+  async verify(signal?: AbortSignal): Promise<VerifyResult> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const joined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const { host, port } = this.address;
+    try {
+      const aborted = new Promise<never>((_, reject) => joined.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { code: "EABORT" })), { once: true }));
+      await Promise.race([this.transport.verify(), aborted]);
+      return { ok: true, message: `Connected to ${host}:${port}${this.authenticates ? " and authenticated" : ""}; nothing was sent`, response: { host, port } };
+    } catch (err) {
+      const f = classifySmtpError(err, timeout.aborted && !(signal?.aborted ?? false));
+      return { ok: false, error: f.error, response: { host, port, ...(f.response ?? {}) } };
+    }
   }
 
   async send(msg: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {

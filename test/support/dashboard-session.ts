@@ -40,7 +40,8 @@ export async function startDashboardServer(env: Record<string, string> = {}): Pr
   const base = `http://localhost:${port}`;
   let api: ApiProcess;
   try {
-    api = await startApiProcess({ PORT: String(port), SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ...env });
+    // a channel test waits for the provider's answer as shipped (the preload shortens it for in-process tests)
+    api = await startApiProcess({ PORT: String(port), SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, CHANNEL_TEST_WAIT_MS: "20000", ...env });
   } catch (err) {
     await smtp.stop();
     throw err;

@@ -6,6 +6,9 @@ import { stopSharedRedisCluster } from "./redis-cluster";
 process.env.NODE_ENV = "test";
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms_test";
 process.env.ADMIN_TOKEN ??= "test_admin_token";
+// in-process tests run no sender: a channel test with a recipient need not wait 15 s to say so
+// (test/integration/channel-test.test.ts runs an API process with the real default and a sender)
+process.env.CHANNEL_TEST_WAIT_MS ??= "1500";
 // A prefix chosen here belongs to this run alone, so the run may delete it; one given from
 // outside may be a development instance's and is never swept.
 const ownPrefix = process.env.REDIS_PREFIX === undefined;

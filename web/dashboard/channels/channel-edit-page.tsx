@@ -10,6 +10,8 @@ import { Link } from "../ui/link";
 import { PageHeader } from "../ui/page-header";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { TestPanel } from "../ui/test-panel";
+import { Json } from "../ui/format";
+import { builtInFor } from "./channels-page";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, isChannel } from "../vocabulary";
 import { asText, ProviderInputs, valuesOf, type FieldValues, type Scope } from "./provider-fields";
@@ -61,7 +63,8 @@ function initialTexts(p: ProviderDescription | undefined, config: ChannelConfig 
 }
 
 function ChannelForm({ channel, providers, config, onSaved }: FormProps) {
-  const { api } = useDashboard();
+  const { api, environment } = useDashboard();
+  const builtIn = builtInFor(providers, channel, environment);
   const [providerName, setProviderName] = useState(config?.provider ?? providers[0]?.name ?? "");
   const provider = providers.find((p) => p.name === providerName);
   const [texts, setTexts] = useState<FieldValues>(() => initialTexts(provider, config));
@@ -108,6 +111,13 @@ function ChannelForm({ channel, providers, config, onSaved }: FormProps) {
   const details = { ...(save.error?.details ?? {}), ...problems };
   return (
     <div class="detail">
+      {!config ? (
+        <p class="notice channel-unconfigured">
+          {builtIn
+            ? `Not configured: ${CHANNEL_LABELS[channel]} delivers through the built-in ${builtIn} provider. Configure a provider only to change that (or to set a rate limit).`
+            : `Not configured: ${environment} sends on ${CHANNEL_LABELS[channel]} are refused (422 channel_not_configured) until a provider is configured.`}
+        </p>
+      ) : null}
       <form
         class="stack channel-form"
         aria-label={`${CHANNEL_LABELS[channel]} configuration`}
@@ -163,7 +173,7 @@ function ChannelForm({ channel, providers, config, onSaved }: FormProps) {
           ) : null}
         </div>
       </form>
-      {config ? <TestChannel channel={channel} /> : null}
+      {config || builtIn ? <TestChannel channel={channel} /> : null}
     </div>
   );
 }
@@ -192,10 +202,20 @@ function TestChannel({ channel }: { channel: ChannelName }) {
               <Link to={`/notifications/${r.notification_id}`}>Follow the test notification</Link>
             </>
           ) : null}
+          {r.provider_response && Object.keys(r.provider_response).length ? (
+            <details class="provider-answer">
+              <summary>The provider's answer</summary>
+              <Json value={r.provider_response} label="The provider's answer to the test" />
+            </details>
+          ) : null}
         </>
       )}
     >
-      <Field id="test-recipient" label="Recipient" hint={`Optional: ${TEST_RECIPIENT_HINTS[channel]}. Without one the configuration is only checked.`}>
+      <Field
+        id="test-recipient"
+        label="Recipient"
+        hint={`Optional: ${TEST_RECIPIENT_HINTS[channel]}: a test is sent and the provider's answer shown. Without one the provider is asked to connect and authenticate where it can (SMTP), without sending.`}
+      >
         <input id="test-recipient" value={to} onInput={(e) => setTo(e.currentTarget.value)} aria-describedby="test-recipient-hint" />
       </Field>
     </TestPanel>
