@@ -6,8 +6,16 @@ const Period = t.Union([t.Literal("1h"), t.Literal("24h"), t.Literal("7d"), t.Li
 
 export const PeriodQuery = t.Object({ period: t.Optional(Period) });
 export const TimeseriesQuery = t.Object({
-  period: t.Optional(t.Union([t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], { description: "default 24h" })),
-  granularity: t.Optional(t.Union([t.Literal("hour"), t.Literal("day")], { description: "hour for 24h, day otherwise, when omitted" })),
+  period: t.Optional(
+    t.Union([t.Literal("1h"), t.Literal("24h"), t.Literal("7d"), t.Literal("30d")], {
+      description: "default 24h; 1h is the last hour minute by minute (granularity minute)",
+    }),
+  ),
+  granularity: t.Optional(
+    t.Union([t.Literal("minute"), t.Literal("hour"), t.Literal("day")], {
+      description: "minute for 1h (and only there), hour for 24h, day otherwise, when omitted",
+    }),
+  ),
 });
 export const TemplatesQuery = t.Object({ period: t.Optional(Period), limit: t.Optional(t.String()) });
 

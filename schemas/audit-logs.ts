@@ -15,6 +15,10 @@ export const AuditLogEntry = t.Object({
   ip_address: Nullable(t.String()),
   user_agent: Nullable(t.String()),
   inserted_at: t.String({ description: "ISO 8601 UTC with microseconds" }),
+  actor_name: t.Optional(Nullable(t.String({ description: "The actor in words, looked up when read: a user's email, an API key's prefix and label; null for system" }))),
+  resource_name: t.Optional(
+    Nullable(t.String({ description: "The resource in words where known: an API key's prefix, a team member's email, a domain, a webhook's URL" })),
+  ),
 });
 
 // Strings here and checked in the route, so every bad value is a 422 naming its field.
@@ -45,6 +49,8 @@ const AUDIT_EXAMPLE = {
   ip_address: "203.0.113.7",
   user_agent: "curl/8.5.0",
   inserted_at: "2025-08-01T12:00:00.123456Z",
+  actor_name: "nk_live_Ab12 (default)",
+  resource_name: null,
 };
 
 export const AuditLogList = t.Object(

@@ -26,11 +26,27 @@ export interface AuditLogEntry {
   ip_address: string | null;
   user_agent: string | null;
   inserted_at: string;
+  /** who the actor is in words: a user's email, a key's prefix and label; null for system */
+  actor_name: string | null;
+  /** what the resource is in words where the log can tell: a key's prefix, a member's email, a domain, a webhook's URL */
+  resource_name: string | null;
 }
 
+// Names are looked up when read (people and keys keep their ids in the log, which is immutable);
+// a member removed since is named by the email the entry's metadata kept.
+const keyName = (id: ReturnType<typeof sql>) =>
+  sql`(select k.prefix || coalesce(' (' || coalesce(k.label, k.name) || ')', '') from api_keys k where k.tenant_id = audit_logs.tenant_id and k.id::text = ${id})`;
+const userEmail = (id: ReturnType<typeof sql>) => sql`(select u.email from users u where u.tenant_id = audit_logs.tenant_id and u.id::text = ${id})`;
 const columns = sql`
   id::text, tenant_id::text, actor_id, actor_type, action, resource_type, resource_id, metadata, ip_address, user_agent,
-  to_char(inserted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as inserted_at`;
+  to_char(inserted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as inserted_at,
+  case actor_type when 'user' then ${userEmail(sql`actor_id`)} when 'api_key' then ${keyName(sql`actor_id`)} end as actor_name,
+  case resource_type
+    when 'api_key' then ${keyName(sql`resource_id`)}
+    when 'team_member' then coalesce(${userEmail(sql`resource_id`)}, metadata ->> 'email')
+    when 'domain' then metadata ->> 'domain'
+    when 'webhook' then metadata ->> 'url'
+  end as resource_name`;
 
 export async function listAuditLogs(f: AuditFilter): Promise<AuditLogEntry[]> {
   const conds = [sql`tenant_id = ${f.tenantId}`];

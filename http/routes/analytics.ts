@@ -12,6 +12,8 @@ import {
 } from "../../schemas/analytics";
 import { byChannel, byTemplate, overview, periodStart, timeseries } from "../../store/analytics";
 import { parseLimit } from "../pagination";
+import { lastHourStart, minuteSeries } from "../../store/recent-activity";
+import { validationFailed } from "../../basics/errors";
 import { authPlugin, requireSecret } from "../plugins/auth";
 import { errors, KEY_ERRORS } from "../route-docs";
 
@@ -42,12 +44,19 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
     async ({ auth, query }) => {
       requireSecret(auth);
       const period = query.period ?? "24h";
-      const granularity = query.granularity ?? (period === "24h" ? "hour" : "day");
-      const rows = await timeseries(auth.tenantId, auth.environment, periodStart(period), granularity);
+      const granularity = query.granularity ?? (period === "1h" ? "minute" : period === "24h" ? "hour" : "day");
+      // the last hour is drawn minute by minute, which only the last hour offers
+      if ((period === "1h") !== (granularity === "minute")) {
+        throw validationFailed({ granularity: [period === "1h" ? "must be minute for period 1h" : "minute is offered for period 1h only"] });
+      }
+      const rows =
+        granularity === "minute"
+          ? await minuteSeries(auth.tenantId, auth.environment, lastHourStart())
+          : await timeseries(auth.tenantId, auth.environment, periodStart(period), granularity);
       const points = rows.map(({ bucket, ...c }) => ({ timestamp: new Date(bucket).toISOString(), ...c }));
       return { data: { period, granularity, points } };
     },
-    { query: TimeseriesQuery, response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
+    { query: TimeseriesQuery, response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per minute (the last hour), hour or day", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/templates",

@@ -397,10 +397,20 @@ describe("signed in", () => {
     const copyDkim = dash.page.getByRole("button", { name: "Copy the value of the DKIM record" });
     await copyDkim.click();
     expect(await textOf(dash.page.locator('tr[data-record="dkim"] .dns-text .copy-status'))).toMatch(/Copied|select the value/);
+    // the 2048-bit DKIM key sits on one line in a box that scrolls sideways, not in a 40-line cell
+    const dkimBox = dash.page.locator('tr[data-record="dkim"] .dns-text .copy-box');
+    const box = await dkimBox.evaluate((e) => ({ height: e.getBoundingClientRect().height, scroll: e.scrollWidth, width: e.clientWidth, text: e.textContent }));
+    expect(box.height).toBeLessThan(60);
+    expect(box.scroll).toBeGreaterThan(box.width);
+    expect(box.text).toContain("v=DKIM1");
+    expect(await textOf(dash.page.locator('tr[data-record="txt"] .dns-result .badge'))).toBe("not verified yet");
+    expect(await dash.page.locator('tr[data-record="txt"] .dns-result .badge').getAttribute("class")).not.toContain("tone-good");
 
     // nothing published yet: the ownership row says what was looked for
     await dash.page.getByRole("button", { name: "Verify", exact: true }).click();
     expect(await textOf(dash.page.locator(".form-status"))).toContain("Not verified yet");
+    // a failed verification is not good news: red, not green
+    expect(await dash.page.locator(".form-status").evaluate((e) => getComputedStyle(e).color)).toBe("rgb(194, 54, 43)");
     const pending = (await apiCall("GET", `/v1/domains/${id}`)).body.data;
     expect(pending.status).toBe("pending");
     expect(await textOf(dash.page.locator('tr[data-record="txt"] .dns-result .field-error'))).toBe(pending.verification_error);

@@ -123,9 +123,31 @@ describe("GET /v1/analytics/timeseries", () => {
     expect(r.body.data.points.reduce((s: number, p: any) => s + p.total, 0)).toBe(35);
   });
 
-  test("422 for period 1h (not offered) or an unknown granularity", async () => {
-    expect((await get("/v1/analytics/timeseries?period=1h")).status).toBe(422);
+  test("period 1h: the last hour minute by minute (61 points), counted from the notifications themselves", async () => {
+    const r = await get("/v1/analytics/timeseries?period=1h");
+    expect(r.status).toBe(200);
+    expect(r.body.data.granularity).toBe("minute");
+    expect(r.body.data.points.length).toBeGreaterThanOrEqual(60);
+    expect(r.body.data.points.length).toBeLessThanOrEqual(61);
+    const first = Date.parse(r.body.data.points[0].timestamp);
+    expect(Date.now() - first).toBeGreaterThanOrEqual(3_600_000);
+    expect(Date.now() - first).toBeLessThan(3_660_000);
+    // counted from the notifications themselves (this file's rollups are seeded without any): two sends appear in the current minute
+    const total = (body: any) => body.data.points.reduce((s: number, p: any) => s + p.total, 0);
+    expect(total(r.body)).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      expect((await call("POST", "/v1/notifications", { key: T.sandboxKey, body: { channel: "sms", to: "+5511912345678", data: { content: "x" } } })).status).toBe(202);
+    }
+    const sandbox = await get("/v1/analytics/timeseries?period=1h", T.sandboxKey);
+    expect(total(sandbox.body)).toBe(2);
+    expect(sandbox.body.data.points.at(-1).total + (sandbox.body.data.points.at(-2)?.total ?? 0)).toBe(2);
+    expect(total((await get("/v1/analytics/timeseries?period=1h")).body)).toBe(0);
+  });
+
+  test("422 for minute outside 1h, another granularity with 1h, or an unknown one", async () => {
     expect((await get("/v1/analytics/timeseries?granularity=minute")).status).toBe(422);
+    expect((await get("/v1/analytics/timeseries?period=1h&granularity=hour")).status).toBe(422);
+    expect((await get("/v1/analytics/timeseries?granularity=second")).status).toBe(422);
   });
 });
 

@@ -86,7 +86,8 @@ describe("GET /api/internal/audit-logs (SPEC: admin only)", () => {
     expect(r.body.audit_logs.map((e: any) => e.id)).toEqual([...ids].reverse()); // newest first
     for (const e of r.body.audit_logs) {
       expect(Object.keys(e).sort()).toEqual(
-        ["action", "actor_id", "actor_type", "id", "inserted_at", "ip_address", "metadata", "resource_id", "resource_type", "tenant_id", "user_agent"].sort(),
+        // SPEC's fields, plus the names looked up when read (issue 27: people's emails and key prefixes)
+        ["action", "actor_id", "actor_name", "actor_type", "id", "inserted_at", "ip_address", "metadata", "resource_id", "resource_name", "resource_type", "tenant_id", "user_agent"].sort(),
       );
       expect(e.inserted_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
       expect(e.tenant_id).toBe(a.tenant.id);
@@ -187,5 +188,23 @@ describe("SPEC Audit events: actor_type set by who acted", () => {
     });
     const [e] = (await list(`?tenant_id=${a.tenant.id}&resource_id=${r.body.data.id}`)).body.audit_logs;
     expect(e).toMatchObject({ actor_type: "api_key", actor_id: a.secretKeyId, ip_address: "198.51.100.9", user_agent: "nms-test/1", action: "api_key.created" });
+  });
+});
+
+describe("names in the audit log (issue 27): people by email, keys by prefix", () => {
+  test("a key created through the API names its actor key and the new key by prefix and label; a removed member keeps the email", async () => {
+    const t = await createTenant();
+    const created = await call("POST", "/v1/api-keys", { key: t.secretKey, body: { key_type: "secret", label: "ci deploys", environment: "production" } });
+    expect(created.status).toBe(201);
+    const r = await call("GET", `/api/internal/audit-logs?tenant_id=${t.tenant.id}&action=api_key.created`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const e = r.body.audit_logs[0];
+    expect(e.actor_type).toBe("api_key");
+    expect(e.actor_name).toBe(`${t.secretKey.slice(0, 12)} (default)`);
+    expect(e.resource_name).toBe(`${created.body.data.prefix} (ci deploys)`);
+    await sql.begin(async (tx) => {
+      await writeAudit(tx, { tenantId: t.tenant.id, actorType: "system", actorId: null, action: "team_member.removed", resourceType: "team_member", resourceId: crypto.randomUUID(), metadata: { email: "gone@example.com", role: "member" } });
+    });
+    const removed = await call("GET", `/api/internal/audit-logs?tenant_id=${t.tenant.id}&action=team_member.removed`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(removed.body.audit_logs[0]).toMatchObject({ actor_name: null, resource_name: "gone@example.com" });
   });
 });

@@ -125,6 +125,7 @@ export function AuditLogPage({ query }: PageProps) {
 
 function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
   return (
+    <div class="table-scroll">
     <table class="audit">
       <TableHead columns={["When", "Action", "Resource", "Actor", "From", "Details"]} />
       <tbody>
@@ -136,13 +137,15 @@ function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
             <td>
               <code>{e.action}</code>
             </td>
-            <td>
+            <td class="audit-resource">
               {e.resource_type}
-              {e.resource_id ? <div class="hint mono">{e.resource_id}</div> : null}
+              {e.resource_name ? <div class="audit-name">{e.resource_name}</div> : null}
+              {e.resource_id ? <div class="hint mono" title="id">{e.resource_id}</div> : null}
             </td>
-            <td>
-              {e.actor_type}
-              {e.actor_id ? <div class="hint mono">{e.actor_id}</div> : null}
+            <td class="audit-actor">
+              {e.actor_name ? <div class="audit-name">{e.actor_name}</div> : null}
+              <span class={e.actor_name ? "hint" : undefined}>{e.actor_type}</span>
+              {e.actor_id && !e.actor_name ? <div class="hint mono">{e.actor_id}</div> : null}
             </td>
             <td>{e.ip_address ?? <span class="muted">—</span>}</td>
             <td class="small">
@@ -156,5 +159,6 @@ function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }

@@ -32,11 +32,11 @@ export function DnsRecords({ domain: d }: { domain: SendingDomain }) {
                 <code>{rec.type}</code>
               </td>
               <td class="dns-host">
-                <code class="long-value">{rec.name}</code>
+                <CopyBox value={rec.name} label={`Host of the ${r.label} record`} />
                 <CopyButton text={rec.name} label={`Copy the host of the ${r.label} record`} />
               </td>
               <td class="dns-text">
-                <code class="long-value">{rec.value}</code>
+                <CopyBox value={rec.value} label={`Value of the ${r.label} record`} />
                 <CopyButton text={rec.value} label={`Copy the value of the ${r.label} record`} />
               </td>
               <td class="dns-result" aria-live="polite">
@@ -50,6 +50,29 @@ export function DnsRecords({ domain: d }: { domain: SendingDomain }) {
   );
 }
 
+/**
+ * A long value (a 400-character DKIM key) on one line in a box that scrolls sideways, so the row
+ * stays one line high; focusing it selects the whole value for a manual copy.
+ */
+function CopyBox({ value, label }: { value: string; label: string }) {
+  return (
+    <code
+      class="copy-box"
+      tabIndex={0}
+      aria-label={label}
+      onFocus={(e) => {
+        const range = document.createRange();
+        range.selectNodeContents(e.currentTarget);
+        const sel = window.getSelection();
+        sel?.removeAllRanges();
+        sel?.addRange(range);
+      }}
+    >
+      {value}
+    </code>
+  );
+}
+
 function OwnershipResult({ domain: d }: { domain: SendingDomain }) {
   if (d.status === "verified") {
     return (
@@ -58,7 +81,14 @@ function OwnershipResult({ domain: d }: { domain: SendingDomain }) {
       </>
     );
   }
-  if (!d.verification_error) return <span class="muted">not verified yet: press Verify once it is published</span>;
+  if (!d.verification_error) {
+    return (
+      <>
+        <Badge value="pending">not verified yet</Badge>
+        <div class="hint">press Verify once it is published</div>
+      </>
+    );
+  }
   return (
     <>
       <Badge value="fail">not found</Badge>

@@ -30,7 +30,8 @@ export function DomainDetailPage({ params }: PageProps) {
 
 function DomainView({ domain: d, onChange }: { domain: SendingDomain; onChange(d: SendingDomain): void }) {
   const { api, go } = useDashboard();
-  const [message, setMessage] = useState<string | null>(null);
+  // what the last button did, and whether that is good news (a failed verification is not green)
+  const [message, setMessage] = useState<{ text: string; ok: boolean } | null>(null);
   // a check may raise or resolve alerts: their list loads again after one
   const [checks, setChecks] = useState(0);
   const verify = useAction(async () => {
@@ -38,13 +39,17 @@ function DomainView({ domain: d, onChange }: { domain: SendingDomain; onChange(d
     const next = await api.domains.verify(d.id);
     onChange(next);
     setChecks((n) => n + 1);
-    setMessage(next.status === "verified" ? `${next.domain} is verified: email from it is DKIM-signed.` : "Not verified yet: the ownership record was not found (see below).");
+    setMessage(
+      next.status === "verified"
+        ? { text: `${next.domain} is verified: email from it is DKIM-signed.`, ok: true }
+        : { text: "Not verified yet: the ownership record was not found (see below).", ok: false },
+    );
   });
   const check = useAction(async () => {
     setMessage(null);
     onChange({ ...d, health: await api.domains.check(d.id) });
     setChecks((n) => n + 1);
-    setMessage("Checked SPF, DKIM and DMARC now.");
+    setMessage({ text: "Checked SPF, DKIM and DMARC now: the results are below.", ok: true });
   });
   const block = useAction(async (on: boolean) => onChange(await api.domains.update(d.id, { block_on_failure: on })));
   const remove = useAction(async () => {
@@ -91,8 +96,8 @@ function DomainView({ domain: d, onChange }: { domain: SendingDomain; onChange(d
             {check.pending ? "Checking…" : "Check SPF, DKIM and DMARC now"}
           </button>
         </div>
-        <p class="form-status" role="status">
-          {message}
+        <p class={message && !message.ok ? "form-status bad" : "form-status"} role="status">
+          {message?.text}
         </p>
         {verify.error ? <ErrorNotice error={verify.error} title="Not verified" /> : null}
         {check.error ? <ErrorNotice error={check.error} title="Not checked" /> : null}

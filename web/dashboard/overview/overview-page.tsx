@@ -40,14 +40,12 @@ export function OverviewPage({ query }: PageProps) {
   const { api, go } = useDashboard();
   const raw = query.get("period");
   const period: Period = PERIODS.some((p) => p.value === raw) ? (raw as Period) : "24h";
-  // the time series has no 1h period: the last hour is shown within its day
-  const seriesPeriod = period === "1h" ? "24h" : period;
   const load = useLoad<OverviewData>(
     async () => {
       const [overview, channels, series, templates] = await Promise.all([
         api.analytics.overview({ period }),
         api.analytics.channels({ period }),
-        api.analytics.timeseries({ period: seriesPeriod }),
+        api.analytics.timeseries({ period }),
         api.analytics.templates({ period, limit: 10 }),
       ]);
       return { overview, channels, series, templates };
@@ -82,7 +80,7 @@ export function OverviewPage({ query }: PageProps) {
               </dl>
             </section>
             <section aria-labelledby="chart-title">
-              <h2 id="chart-title">Over time{period === "1h" ? " (last 24 hours)" : ""}</h2>
+              <h2 id="chart-title">Over time{period === "1h" ? " (the last hour, per minute)" : ""}</h2>
               {d.series.points.some((p) => p.total > 0) ? (
                 <TimeseriesChart series={d.series} />
               ) : (
