@@ -242,10 +242,16 @@ export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive
       }
       const externalId = request.headers.get("x-subscriber-id");
       const given = request.headers.get("x-subscriber-hash");
-      if (!externalId || !given || !hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {
+      if (!externalId || !given) {
         throw forbidden(
           "insufficient_permissions",
           "Publishable keys need X-Subscriber-Id and X-Subscriber-Hash = hex HMAC-SHA256(subscriber id, inbox secret)",
+        );
+      }
+      if (!hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {
+        throw forbidden(
+          "insufficient_permissions",
+          "X-Subscriber-Hash is wrong for this X-Subscriber-Id: it must be the hex HMAC-SHA256 of the subscriber id keyed by this environment's inbox secret",
         );
       }
       auth.subscriberExternalId = externalId;

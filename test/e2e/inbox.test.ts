@@ -28,6 +28,7 @@ let publishableKey: string;
 const hostServers: ReturnType<typeof Bun.serve>[] = [];
 let allowedOrigin: string;
 let refusedOrigin: string;
+let wrongHashOrigin: string;
 let shop: TestPage;
 
 /**
@@ -67,7 +68,8 @@ interface InboxView {
   badge: string;
   badgeVisible: boolean;
   items: { id: string; title: string; read: boolean }[];
-  error: { message: string; code: string } | null;
+  /** the sentence the end user reads; the developer's detail goes to the console */
+  error: string | null;
   connection: string;
 }
 
@@ -77,7 +79,7 @@ function view(p: Page): Promise<InboxView> {
     const el = document.querySelector("shop-widget")!.shadowRoot!.querySelector("nms-inbox") as any;
     const root = el.shadowRoot as ShadowRoot;
     const badge = root.querySelector(".badge") as HTMLElement;
-    const errorMessage = root.querySelector(".error-message");
+    const errorSentence = root.querySelector(".error-sentence");
     return {
       status: root.querySelector(".error") ? "error" : root.querySelector("[part=loading]") ? "loading" : "ready",
       badge: badge.textContent!.trim(),
@@ -87,7 +89,7 @@ function view(p: Page): Promise<InboxView> {
         title: b.querySelector(".title")?.textContent ?? "",
         read: (b as HTMLElement).dataset.read === "true",
       })),
-      error: errorMessage ? { message: errorMessage.textContent!, code: root.querySelector(".error-code")!.textContent! } : null,
+      error: errorSentence ? errorSentence.textContent! : null,
       connection: el.connection,
     } as InboxView;
   });
@@ -151,8 +153,12 @@ beforeAll(async () => {
   // the allowed page leaves api-url out: the element uses the API it was loaded from
   allowedOrigin = `http://shop.nms.test:${serveHost(hostPage(common))}`;
   refusedOrigin = `http://elsewhere.nms.test:${serveHost(hostPage({ ...common, "api-url": apiUrl }))}`;
-  const added = await call("POST", "/v1/inbox-embed/allowed-origins", { key: t.secretKey, body: { origin: allowedOrigin } });
-  expect(added.status).toBe(201);
+  // an allowed origin whose page computed the hash with another secret
+  wrongHashOrigin = `http://wronghash.nms.test:${serveHost(hostPage({ ...common, "subscriber-hash": "0".repeat(64), "api-url": apiUrl }))}`;
+  for (const origin of [allowedOrigin, wrongHashOrigin]) {
+    const added = await call("POST", "/v1/inbox-embed/allowed-origins", { key: t.secretKey, body: { origin } });
+    expect(added.status).toBe(201);
+  }
 
   await send("Welcome aboard", "Your account is ready.");
   await send("Invoice paid", "Thanks for your payment.");
@@ -269,17 +275,34 @@ describe("<nms-inbox> on an allowed origin", () => {
   });
 });
 
-describe("<nms-inbox> on an origin that is not allowed", () => {
-  test("shows the API's origin_not_allowed message, not an empty box", async () => {
+describe("<nms-inbox> refused: the end user reads a plain sentence, the developer finds the API's answer in the console", () => {
+  test("an origin that is not allowed: origin_not_allowed and the origin to add, in the console only", async () => {
     const other = await browser.newPage();
     await other.page.goto(`${refusedOrigin}/`);
     const v = await until(other.page, "the refusal", (v) => v.status === "error");
-    expect(v.error).toEqual({ code: "origin_not_allowed", message: "This Origin is not an allowed origin of the publishable key's tenant" });
+    expect(v.error).toBe("This inbox could not be loaded.");
     expect(v.items).toEqual([]);
-    expect(await other.page.locator("nms-inbox [role=alert]").textContent()).toContain(refusedOrigin);
+    const shown = (await other.page.locator("nms-inbox [role=alert]").textContent()) ?? "";
+    expect(shown).not.toContain("origin_not_allowed");
+    expect(shown).not.toContain(refusedOrigin);
+    const detail = other.consoleErrors.find((m) => m.startsWith("<nms-inbox>:"))!;
+    expect(detail).toContain("This Origin is not an allowed origin of the publishable key's tenant (origin_not_allowed, HTTP 403)");
+    expect(detail).toContain(`Add ${refusedOrigin} to the allowed origins`);
     const errors = await other.page.evaluate(() => (window as any).inboxEvents.filter((e: any) => e.name === "nms-inbox-error"));
     expect(errors[0].detail).toMatchObject({ status: 403, code: "origin_not_allowed" });
     await other.screenshot("inbox-refused-origin");
+    await other.page.close();
+  });
+
+  test("a wrong subscriber hash: the console says the hash is wrong", async () => {
+    const other = await browser.newPage();
+    await other.page.goto(`${wrongHashOrigin}/`);
+    const v = await until(other.page, "the refusal", (v) => v.status === "error");
+    expect(v.error).toBe("This inbox could not be loaded.");
+    const detail = other.consoleErrors.find((m) => m.startsWith("<nms-inbox>:"))!;
+    expect(detail).toContain("X-Subscriber-Hash is wrong for this X-Subscriber-Id");
+    expect(detail).toContain("insufficient_permissions, HTTP 403");
+    await other.screenshot("inbox-wrong-hash");
     await other.page.close();
   });
 });

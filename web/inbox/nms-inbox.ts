@@ -231,6 +231,7 @@ export class NmsInbox extends LitElement {
     const error = err instanceof InboxApiError ? err : InboxApiError.network(err);
     this._status = "error";
     this._error = error;
+    console.error(this.#developerDetail(error));
     this.#emit("nms-inbox-error", { status: error.status, code: error.code, message: error.message });
   }
 
@@ -452,21 +453,24 @@ export class NmsInbox extends LitElement {
     </li>`;
   }
 
-  #renderError(error: InboxApiError) {
+  /**
+   * What the site's developer needs to fix a failure: the API's message and code, and where to look.
+   * It goes to the console (and the nms-inbox-error event), never into the box the end user reads.
+   */
+  #developerDetail(error: InboxApiError): string {
     const hint =
       error.code === "origin_not_allowed"
-        ? html`<p class="hint">Add <code>${location.origin}</code> to the allowed origins of this environment (developer mode lets localhost through).</p>`
-        : error.code === "missing_attribute"
-          ? nothing
-          : error.status === 403 && error.code === "insufficient_permissions"
-            ? html`<p class="hint">Check the subscriber-id and subscriber-hash attributes and the key.</p>`
-            : nothing;
+        ? ` Add ${location.origin} to the allowed origins of this environment (developer mode lets localhost through).`
+        : error.status === 403 && error.code === "insufficient_permissions"
+          ? " Check the subscriber-id and subscriber-hash attributes (the hash is hex HMAC-SHA256 of the subscriber id, keyed by the environment's inbox secret) and the key."
+          : "";
+    return `<nms-inbox>: ${error.message} (${error.code}${error.status ? `, HTTP ${error.status}` : ""}).${hint}`;
+  }
+
+  #renderError(error: InboxApiError) {
     return html`<div class="state error" role="alert">
       <div class="error-box" part="error">
-        <strong>Notifications are unavailable</strong>
-        <span class="error-message">${error.message}</span>
-        <code class="error-code">${error.code}</code>
-        ${hint}
+        <span class="error-sentence">This inbox could not be loaded.</span>
       </div>
       ${error.code === "missing_attribute" ? nothing : html`<button class="link-button" @click=${() => this.#restart()}>Try again</button>`}
     </div>`;
