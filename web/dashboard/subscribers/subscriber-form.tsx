@@ -41,6 +41,8 @@ export function SubscriberForm({ subscriber, submitLabel, pendingLabel, pending,
 
   return (
     <form
+      // the API checks the fields and its messages appear under them, the same for every field
+      noValidate
       class="stack subscriber-form"
       aria-label={subscriber ? "Edit the subscriber" : "New subscriber"}
       onSubmit={(e) => {
