@@ -88,6 +88,19 @@ export function recordProviderCall(provider: string, outcome: ProviderCallOutcom
   providerCalls.seconds.observe({ provider, outcome }, seconds);
 }
 
+// ---- notifications --------------------------------------------------------------------------------
+const notificationStatuses = new Counter({
+  name: "nms_notification_status_total",
+  help:
+    "Notifications reaching a status, by channel and status: pending when accepted (the API process), sent, delivered, failed, " +
+    "bounced, suppressed as they move (the sender, the provider callbacks); each process counts what it did, sum across processes",
+  labelNames: ["channel", "status"] as const,
+  registers,
+});
+export function recordNotificationStatus(channel: string, status: string, n = 1): void {
+  notificationStatuses.inc({ channel, status }, n);
+}
+
 // ---- webhooks -------------------------------------------------------------------------------------
 
 /**

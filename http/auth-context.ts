@@ -10,6 +10,8 @@ export interface AuthContext {
   actorId: string;
   keyId?: string;
   keyType?: "secret" | "publishable";
+  /** the key's first 12 characters (nk_live_Ab12): what logs and the dashboard name a key by */
+  keyPrefix?: string;
   permissions: ("read" | "write")[];
   subscriberExternalId?: string;
   ip: string | null;

@@ -3,6 +3,7 @@
 import { applyCounters, type CounterDelta } from "../../store/analytics";
 import { inIdOrder, writeAttemptsAndMoves, type Outcome } from "../../store/attempts";
 import { inPipelinedTx, type Tx } from "../../store/db";
+import { recordNotificationStatus } from "../../basics/metrics";
 import { MicroBatcher } from "../../store/micro-batcher";
 
 import { eventNotification } from "../events/notification-object";
@@ -65,6 +66,7 @@ export async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ valu
 const outcomeBatcher = new MicroBatcher<Outcome, boolean>(
   async (outs) => {
     const moved = await inPipelinedTx((tx) => writeOutcomes(tx, outs));
+    outs.forEach((o, k) => moved[k] === true && recordNotificationStatus(o.n.channel, o.status));
     // after commit: the workflow runs waiting on notifications that moved look at their new status
     void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
     return moved;

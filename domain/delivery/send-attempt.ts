@@ -1,5 +1,6 @@
 // One delivery attempt of one notification as named stages with typed results (claim -> prepare ->
 // call the provider -> record a success or a failure); the channel-sender actor runs it per message.
+import { logProviderFailure } from "./failure-log";
 import { config } from "../../config";
 import type { OutboundMessage, Provider, SendFailure, SendResult } from "../../providers/types";
 import { retryDelayFor } from "../../runtime";
@@ -162,6 +163,7 @@ async function recordFailure(
   ctx: SendContext,
 ): Promise<void> {
   const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs);
+  logProviderFailure(n, target.provider, msg.attempt, result, outcome.willRetry === true);
   const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome });
   if (result.recipientUnregistered) await suppressUnregistered(n);
   if (!outcome.willRetry || !moved) return;

@@ -1,5 +1,6 @@
 // Accepting a notification (SPEC "Notifications", DESIGN.md 6): validation, insert and enqueue,
 // shared by POST /v1/notifications, the channel test route and workflows. Inserts are micro-batched.
+import { recordNotificationStatus } from "../../basics/metrics";
 import { config } from "../../config";
 import { AppError, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
@@ -186,6 +187,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     workflowRunId: input.workflowRunId ?? null,
   };
   const created = await acceptBatcher.submit({ row, subscriber: linked });
+  if (created) recordNotificationStatus(channel, "pending");
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);
     if (existing) return accepted(existing, false);

@@ -1,5 +1,6 @@
 // The one status move for every inbound report about a sent notification (Twilio, SendGrid and WhatsApp
 // callbacks, our open/click tracking): DESIGN.md 6's moves, never backwards, each event emitted once.
+import { recordNotificationStatus } from "../../basics/metrics";
 import type { ProviderReceipt } from "../../providers/types";
 import { logger } from "../../basics/log";
 import { applyCounters, type Counter, type CounterDelta } from "../../store/analytics";
@@ -262,6 +263,7 @@ export async function applyReceipt(target: ReceiptTarget, r: ReceiptInput): Prom
   });
   if (!done) return { found: false, changed: false };
   const status = done.plan?.moved ?? done.n.status;
+  if (done.plan?.moved) recordNotificationStatus(done.n.channel, done.plan.moved);
   const runId = workflowRunIdOf(done.n);
   if (done.plan?.moved && runId) {
     // after COMMIT: a run woken earlier could read the old status

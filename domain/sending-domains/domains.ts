@@ -1,5 +1,6 @@
 // Sending domains (SPEC "Sending domain", DESIGN.md 6): the name rule, the DNS records a tenant
 // publishes, and adding, verifying, changing and removing a domain, each with its audit entry.
+import { logger } from "../../basics/log";
 import { generateKeyPair, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { conflict } from "../../basics/errors";
@@ -23,7 +24,7 @@ import {
 import { iso } from "../../store/time";
 import { lookupTxt, DnsUnavailableError } from "../dns/lookup";
 import { dnsRecordsOf, parseSendingDomain, verificationName, verificationValue } from "./records";
-import { domainNotFound, logAlertChanges, lookUpHealth, recordHealth } from "./health";
+import { domainNotFound, logAlertChanges, logFailedChecks, lookUpHealth, recordHealth } from "./health";
 import { forgetSigningDomains } from "./mail-signing";
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -128,7 +129,12 @@ export async function verifyDomain(scope: Scope, id: string, actor: AuditActor):
   }
   const want = verificationValue(row.verification_token);
   if (!found.records.some((r) => r.trim() === want)) {
-    await setVerificationError(sql, row.id, verificationFailure(row, found));
+    const why = verificationFailure(row, found);
+    logger.warn(
+      { tenant_id: row.tenant_id, environment: row.environment, domain_id: row.id, domain: row.domain, found: found.records, lookup_error: found.error ?? null, verification_error: why },
+      "sending domain verification failed",
+    );
+    await setVerificationError(sql, row.id, why);
     return await getDomain(scope, id);
   }
   // DNS outside the transaction; an unreachable resolver only skips the first health check
@@ -149,6 +155,7 @@ export async function verifyDomain(scope: Scope, id: string, actor: AuditActor):
     });
     return recorded;
   });
+  if (health) logFailedChecks(row, health, "verify");
   if (recorded) logAlertChanges(recorded.changes);
   forgetSigningDomains(scope);
   return await getDomain(scope, id);

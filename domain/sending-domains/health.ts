@@ -144,6 +144,26 @@ export async function recordHealth(
   return { check, changes };
 }
 
+/**
+ * A check with a failing part is a warn line with the tenant, the domain and what DNS answered for
+ * each failing record (TXT records are public, nothing secret in them); a passing check logs nothing.
+ */
+export function logFailedChecks(row: Pick<SendingDomainRow, "id" | "tenant_id" | "environment" | "domain">, results: HealthResults, trigger: string): void {
+  const failing = CHECK_NAMES.filter((name) => results[name].status !== "pass");
+  if (failing.length === 0) return;
+  logger.warn(
+    {
+      tenant_id: row.tenant_id,
+      environment: row.environment,
+      domain_id: row.id,
+      domain: row.domain,
+      trigger,
+      failing: Object.fromEntries(failing.map((name) => [name, results[name]])),
+    },
+    "sending domain check failed",
+  );
+}
+
 /** After commit: one log line per alert raised or resolved (on-call searches for these). */
 export function logAlertChanges(changes: AlertChanges): void {
   for (const a of changes.raised) {
@@ -177,6 +197,7 @@ export async function checkDomain(
     return locked ? await recordHealth(tx, locked, results, { trigger: how.trigger, tick }) : null;
   });
   if (!done) return null;
+  logFailedChecks(target, results, how.trigger);
   logAlertChanges(done.changes);
   forgetSigningDomains({ tenantId: target.tenant_id, environment: target.environment });
   return done.check;

@@ -1,5 +1,6 @@
 // One webhook attempt as the dispatcher makes it: an automatic attempt n of SPEC's retry schedule or a
 // manual one (retry, replay), each recorded once, the next automatic attempt put on a runtime timer.
+import { logWebhookFailure } from "./failure-log";
 import { recordWebhookAttempt } from "../../basics/metrics";
 import { config } from "../../config";
 import type { ActorContext } from "../../runtime";
@@ -54,8 +55,11 @@ async function automatic(msg: Extract<WebhookMessage, { type: "attempt" }>, ctx:
   const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
   const delay = out.ok ? null : webhookRetryDelayMs(msg.attempt, { retryAfterMs: out.retryAfterMs, timeScale: config.timeScale });
   recordWebhookAttempt(out.ok ? "delivered" : delay === null ? "exhausted" : "retrying", out.durationMs);
+  const deliveryId = newId();
+  const nextRetryAt = delay === null ? null : new Date(Date.now() + delay);
+  if (!out.ok) logWebhookFailure({ tenantId: w.tenant_id, webhookId: w.id, url: w.url, eventId: e.id, eventType: e.type, deliveryId, attempt: msg.attempt, nextRetryAt, out });
   const written = await recordAttempt({
-    id: newId(),
+    id: deliveryId,
     webhookId: w.id,
     tenantId: w.tenant_id,
     eventId: e.id,
@@ -67,7 +71,7 @@ async function automatic(msg: Extract<WebhookMessage, { type: "attempt" }>, ctx:
     responseBody: out.body,
     durationMs: out.durationMs,
     error: out.error,
-    nextRetryAt: delay === null ? null : new Date(Date.now() + delay),
+    nextRetryAt,
   });
   if (written && delay !== null) await scheduleAttempt(ctx, w.id, e.id, msg.attempt + 1, delay);
 }
@@ -86,6 +90,7 @@ async function manual(msg: Extract<WebhookMessage, { type: "manual" }>, ctx: Dis
   }
   const out = await sendEvent(w.url, secretOf(w), outgoing(e), { signal: ctx.signal });
   recordWebhookAttempt(out.ok ? "delivered" : "exhausted", out.durationMs);
+  if (!out.ok) logWebhookFailure({ tenantId: w.tenant_id, webhookId: w.id, url: w.url, eventId: e.id, eventType: e.type, deliveryId: msg.deliveryId, attempt: c.manual.attempt, nextRetryAt: null, out });
   await recordAttempt({
     ...base,
     eventType: e.type,

@@ -123,6 +123,7 @@ async function resolveKey(request: Request): Promise<Resolved> {
     actorId: key.id,
     keyId: key.id,
     keyType: key.key_type,
+    keyPrefix: key.prefix,
     permissions: key.permissions as ("read" | "write")[],
     ip,
     userAgent: request.headers.get("user-agent"),

@@ -256,7 +256,7 @@ describe("subscribers in the dashboard", () => {
     expect(await textOf(refused.locator(".notice-title"))).toBe("Nothing was imported: row 2 is refused");
     expect(await textOf(refused.locator(".import-refused-row"))).toMatch(new RegExp(`^Row 2 \\(external id csv2-${run}\\): email: `));
     await dash.screenshot("first-hour-import-refused");
-    expect((await sql`select 1 from subscribers where tenant_id = ${tenantId} and external_id like ${`csv%-${run}`}`).length).toBe(0);
+    expect((await sql`select 1 from subscribers where tenant_id = ${tenantId!} and external_id like ${`csv%-${run}`}`).length).toBe(0);
 
     await dash.page.getByLabel("CSV file", { exact: true }).setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(rows(`csv2-${run}@example.com`)) });
     await dash.page.getByRole("button", { name: "Import 3 subscribers" }).click();
@@ -295,8 +295,8 @@ describe("subscribers in the dashboard", () => {
 describe("at 390 px wide", () => {
   test("no page is wider than the screen", async () => {
     await dash.page.setViewportSize({ width: 390, height: 844 });
-    const [subscriber] = await sql`select id from subscribers where tenant_id = ${tenantId} and external_id = ${ANA} and environment = 'sandbox'`;
-    const [notification] = await sql`select id from notifications where tenant_id = ${tenantId} and environment = 'sandbox' order by created_at limit 1`;
+    const [subscriber] = await sql`select id from subscribers where tenant_id = ${tenantId!} and external_id = ${ANA} and environment = 'sandbox'`;
+    const [notification] = await sql`select id from notifications where tenant_id = ${tenantId!} and environment = 'sandbox' order by created_at limit 1`;
     const pages: [string, string | RegExp][] = [
       ["/?env=sandbox", "Overview"],
       ["/notifications?env=sandbox", "Notifications"],
