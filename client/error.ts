@@ -1,6 +1,6 @@
 // NmsError: the one error the client throws for an API failure (every non-2xx answer, and a
 // request that never got one), carrying the standard error body and the request id.
-import type { ErrorBody, ErrorDetails } from "./types";
+import type { ErrorBody, ErrorDetails } from "./types.js";
 
 export interface NmsErrorInit {
   status: number;

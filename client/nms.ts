@@ -1,27 +1,27 @@
 // The Nms client: one transport (credentials, retries, errors) shared by a namespace per
 // resource. A new resource is one file in resources/ plus one line here.
-import { Transport, type NmsOptions } from "./transport";
-import { Analytics } from "./resources/analytics";
-import { ApiKeys } from "./resources/api-keys";
-import { AuditLogs } from "./resources/audit-logs";
-import { BlockedDomains } from "./resources/blocked-domains";
-import { Channels } from "./resources/channels";
-import { DeadLetters } from "./resources/dead-letters";
-import { Domains } from "./resources/domains";
-import { InboxEmbed } from "./resources/inbox-embed";
-import { Me } from "./resources/me";
-import { Notifications } from "./resources/notifications";
-import { Subscribers } from "./resources/subscribers";
-import { Suppressions } from "./resources/suppressions";
-import { TeamMembers } from "./resources/team-members";
-import { Templates } from "./resources/templates";
-import { Tenants } from "./resources/tenants";
-import { Auth } from "./resources/auth";
-import { Providers } from "./resources/providers";
-import { TeamAuditLogs } from "./resources/team-audit-logs";
-import { Webhooks } from "./resources/webhooks";
-import { WorkflowRuns } from "./resources/workflow-runs";
-import { Workflows } from "./resources/workflows";
+import { Transport, type NmsOptions } from "./transport.js";
+import { Analytics } from "./resources/analytics.js";
+import { ApiKeys } from "./resources/api-keys.js";
+import { AuditLogs } from "./resources/audit-logs.js";
+import { BlockedDomains } from "./resources/blocked-domains.js";
+import { Channels } from "./resources/channels.js";
+import { DeadLetters } from "./resources/dead-letters.js";
+import { Domains } from "./resources/domains.js";
+import { InboxEmbed } from "./resources/inbox-embed.js";
+import { Me } from "./resources/me.js";
+import { Notifications } from "./resources/notifications.js";
+import { Subscribers } from "./resources/subscribers.js";
+import { Suppressions } from "./resources/suppressions.js";
+import { TeamMembers } from "./resources/team-members.js";
+import { Templates } from "./resources/templates.js";
+import { Tenants } from "./resources/tenants.js";
+import { Auth } from "./resources/auth.js";
+import { Providers } from "./resources/providers.js";
+import { TeamAuditLogs } from "./resources/team-audit-logs.js";
+import { Webhooks } from "./resources/webhooks.js";
+import { WorkflowRuns } from "./resources/workflow-runs.js";
+import { Workflows } from "./resources/workflows.js";
 
 export class Nms {
   readonly notifications: Notifications;

@@ -1,6 +1,6 @@
 // Lists: `await list` gives one page with its meta; `for await (const item of list)` walks every
 // page (cursor or offset); `list.pages()` walks page by page. Nothing is fetched until used.
-import type { CursorMeta } from "./types";
+import type { CursorMeta } from "./types.js";
 
 export interface Page<T, M> {
   data: T[];

@@ -1,7 +1,7 @@
 // The one HTTP path of the client: credentials per mode (API key, admin token, session cookie,
 // publishable key), JSON, timeouts, retries with back-off, Idempotency-Key reuse and NmsError.
-import { errorFromResponse, NmsError } from "./error";
-import { isRetryable, parseRetryAfter, retryDelayMs, type Outcome, type RetryMode } from "./retry";
+import { errorFromResponse, NmsError } from "./error.js";
+import { isRetryable, parseRetryAfter, retryDelayMs, type Outcome, type RetryMode } from "./retry.js";
 
 export type Environment = "production" | "sandbox";
 

@@ -1,6 +1,6 @@
 // Receiving NMS webhooks: verify X-Service-Signature (`sha256=` + hex HMAC-SHA256 of the raw body)
 // or the Standard Webhooks headers (webhook-id/-timestamp/-signature) with Web Crypto, then parse the event.
-import type { WebhookEvent } from "./types";
+import type { WebhookEvent } from "./types.js";
 
 export const SIGNATURE_HEADER = "X-Service-Signature";
 

@@ -1,6 +1,6 @@
 // nms.analytics: counters (total, sent, delivered, failed, bounced, suppressed) for a period,
 // per channel, over time and per template (SPEC "Analytics").
-import type { RequestOptions, Transport } from "../transport";
+import type { RequestOptions, Transport } from "../transport.js";
 import type {
   AnalyticsChannelRow,
   AnalyticsOverview,
@@ -9,7 +9,7 @@ import type {
   AnalyticsTemplatesParams,
   AnalyticsTimeseries,
   AnalyticsTimeseriesParams,
-} from "../types";
+} from "../types.js";
 
 export class Analytics {
   constructor(private readonly transport: Transport) {}

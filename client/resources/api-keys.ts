@@ -1,7 +1,7 @@
 // nms.apiKeys: the reference shape (/v1/api-keys: key_type, label, environment, raw_key once,
 // revoke, rotate) and, under .guide, the guide shape (/api-keys: name, permissions, key once).
-import { pageNumberList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { pageNumberList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   ApiKey,
   ApiKeyCreateParams,
@@ -14,7 +14,7 @@ import type {
   GuideApiKeyMeta,
   GuideApiKeyWithSecret,
   RotatedApiKey,
-} from "../types";
+} from "../types.js";
 
 export class GuideApiKeys {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.auditLogs (admin token): a tenant's entries filtered by action, resource type and id,
 // actor type and id, start and end date; one entry by id (GET /api/internal/audit-logs[/:id]).
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { AuditLogEntry, AuditLogList, AuditLogListParams } from "../types";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { AuditLogEntry, AuditLogList, AuditLogListParams } from "../types.js";
 
 export class AuditLogs {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.auth: dashboard sign-in outside /v1: who is signed in (or null), the configured OAuth providers,
 // a magic link by email, sign-out (GET /auth/session, GET /auth/providers, POST /auth/magic-link, DELETE /auth/logout).
-import type { RequestOptions, Transport } from "../transport";
-import type { MagicLinkParams, MagicLinkResult, Me, OAuthProvider } from "../types";
+import type { RequestOptions, Transport } from "../transport.js";
+import type { MagicLinkParams, MagicLinkResult, Me, OAuthProvider } from "../types.js";
 
 export class Auth {
   constructor(private readonly transport: Transport) {}

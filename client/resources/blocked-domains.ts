@@ -1,8 +1,8 @@
 // nms.blockedDomains (admin token): the email domain blocklist: list with search (cursor pages,
 // manual entries first), check an address, block and unblock (/v1/admin/blocked-domains).
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { BlockedDomain, BlockedDomainCheck, BlockedDomainListParams, BlockedDomainMeta } from "../types";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { BlockedDomain, BlockedDomainCheck, BlockedDomainListParams, BlockedDomainMeta } from "../types.js";
 
 export class BlockedDomains {
   constructor(private readonly transport: Transport) {}

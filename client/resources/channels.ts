@@ -1,7 +1,7 @@
 // nms.channels: one provider configuration per channel name (credentials write-only, their names
 // in credential_keys), and a test send through it (SPEC "Channels", docs/providers/).
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { ChannelConfig, ChannelCreateParams, ChannelName, ChannelTestParams, ChannelTestResult, ChannelUpdateParams } from "../types";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { ChannelConfig, ChannelCreateParams, ChannelName, ChannelTestParams, ChannelTestResult, ChannelUpdateParams } from "../types.js";
 
 export class Channels {
   constructor(private readonly transport: Transport) {}

@@ -1,8 +1,8 @@
 // nms.deadLetters (admin token): messages the actors gave up on, newest first across actors (or
 // one actor's), one with its stack, redrive onto its key's partition, drop (/api/internal/dead-letters).
-import { nextCursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { DeadLetter, DeadLetterListMeta, DeadLetterListParams, DeadLetterRedriveResult } from "../types";
+import { nextCursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { DeadLetter, DeadLetterListMeta, DeadLetterListParams, DeadLetterRedriveResult } from "../types.js";
 
 export class DeadLetters {
   constructor(private readonly transport: Transport) {}

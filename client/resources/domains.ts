@@ -1,7 +1,7 @@
 // nms.domains: sending domains (SPEC Endpoints "Domains"): add with the TXT records to publish,
 // verify, the SPF/DKIM/DMARC health (latest, or checked now), block_on_failure, and the alerts.
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   CursorMeta,
   SendingDomain,
@@ -11,7 +11,7 @@ import type {
   SendingDomainHealth,
   SendingDomainListParams,
   SendingDomainUpdateParams,
-} from "../types";
+} from "../types.js";
 
 export class Domains {
   constructor(private readonly transport: Transport) {}

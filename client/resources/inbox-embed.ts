@@ -1,7 +1,7 @@
 // nms.inboxEmbed: developer mode and the inbox secret (.settings), and the origins publishable
 // keys are accepted from (.allowedOrigins); secret keys and sessions only (SPEC "Inbox embed").
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { AllowedOrigin, AllowedOriginCreateParams, InboxEmbedSettings, InboxEmbedSettingsUpdateParams } from "../types";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { AllowedOrigin, AllowedOriginCreateParams, InboxEmbedSettings, InboxEmbedSettingsUpdateParams } from "../types.js";
 
 export class InboxEmbedSettingsResource {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
-// nms.notifications: send (202, queued), list (cursor pages, newest first), retrieve with
-// attempts, and the attempts alone (SPEC "Notifications").
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+// nms.notifications: send (202, queued), list and search (cursor pages, newest first; the activity
+// feed's filters), retrieve with attempts, and the attempts alone (SPEC "Notifications").
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   AcceptedNotification,
   CursorMeta,
@@ -10,7 +10,7 @@ import type {
   NotificationCreateParams,
   NotificationListItem,
   NotificationListParams,
-} from "../types";
+} from "../types.js";
 
 export class Notifications {
   constructor(private readonly transport: Transport) {}

@@ -1,10 +1,10 @@
 // nms.subscribers.inbox: a subscriber's in-app items (offset pages, unread filter), mark one or
 // all read, unread count, the live event stream; the routes a publishable key reaches with X-Subscriber-Id/-Hash.
-import { NmsError } from "../error";
-import { offsetList, type Page } from "../pagination";
-import { framesOf } from "../sse";
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { InboxEvent, InboxItem, InboxListParams, InboxMeta, InboxReadAllResult, InboxStreamParams, InboxUnreadCount } from "../types";
+import { NmsError } from "../error.js";
+import { offsetList, type Page } from "../pagination.js";
+import { framesOf } from "../sse.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { InboxEvent, InboxItem, InboxListParams, InboxMeta, InboxReadAllResult, InboxStreamParams, InboxUnreadCount } from "../types.js";
 
 /** No byte for this long ends a stream (the server sends a comment every 15 s). */
 const STREAM_IDLE_MS = 45_000;

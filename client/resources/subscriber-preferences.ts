@@ -1,7 +1,7 @@
 // nms.subscribers.preferences: a subscriber's {category, channel, enabled} list, read and
 // replaced; publishable keys may reach it for their own subscriber.
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { Preference } from "../types";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { Preference } from "../types.js";
 
 export class SubscriberPreferences {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.subscribers: upsert on external_id, offset-paged list with search, retrieve / update /
 // delete by id or external_id, all-or-nothing import; preferences and inbox hang below.
-import { offsetList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { offsetList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   OffsetMeta,
   Subscriber,
@@ -9,9 +9,9 @@ import type {
   SubscriberImportResult,
   SubscriberListParams,
   SubscriberUpdateParams,
-} from "../types";
-import { SubscriberInbox } from "./subscriber-inbox";
-import { SubscriberPreferences } from "./subscriber-preferences";
+} from "../types.js";
+import { SubscriberInbox } from "./subscriber-inbox.js";
+import { SubscriberPreferences } from "./subscriber-preferences.js";
 
 export class Subscribers {
   readonly preferences: SubscriberPreferences;

@@ -1,8 +1,8 @@
 // nms.suppressions: the addresses the service no longer sends to (hard bounces, complaints,
 // unregistered push recipients), newest first, and lifting one (secret keys; /v1/suppressions).
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { CursorMeta, Suppression, SuppressionListParams } from "../types";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { CursorMeta, Suppression, SuppressionListParams } from "../types.js";
 
 export class Suppressions {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.teamAuditLogs: the signed-in owner's or admin's own tenant's audit log with the admin
 // route's filters (GET /v1/team/audit-logs); session-cookie mode only.
-import type { RequestOptions, Transport } from "../transport";
-import type { AuditLogList, TeamAuditLogListParams } from "../types";
+import type { RequestOptions, Transport } from "../transport.js";
+import type { AuditLogList, TeamAuditLogListParams } from "../types.js";
 
 export class TeamAuditLogs {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.teamMembers: the dashboard users of the signed-in user's tenant: list, invite (sends a
 // sign-in link), change role, remove; session-cookie mode only (/v1/team/members).
-import { path, type RequestOptions, type Transport } from "../transport";
-import type { TeamMember, TeamMemberInviteParams, TeamMemberUpdateParams } from "../types";
+import { path, type RequestOptions, type Transport } from "../transport.js";
+import type { TeamMember, TeamMemberInviteParams, TeamMemberUpdateParams } from "../types.js";
 
 export class TeamMembers {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.templates: CRUD by id or slug, cursor-paged list, preview and validate (stored or inline)
 // (SPEC "Templates"); TemplateStatus names the published status values.
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   CursorMeta,
   Template,
@@ -14,7 +14,7 @@ import type {
   TemplateUpdateParams,
   TemplateValidateInlineParams,
   TemplateValidation,
-} from "../types";
+} from "../types.js";
 
 /** `active` templates may be sent in production; `draft` only in sandbox. */
 export const TemplateStatus = { Draft: "draft", Active: "active" } as const satisfies Record<string, TemplateStatusValue>;

@@ -1,7 +1,7 @@
 // nms.tenants (admin token): creates a tenant with its first production secret key and, given
 // owner_email, its owner's sign-in link; both are in this response only (POST /api/internal/tenants).
-import type { RequestOptions, Transport } from "../transport";
-import type { TenantCreateParams, TenantWithKey } from "../types";
+import type { RequestOptions, Transport } from "../transport.js";
+import type { TenantCreateParams, TenantWithKey } from "../types.js";
 
 export class Tenants {
   constructor(private readonly transport: Transport) {}

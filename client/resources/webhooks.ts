@@ -1,7 +1,7 @@
 // nms.webhooks: endpoints that receive the service's events (create shows the signing secret once),
 // their delivery attempts, a test send, retry of one delivery and replay of a window (SPEC "Webhooks").
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   CursorMeta,
   Webhook,
@@ -14,7 +14,7 @@ import type {
   WebhookTestResult,
   WebhookUpdateParams,
   WebhookWithSecret,
-} from "../types";
+} from "../types.js";
 
 export class Webhooks {
   constructor(private readonly transport: Transport) {}

@@ -1,7 +1,7 @@
 // nms.workflows: versioned definitions (create, list, retrieve any version, update = a new version,
 // soft delete) and trigger, which starts a run of the active version (SPEC Endpoints "Workflows").
-import { cursorList, type Page } from "../pagination";
-import { path, type RequestOptions, type Transport } from "../transport";
+import { cursorList, type Page } from "../pagination.js";
+import { path, type RequestOptions, type Transport } from "../transport.js";
 import type {
   CursorMeta,
   Workflow,
@@ -10,7 +10,7 @@ import type {
   WorkflowRun,
   WorkflowTriggerParams,
   WorkflowUpdateParams,
-} from "../types";
+} from "../types.js";
 
 export class Workflows {
   constructor(private readonly transport: Transport) {}

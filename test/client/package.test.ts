@@ -1,9 +1,11 @@
-// The client package's boundaries: it imports only its own files and (types only) schemas/, it
-// type-checks without Bun or Node types, its bundle runs in plain Node 20 and for browsers, and
-// it covers the API: every resource method is tested, every operation of /openapi.json has a method.
+// The client package's boundaries: it imports only its own files (the schema types are generated into
+// it and kept current), it type-checks without Bun or Node types, `npm pack` makes a tarball that
+// installs into an empty Node 20 project and works there from plain JavaScript and TypeScript, its
+// bundle runs for browsers, and it covers the API: every resource method is tested, every operation
+// of /openapi.json has a method.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Webhook as StandardWebhook } from "standardwebhooks";
@@ -22,19 +24,29 @@ function sources(dir: string): string[] {
 }
 
 describe("client/ imports", () => {
-  test("only its own files, and schemas/ or @sinclair/typebox as types only", () => {
+  test("only its own files, each named with its .js extension (so the built ES modules run in Node)", () => {
     const offending: string[] = [];
-    for (const file of sources(clientDir)) {
+    const files = sources(clientDir).filter((f) => !f.includes("/dist/"));
+    for (const file of files) {
       const text = readFileSync(file, "utf8");
       for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms)) {
-        const [, , typeOnly, spec] = m;
-        const target = spec!.startsWith(".") ? relative(root, join(file, "..", spec!)) : spec!;
-        const ownFile = target.startsWith("client/");
-        const typesOnly = typeOnly !== undefined && (target.startsWith("schemas/") || target === "@sinclair/typebox");
-        if (!ownFile && !typesOnly) offending.push(`${relative(root, file)}: ${m[0].split("\n")[0]}`);
+        const spec = m[3]!;
+        const target = spec.startsWith(".") ? relative(root, join(file, "..", spec)) : spec;
+        if (!target.startsWith("client/") || !spec.endsWith(".js")) offending.push(`${relative(root, file)}: ${m[0].split("\n")[0]}`);
       }
     }
+    expect(files.length).toBeGreaterThan(40);
     expect(offending).toEqual([]);
+  });
+
+  test("the schema types in client/schema-types/ are what scripts/generate-client-types.ts writes from schemas/ now", async () => {
+    const { generatedFiles, SCHEMA_TYPES_DIR } = await import("../../scripts/generate-client-types");
+    const want = await generatedFiles();
+    const have = new Map(readdirSync(SCHEMA_TYPES_DIR).map((f) => [f, readFileSync(join(SCHEMA_TYPES_DIR, f), "utf8")]));
+    expect([...have.keys()].sort()).toEqual([...want.keys()].sort());
+    const stale = [...want].filter(([f, text]) => have.get(f) !== text).map(([f]) => f);
+    // run `npm run generate:client-types` after changing a schema the client uses
+    expect(stale).toEqual([]);
   });
 
   test("type-checks with the DOM and ES2022 libraries only (no Bun, no Node types)", () => {
@@ -42,6 +54,70 @@ describe("client/ imports", () => {
     expect(r.stdout + r.stderr).toBe("");
     expect(r.status).toBe(0);
   });
+});
+
+describe("the packed package in an empty Node 20 project", () => {
+  test("npm pack builds ES modules with .d.ts; the tarball installs offline and works from JavaScript, and its types from TypeScript", async () => {
+    const pack = spawnSync("npm", ["pack", "-w", "client", "--pack-destination", tmp, "--json"], { cwd: root, encoding: "utf8" });
+    expect(pack.status).toBe(0);
+    const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+    const paths = packed!.files.map((f) => f.path);
+    expect(paths).toContain("dist/index.js");
+    expect(paths).toContain("dist/index.d.ts");
+    expect(paths.some((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"))).toBe(false); // no TypeScript sources needed
+    const app = join(tmp, "app");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+    const install = spawnSync("npm", ["install", "--offline", "--no-audit", "--no-fund", join(tmp, packed!.filename)], { cwd: app, encoding: "utf8" });
+    expect(install.stderr).not.toContain("ERR");
+    expect(install.status).toBe(0);
+
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) => Response.json({ data: [{ channel: "email", provider: "smtp", auth: req.headers.get("authorization") }] }),
+    });
+    try {
+      writeFileSync(
+        join(app, "use.mjs"),
+        `import { Nms, NmsError, verifyWebhookSignature } from "@nms/client";
+const nms = new Nms({ baseUrl: ${JSON.stringify(`http://127.0.0.1:${server.port}`)}, apiKey: "nk_test_packed" });
+const channels = await nms.channels.list();
+const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("s"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+const mac = Buffer.from(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("body"))).toString("hex");
+let refused = null;
+try { await new Nms({ baseUrl: "http://127.0.0.1:9", apiKey: "nk_test_x", maxRetries: 0 }).channels.list(); } catch (e) { refused = e instanceof NmsError ? e.code : String(e); }
+console.log(JSON.stringify({ node: process.version, channels, signed: await verifyWebhookSignature("body", "sha256=" + mac, "s"), refused }));`,
+      );
+      const r = Bun.spawn(["node", "use.mjs"], { cwd: app, stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, code] = await Promise.all([new Response(r.stdout).text(), new Response(r.stderr).text(), r.exited]);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      const result = JSON.parse(stdout);
+      expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
+      expect(result).toMatchObject({ channels: [{ channel: "email", provider: "smtp", auth: "Bearer nk_test_packed" }], signed: true, refused: "connection_error" });
+    } finally {
+      server.stop(true);
+    }
+
+    // TypeScript in that project finds the declarations through the package's exports
+    writeFileSync(
+      join(app, "use.ts"),
+      `import { Nms, type Notification, type NotificationCreateParams } from "@nms/client";
+const params: NotificationCreateParams = { channel: "email", to: "ana@example.com", data: { name: "Ana" } };
+export async function send(nms: Nms): Promise<Notification["status"]> {
+  const n = await nms.notifications.create(params);
+  return (await nms.notifications.retrieve(n.id)).status;
+}
+// @ts-expect-error: not a channel
+export const wrong: NotificationCreateParams = { channel: "fax", to: "x" };
+`,
+    );
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], noEmit: true, types: [] }, files: ["use.ts"] }));
+    const tsc = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], { cwd: app, encoding: "utf8" });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  }, 120_000);
 });
 
 describe("client bundle", () => {
