@@ -1,6 +1,5 @@
 // Dashboard sessions at the HTTP edge: the nms_session cookie (read, set, clear), resolving it
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
-import { Elysia } from "elysia";
 import { config } from "../config";
 import { findActiveSession, type ActiveSession } from "../store/sessions";
 import { AppError, unauthorized, validationFailed } from "../basics/errors";
@@ -106,12 +105,12 @@ export async function resolveSession(request: Request): Promise<AuthContext | nu
 }
 
 /**
- * For dashboard-only routes (/v1/me, /v1/team/*): derives `auth` and the session's `user`.
- * No session -> 401 invalid_session; a Bearer value instead of a session -> 401 invalid_api_key
- * when it is no key that authenticates (unknown, garbage, revoked: the same answer as on any
- * route), 403 session_required when it is a valid API key.
+ * The session and session-manager rules of dashboard-only routes (/v1/me, /v1/team/*): the
+ * caller with the session's user attached (`auth.session`). No session -> 401 invalid_session; a
+ * Bearer value instead of a session -> 401 invalid_api_key when it is no key that authenticates
+ * (unknown, garbage, revoked: the same answer as on any route), 403 session_required when it is a valid API key.
  */
-export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as: "scoped" }, async ({ request }) => {
+export async function authenticateSession(request: Request): Promise<AuthContext & { session: ActiveSession }> {
   const session = await findRequestSession(request);
   if (!session) {
     const raw = bearerToken(request);
@@ -122,7 +121,7 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
     throw new AppError("invalid_session", "Sign in to the dashboard: a valid session cookie is required");
   }
   assertSessionOrigin(request);
-  const auth: AuthContext = {
+  return {
     tenantId: session.tenant_id,
     environment: sessionEnvironment(request),
     actorType: "user",
@@ -130,8 +129,8 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
     permissions: ["read", "write"],
     ip: requestFacts(request).ip,
     userAgent: request.headers.get("user-agent"),
+    session,
   };
-  return { auth, user: session };
-});
+}
 
 export { acceptableEmail } from "../domain/tenants/dashboard-email";

@@ -3,12 +3,12 @@
 import { Elysia } from "elysia";
 import { bootstrapTenant } from "../../domain/tenants/bootstrap";
 import { tenantCreated } from "../responses/tenants";
-import { adminPlugin } from "../plugins/auth";
-import { BODY_ERRORS, errors, SECURITY } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
+import { BODY_ERRORS, errors } from "../route-docs";
 import { CreateTenantBody, TenantWithKeyResponse } from "../../schemas/tenants";
 
 export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .post(
     "/api/internal/tenants",
     async ({ body, set }) => {
@@ -17,6 +17,7 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
       return { data: tenantCreated(created) };
     },
     {
+      access: "admin",
       body: CreateTenantBody,
       response: { 201: TenantWithKeyResponse, ...errors(401, BODY_ERRORS, 409) },
       detail: {
@@ -27,7 +28,6 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
           "mailed through SMTP_URL, or logged without it), and afterwards they sign in with that address. An address that already " +
           "belongs to a dashboard user is 409 `email_taken` and nothing is created.",
         tags: ["admin"],
-        security: SECURITY.admin,
       },
     },
   );

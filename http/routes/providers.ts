@@ -6,7 +6,7 @@ import { builtInProvider } from "../../domain/delivery/target";
 import { CHANNELS } from "../../schemas/channels";
 import { ErrorBody } from "../../schemas/errors";
 import { ProviderListResponse } from "../../schemas/providers";
-import { authPlugin, requireSecret } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 
 /** Where `name` is the built-in provider (domain/delivery/target.ts decides it for delivery too). */
 function builtInFor(name: string) {
@@ -30,14 +30,14 @@ function describe(name: string) {
 const ENVIRONMENTS = ["production", "sandbox"] as const;
 
 export const providerRoutes = new Elysia({ name: "routes.providers" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/providers",
     ({ auth }) => {
-      requireSecret(auth);
       return { data: PROVIDER_NAMES.map(describe) };
     },
     {
+      access: "secret-read",
       response: { 200: ProviderListResponse, 401: ErrorBody, 403: ErrorBody },
       detail: {
         summary: "Delivery providers: channels, credential and setting fields (names, types, required, descriptions)",

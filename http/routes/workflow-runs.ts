@@ -11,7 +11,8 @@ import { findSubscriber } from "../../store/subscribers";
 import { serializeRun, stepNotificationIds } from "../responses/workflow-runs";
 import { notificationStatuses } from "../../store/notification-feed";
 import { parseLimit } from "../pagination";
-import { authPlugin, scopeOf } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS } from "../route-docs";
 
 const LIST_DEFAULT = 50; // SPEC Limits: workflow run list default 50
@@ -20,7 +21,7 @@ const RUN_STATUSES = ["running", "completed", "failed", "cancelled"];
 const runNotFound = () => notFound("workflow_run_not_found", "Workflow run not found");
 
 export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/workflow-runs",
     async ({ auth, query }) => {
@@ -45,6 +46,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: page.map((r) => serializeRun(r, statuses)), meta };
     },
     {
+      access: "secret-read",
       query: RunListQuery,
       response: { 200: RunListResponse, ...errors(KEY_ERRORS, 422) },
       detail: {
@@ -62,6 +64,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: serializeRun(run, await notificationStatuses(scopeOf(auth), stepNotificationIds([run]))) };
     },
     {
+      access: "secret-read",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A workflow run with its step results", tags: ["workflows"] },
@@ -75,6 +78,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: serializeRun(run, await notificationStatuses(scopeOf(auth), stepNotificationIds([run]))) };
     },
     {
+      access: "secret-write",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", tags: ["workflows"] },
