@@ -12,11 +12,14 @@ import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { spawnUntilReady } from "../support/spawn-ready";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import { dropTenant } from "./workflow-support";
+import { connect, deletePrefix, randomPrefix } from "../support/runtime-redis";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
 const SMTP_PASSWORD = `smtp-secret-${crypto.randomUUID()}`;
 const run = crypto.randomUUID().slice(0, 8);
+// the processes' own streams: a sender of theirs never takes another test file's messages
+const prefix = randomPrefix("loglines");
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 let dns: FakeDns;
@@ -71,7 +74,7 @@ beforeAll(async () => {
   T = await createTenant();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, TIME_SCALE: "0.001" };
+  const env = { ...process.env, REDIS_PREFIX: prefix, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, TIME_SCALE: "0.001" };
   const service = await spawnUntilReady([BUN, join(root, "test/support/service-process-main.ts")], {
     cwd: root,
     env: { ...env, PORT: String(port), SVC_TENANT_ID: T.tenant.id, SVC_HOST_ID: `svc-${run}` },
@@ -93,6 +96,9 @@ afterAll(async () => {
   await Promise.all(procs.map((p) => Promise.race([p.exited, Bun.sleep(5_000).then(() => p.kill("SIGKILL"))])));
   await receiver?.stop();
   await dns?.stop();
+  const redis = connect();
+  await deletePrefix(redis, prefix);
+  await redis.quit();
   if (T) await dropTenant(T.tenant.id);
 });
 
