@@ -22,8 +22,9 @@ export interface FeedQuery {
 function storedRecipient(raw: string): string {
   const v = raw.trim();
   if (v.includes("@")) return isEmailAddress(v) ? v.toLowerCase() : v;
-  if (/^\+?[\d\s().-]{7,}$/.test(v)) {
-    const phone = parsePhoneNumberFromString(v.startsWith("+") ? v : `+${v}`);
+  // only what the accept path reads as a phone (E.164 starts with +): an in_app external id of digits stays as it is
+  if (/^\+[\d\s().-]{7,}$/.test(v)) {
+    const phone = parsePhoneNumberFromString(v);
     if (phone?.isPossible()) return phone.number;
   }
   return v;
