@@ -4,6 +4,7 @@ import type { Static } from "@sinclair/typebox";
 import type * as Analytics from "../schemas/analytics";
 import type * as ApiKeys from "../schemas/api-keys";
 import type * as AuditLogs from "../schemas/audit-logs";
+import type * as Billing from "../schemas/billing";
 import type * as Blocked from "../schemas/blocked-domains";
 import type * as Channels from "../schemas/channels";
 import type * as DeadLetters from "../schemas/dead-letters";
@@ -216,3 +217,13 @@ export type DeadLetter = Static<typeof DeadLetters.DeadLetter>;
 export type DeadLetterListParams = Loosen<Static<typeof DeadLetters.DeadLetterListQuery>, "limit">;
 export type DeadLetterListMeta = Static<typeof DeadLetters.DeadLetterList>["meta"];
 export type DeadLetterRedriveResult = Static<typeof DeadLetters.RedriveResponse>["data"];
+
+// ---- billing
+export type Plan = Static<typeof Billing.Plan>;
+export type PlanLimits = Static<typeof Billing.PlanLimits>;
+export type PlanCreateParams = Static<typeof Billing.CreatePlanBody>;
+export type PlanUpdateParams = Static<typeof Billing.UpdatePlanBody>;
+export type Subscription = Static<typeof Billing.Subscription>;
+export type SubscriptionStatus = Static<typeof Billing.SubscriptionStatus>;
+export type SubscriptionUsage = Static<typeof Billing.Usage>;
+export type SubscriptionCancelParams = Static<typeof Billing.CancelSubscriptionBody>;

@@ -31,3 +31,8 @@ export async function createTenant(
   };
   return tx === sql ? sql.begin(run) : run(tx);
 }
+
+export async function findTenant(id: string, tx: Tx = sql): Promise<TenantRow | undefined> {
+  const [row] = await tx<TenantRow[]>`select * from tenants where id = ${id}`;
+  return row;
+}

@@ -20,6 +20,7 @@ import {
 import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail, sessionPlugin } from "../session";
+import { assertWithinPlan } from "../../domain/billing/limits";
 import { InviteMemberBody, MemberParams, TeamMemberList, TeamMemberResponse, UpdateMemberBody } from "../../schemas/team";
 import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
 
@@ -90,6 +91,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
           if (err?.code === "23505") throw conflict("email_taken", "This email already belongs to a dashboard user");
           throw err;
         }
+        await assertWithinPlan(tx, auth, "team_members");
         const token = await createMagicLink(tx, { email, userId: invited.id, purpose: "invite" });
         await audit(tx, auth, "team_member.invited", invited, { email, role: body.role });
         return { invited, token };
