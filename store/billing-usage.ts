@@ -38,7 +38,11 @@ export async function countResource(tx: Tx, tenantId: string, resource: LimitedR
   return Number(rows[0]!.n);
 }
 
-/** Locks the tenant row: resource creations of one tenant then check their limit one after another. */
+/**
+ * Locks the tenant row: resource creations of one tenant then check their limit one after another.
+ * FOR NO KEY UPDATE, not FOR UPDATE: the resource rows inserted before it hold FOR KEY SHARE on the
+ * tenant (their foreign key), which FOR UPDATE would wait for in a circle (a deadlock).
+ */
 export async function lockTenant(tx: Tx, tenantId: string): Promise<void> {
-  await tx`select id from tenants where id = ${tenantId} for update`;
+  await tx`select id from tenants where id = ${tenantId} for no key update`;
 }

@@ -10,7 +10,7 @@ export class Subscription {
     return this.transport.data({ method: "GET", path: "/v1/subscription" }, opts);
   }
 
-  /** Subscribes, or changes to `planId` (409 subscription_already_on_plan when nothing would change). */
+  /** Subscribes, or changes to `planId` (409 plan_already_subscribed when nothing would change). */
   change(planId: string, opts?: RequestOptions): Promise<SubscriptionRecord> {
     return this.transport.data({ method: "POST", path: "/v1/subscription", body: { plan_id: planId } }, opts);
   }

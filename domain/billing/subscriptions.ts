@@ -138,7 +138,7 @@ export async function subscribe(actor: BillingActor, planId: string, opts: { ema
       return await startSubscription(tx, actor, to, cur, opts.email ?? null, now);
     }
     if (cur.plan_id === to.id && !cur.pending_plan_id && !cur.cancel_at_period_end) {
-      throw conflict("subscription_already_on_plan", `The subscription is on the ${to.id} plan already`);
+      throw conflict("plan_already_subscribed", `The subscription is on the ${to.id} plan already`);
     }
     const from = planFrom(await plansById(), cur.plan_id);
     if (cur.plan_id === to.id) {

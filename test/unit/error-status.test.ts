@@ -51,7 +51,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "delivery_not_retryable",
     "domain_already_added",
     "plan_already_exists",
-    "subscription_already_on_plan",
+    "plan_already_subscribed",
     "subscription_not_cancellable",
   ],
   413: ["payload_too_large"],
