@@ -26,6 +26,9 @@ export interface RolledChange {
   cancel_at_period_end?: boolean;
   cancelled_at?: Date;
   expired_at?: Date;
+  gateway?: "manual";
+  gateway_subscription_id?: null;
+  payment_url?: null;
 }
 
 export interface EffectiveInputs {
@@ -59,7 +62,9 @@ export function effectiveAt(row: SubscriptionRow | null | undefined, x: Effectiv
   }
   // The period ended: a cancellation at period end takes effect, a waiting downgrade applies, and
   // the next period (of the plan now in force) is counted from the anchor.
-  if (row.cancel_at_period_end) return fallback("cancelled", { status: "cancelled", cancelled_at: row.current_period_end });
+  // (a downgrade to a plan the gateway does not sell is a gateway cancellation at the period end
+  // with the new plan waiting: the plan applies, billed manually from then on)
+  if (row.cancel_at_period_end && !row.pending_plan_id) return fallback("cancelled", { status: "cancelled", cancelled_at: row.current_period_end });
   // A downgrade to another interval (month -> year) counts its periods from the end of the last one.
   const planId = row.pending_plan_id ?? row.plan_id;
   const interval = x.intervalOf(planId);
@@ -67,5 +72,6 @@ export function effectiveAt(row: SubscriptionRow | null | undefined, x: Effectiv
   const period = periodAt(anchor, interval, x.now);
   const rolled: RolledChange = { current_period_start: period.start, current_period_end: period.end };
   if (row.pending_plan_id) Object.assign(rolled, { plan_id: planId, pending_plan_id: null, anchor_at: anchor });
+  if (row.pending_plan_id && row.cancel_at_period_end) Object.assign(rolled, { gateway: "manual", gateway_subscription_id: null, cancel_at_period_end: false, payment_url: null });
   return { planId, status: row.status, period, onDefault: false, rolled };
 }

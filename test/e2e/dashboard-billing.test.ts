@@ -97,7 +97,7 @@ describe("the Billing page", () => {
     await dash.page.getByText("Ends on").waitFor({ timeout: WAIT_MS });
     await dash.screenshot("billing-cancel-at-period-end");
 
-    const audit = await sql`select action, actor_type, metadata from audit_logs where tenant_id = ${tenantId} and action like 'subscription.%' order by inserted_at`;
+    const audit = await sql`select action, actor_type, metadata from audit_logs where tenant_id = ${tenantId!} and action like 'subscription.%' order by inserted_at`;
     expect(audit.map((a) => a.action)).toEqual(["subscription.created", "subscription.plan_changed", "subscription.plan_changed", "subscription.cancelled"]);
     for (const a of audit) expect(a.actor_type).toBe("user");
     expect(audit[3]!.metadata).toEqual({ reason: "trying the e2e flow", cancel_at_period_end: true });

@@ -194,6 +194,25 @@ describe("Stripe's signed events", () => {
   });
 });
 
+describe("a downgrade to a plan Stripe does not sell", () => {
+  test("the free plan: Stripe cancels at the period end, then the tenant is on free with gateway manual, and no cancellation is audited", async () => {
+    const { t, row } = await subscribed(plan("basic"));
+    const down = await call("POST", "/v1/subscription", { key: t.secretKey, body: { plan_id: "free" } });
+    expect(down.body.data).toMatchObject({ plan_id: plan("basic"), pending_plan_id: "free", gateway: "stripe" });
+    const sub = stripe.subscriptions.get(row.gateway_subscription_id)!;
+    expect(sub.cancel_at_period_end).toBe(true);
+    // Stripe echoes its cancel_at_period_end back: the downgrade still waits, it is not a cancellation
+    expect((await deliver(stripe.signedEvent("customer.subscription.updated", stripe.subscriptionObject(sub.id)))).body.applied).toBe(true);
+    expect((await call("GET", "/v1/subscription", { key: t.secretKey })).body.data).toMatchObject({ pending_plan_id: "free", effective_plan_id: plan("basic") });
+    expect((await deliver(stripe.signedEvent("customer.subscription.deleted", stripe.subscriptionObject(sub.id, { status: "canceled" })))).body.applied).toBe(true);
+    const after = await call("GET", "/v1/subscription", { key: t.secretKey });
+    expect(after.body.data).toMatchObject({ plan_id: "free", status: "active", gateway: "manual", pending_plan_id: null, effective_plan_id: "free" });
+    expect(await auditOf(t.tenant.id, "subscription.cancelled")).toHaveLength(0);
+    const [change] = await auditOf(t.tenant.id, "subscription.plan_changed");
+    expect(change.metadata).toEqual({ old_plan_id: plan("basic"), new_plan_id: "free", change_type: "downgrade" });
+  });
+});
+
 describe("past_due, then expired by the billing cron (simulated clock)", () => {
   test("a failed payment starts the grace period; 8 days later the cron expires it: subscription.expired {reason, days_overdue} by the system, Stripe's subscription ended, the default plan's limits", async () => {
     const { t, row } = await subscribed(plan("basic"));
