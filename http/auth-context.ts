@@ -2,6 +2,7 @@
 // bearer token of a request: shared by the auth plugin and the session code without a cycle.
 import type { Scope } from "../store/db";
 import type { Environment } from "../store/api-keys";
+import type { ActiveSession } from "../store/sessions";
 
 export interface AuthContext {
   tenantId: string;
@@ -14,6 +15,8 @@ export interface AuthContext {
   subscriberExternalId?: string;
   ip: string | null;
   userAgent: string | null;
+  /** The dashboard user behind a session, on routes whose access rule is session or session-manager. */
+  session?: ActiveSession;
 }
 
 /** The (tenant, environment) every store call of the request is scoped to. */

@@ -4,7 +4,7 @@ import { logger } from "../basics/log";
 import { AppError } from "../basics/errors";
 import { collectMetrics } from "../store/metrics";
 import { errorBody, statusFor } from "./plugins/errors";
-import { assertMetricsAccess } from "./routes/metrics";
+import { assertMetricsToken } from "./plugins/auth";
 
 function errorResponse(code: string, message: string): Response {
   return Response.json(errorBody(code, message), { status: statusFor(code) });
@@ -20,7 +20,7 @@ export function startMetricsServer(port: number, hostname = "0.0.0.0") {
         return errorResponse("not_found", `No route for ${request.method} ${path}; this port serves GET /metrics only`);
       }
       try {
-        assertMetricsAccess(request);
+        assertMetricsToken(request);
         const { contentType, text } = await collectMetrics();
         return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store" } });
       } catch (err) {

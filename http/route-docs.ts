@@ -49,10 +49,12 @@ export const BODY_ERRORS = [400, 413, 415, 422] as const;
 export const KEY_ERRORS = [401, 403, 429] as const;
 
 /**
- * `detail.security` of each kind of route. The document's default is an API key or a dashboard
- * session; the admin routes take ADMIN_TOKEN, the dashboard-only ones the session cookie.
+ * The OpenAPI security requirement of each kind of access rule (http/plugins/access.ts writes it on
+ * every route). The document's default is an API key or a dashboard session; the admin routes take
+ * ADMIN_TOKEN, the dashboard-only ones the session cookie.
  */
-export const SECURITY = {
+type SecurityRequirement = Record<string, string[]>;
+export const SECURITY: Record<"key" | "admin" | "session" | "none", SecurityRequirement[]> = {
   key: [{ apiKey: [] }, { session: [] }],
   admin: [{ adminToken: [] }],
   session: [{ session: [] }],

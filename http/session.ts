@@ -1,6 +1,5 @@
 // Dashboard sessions at the HTTP edge: the nms_session cookie (read, set, clear), resolving it
 // into an AuthContext, and the DESIGN.md 5 rule that cookie requests changing state carry Origin == APP_URL.
-import { Elysia } from "elysia";
 import { config } from "../config";
 import { isEmailAddress } from "../schemas/email";
 import { isBlockedEmail } from "../store/blocked-domains";
@@ -104,16 +103,18 @@ export async function resolveSession(request: Request): Promise<AuthContext | nu
     permissions: ["read", "write"],
     ip: requestFacts(request).ip,
     userAgent: request.headers.get("user-agent"),
+    // the user's role, for rules that tell owners from other users (owner-write)
+    session,
   };
 }
 
 /**
- * For dashboard-only routes (/v1/me, /v1/team/*): derives `auth` and the session's `user`.
- * No session -> 401 invalid_session; a Bearer value instead of a session -> 401 invalid_api_key
- * when it is no key that authenticates (unknown, garbage, revoked: the same answer as on any
- * route), 403 session_required when it is a valid API key.
+ * The session and session-manager rules of dashboard-only routes (/v1/me, /v1/team/*): the
+ * caller with the session's user attached (`auth.session`). No session -> 401 invalid_session; a
+ * Bearer value instead of a session -> 401 invalid_api_key when it is no key that authenticates
+ * (unknown, garbage, revoked: the same answer as on any route), 403 session_required when it is a valid API key.
  */
-export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as: "scoped" }, async ({ request }) => {
+export async function authenticateSession(request: Request): Promise<AuthContext & { session: ActiveSession }> {
   const session = await findRequestSession(request);
   if (!session) {
     const raw = bearerToken(request);
@@ -124,7 +125,7 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
     throw new AppError("invalid_session", "Sign in to the dashboard: a valid session cookie is required");
   }
   assertSessionOrigin(request);
-  const auth: AuthContext = {
+  return {
     tenantId: session.tenant_id,
     environment: sessionEnvironment(request),
     actorType: "user",
@@ -132,9 +133,9 @@ export const sessionPlugin = new Elysia({ name: "plugins.session" }).derive({ as
     permissions: ["read", "write"],
     ip: requestFacts(request).ip,
     userAgent: request.headers.get("user-agent"),
+    session,
   };
-  return { auth, user: session };
-});
+}
 
 /**
  * A dashboard address as stored (trimmed, lower-case), or 422: validation_failed for a malformed

@@ -1,5 +1,5 @@
 // TypeBox schemas of the admin blocklist routes (/v1/admin/blocked-domains). The admin token is
-// checked before them (adminPlugin is a transform hook), so an anonymous caller always gets 401.
+// checked before them (the admin access rule runs before validation), so an anonymous caller always gets 401.
 import { t } from "elysia";
 
 export const BlockedDomain = t.Object({

@@ -5,7 +5,7 @@
 //   with:    the full app (buildApp), GET /v1/api-keys with a Bearer key: key lookup (cached,
 //            epoch check in Redis), rate limit (GCRA in Redis), permission checks, then the handler.
 //   without: the same handler and the same global plugins (errors, CORS, idempotency) for a fixed
-//            tenant, without authPlugin.
+//            tenant, without an access rule.
 export {};
 process.env.LOG_LEVEL ??= "warn";
 // a budget the run cannot exhaust: the limiter does the same work whatever the limit

@@ -9,22 +9,22 @@
 // key used with another in one command or script needs a shared hash tag `{...}`, as the runtime's
 // partition keys have. Keys start with REDIS_PREFIX; with the production `nms`:
 //
-// | key                                         | type    | owner                          | lifetime                                   |
-// |---------------------------------------------|---------|--------------------------------|--------------------------------------------|
-// | nms:auth:epoch                              | string  | store/api-keys.ts              | none (a counter; recreated when lost)      |
-// | nms:idem:<tenant>:<sha256>                  | string  | store/idempotency.ts           | 120 s while in flight, then 24 h           |
-// | nms:inbox:<tenant>:<env>:<subscriber id>    | channel | domain/inbox/inbox.ts                | pub/sub: nothing stored                    |
-// | nms:blocked-domains:version                 | string  | store/blocked-domains.ts       | none (a counter)                           |
-// | nms:blocked-domains:changed                 | channel | store/blocked-domains.ts       | pub/sub: nothing stored                    |
-// | nms:oauth-state:<state>                     | string  | http/routes/auth-session.ts    | 600 s, deleted when used (GETDEL)          |
-// | nms:rl:http:key:<key id>[:sub:<hash>]       | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
-// | nms:rl:http:user:<user id>                  | string  | http/plugins/rate-limit.ts     | until the GCRA bucket is full again        |
-// | nms:rl:provider:<tenant>:<env>:<provider>   | string  | actors/channel-sender.ts       | until the GCRA bucket is full again        |
-// | nms:rl:domain-health-check:<domain id>      | string  | domain/sending-domains/health.ts        | until the GCRA bucket is full again (60 s) |
-// | <bench prefix>:floor:stream                 | stream  | scripts/bench-accept.ts        | the bench run (it deletes its prefix)      |
-// | nms:quota:{<tenant>:<start ms>:<v>}:used    | string  | store/quota-counters.ts        | period end + 7 days                        |
-// | nms:quota:{<tenant>:<start ms>:<v>}:inflight| zset    | store/quota-counters.ts        | period end + 7 days                        |
-// | nms:quota:counters                          | set     | store/quota-counters.ts        | none (members removed by the billing cron) |
+// | key                                       | type    | owner                            | lifetime                                   |
+// |-------------------------------------------|---------|----------------------------------|--------------------------------------------|
+// | nms:auth:epoch                            | string  | store/api-keys.ts                | none (a counter; recreated when lost)      |
+// | nms:idem:<tenant>:<sha256>                | string  | store/idempotency.ts             | 120 s while in flight, then 24 h           |
+// | nms:inbox:<tenant>:<env>:<subscriber id>  | channel | domain/inbox/inbox.ts            | pub/sub: nothing stored                    |
+// | nms:blocked-domains:version               | string  | store/blocked-domains.ts         | none (a counter)                           |
+// | nms:blocked-domains:changed               | channel | store/blocked-domains.ts         | pub/sub: nothing stored                    |
+// | nms:oauth-state:<state>                   | string  | http/routes/auth-session.ts      | 600 s, deleted when used (GETDEL)          |
+// | nms:rl:http:key:<key id>[:sub:<hash>]     | string  | http/plugins/rate-limit.ts       | until the GCRA bucket is full again        |
+// | nms:rl:http:user:<user id>                | string  | http/plugins/rate-limit.ts       | until the GCRA bucket is full again        |
+// | nms:rl:provider:<tenant>:<env>:<provider> | string  | domain/delivery/send-attempt.ts  | until the GCRA bucket is full again        |
+// | nms:rl:domain-health-check:<domain id>    | string  | domain/sending-domains/health.ts | until the GCRA bucket is full again (60 s) |
+// | <bench prefix>:floor:stream               | stream  | scripts/bench-accept.ts          | the bench run (it deletes its prefix)      |
+// | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
+// | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
+// | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */

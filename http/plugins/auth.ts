@@ -1,7 +1,6 @@
-// Authentication for /v1 routes: resolves the Bearer API key (or the dashboard session) into an
-// `auth` context, enforces revocation, expiry, allowed IPs, read-only keys, publishable-key rules and the rate limit centrally.
+// Authentication behind the access rules (http/plugins/access.ts): resolves the Bearer API key (or the
+// dashboard session) into an `auth` context; revocation, expiry, allowed IPs, read-only keys, publishable keys, the rate limit.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { Elysia } from "elysia";
 import * as ipaddr from "ipaddr.js";
 import { config } from "../../config";
 import { sql } from "../../store/db";
@@ -104,7 +103,7 @@ async function resolveKey(request: Request): Promise<Resolved> {
   const ip = requestFacts(request).ip;
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
   // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
-  // Publishable keys are counted per subscriber once the subscriber hash is verified (inboxAuthPlugin),
+  // Publishable keys are counted per subscriber once the subscriber hash is verified (authenticateSubscriber),
   // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
   const peeked = peekKey(hashKey(raw));
   let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id), peeked.tenant_id) : null;
@@ -153,30 +152,41 @@ function enforceMethod(request: Request, auth: AuthContext): void {
   }
 }
 
-export function requireWrite(auth: AuthContext): void {
+function requireWrite(auth: AuthContext): void {
   if (!auth.permissions.includes("write")) throw forbidden("insufficient_permissions", "This key is read-only");
 }
 
-export function requireSecret(auth: AuthContext): void {
+function requireSecret(auth: AuthContext): void {
   if (auth.keyType === "publishable") {
     throw forbidden("insufficient_permissions", "Publishable keys may only reach subscriber-scoped inbox routes");
   }
 }
 
+/** A read rule still refuses a read-only key on a method that changes state; a write rule always wants write. */
+function enforceWrite(request: Request, auth: AuthContext, write: boolean): void {
+  if (write) requireWrite(auth);
+  else enforceMethod(request, auth);
+}
+
 const authByRequest = new WeakMap<Request, AuthContext>();
-/** The auth context of a request that went through authPlugin or inboxAuthPlugin (for global plugins). */
+/** The auth context of a request that passed a key, subscriber or session access rule (for global plugins). */
 export function authOf(request: Request): AuthContext | undefined {
   return authByRequest.get(request);
 }
 
-/** Every /v1 route except the inbox ones: secret keys and dashboard sessions. */
-export const authPlugin = new Elysia({ name: "plugins.auth" }).derive({ as: "scoped" }, async ({ request, set }) => {
+/** Remembers who is calling, for authOf (the idempotency plugin, the route's typed `auth`). */
+export function rememberAuth(request: Request, auth: AuthContext): AuthContext {
+  authByRequest.set(request, auth);
+  return auth;
+}
+
+/** The secret-read / secret-write rules: a secret API key or a dashboard session. */
+export async function authenticateSecret(request: Request, set: { headers: Record<string, any> }, write: boolean): Promise<AuthContext> {
   const { auth } = await authenticate(request, set);
   requireSecret(auth);
-  enforceMethod(request, auth);
-  authByRequest.set(request, auth);
-  return { auth };
-});
+  enforceWrite(request, auth, write);
+  return rememberAuth(request, auth);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Publishable keys on the inbox routes
@@ -223,54 +233,63 @@ async function assertOwnSubscriber(auth: AuthContext, pathId: string | undefined
 }
 
 /**
- * Auth for the subscriber-scoped inbox routes (list, read, read-all, unread-count,
- * preferences, stream): secret keys and sessions as above, plus publishable keys with
- * X-Subscriber-Id / X-Subscriber-Hash and the Origin check (DESIGN.md 5).
+ * The subscriber-read / subscriber-write rules of the subscriber-scoped inbox routes (list, read,
+ * read-all, unread-count, preferences, stream): secret keys and sessions as above, plus publishable
+ * keys with X-Subscriber-Id / X-Subscriber-Hash and the Origin check (DESIGN.md 5).
  */
-export const inboxAuthPlugin = new Elysia({ name: "plugins.inbox-auth" }).derive(
-  { as: "scoped" },
-  async ({ request, set, params }) => {
-    const { auth, epoch } = await authenticate(request, set);
-    const origin = request.headers.get("origin");
-    if (auth.keyType === "publishable") {
-      const facts = await factsFor(auth.tenantId, auth.environment, epoch);
-      // the refusal is readable by the page (CORS headers on it too), so an embed can show why
-      if (origin) setCorsHeaders(set, origin);
-      if (!originAllowed(origin, facts)) {
-        throw new AppError("origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
-      }
-      const externalId = request.headers.get("x-subscriber-id");
-      const given = request.headers.get("x-subscriber-hash");
-      if (!externalId || !given || !hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {
-        throw forbidden(
-          "insufficient_permissions",
-          "Publishable keys need X-Subscriber-Id and X-Subscriber-Hash = hex HMAC-SHA256(subscriber id, inbox secret)",
-        );
-      }
-      auth.subscriberExternalId = externalId;
-      applyRateLimit(set, await takeRequest(rateKey(auth.keyId!, externalId), auth.tenantId));
-      enforceMethod(request, auth);
-      await assertOwnSubscriber(auth, (params as Record<string, string> | undefined)?.id);
-    } else {
-      if (origin && auth.actorType === "api_key") {
-        const facts = await factsFor(auth.tenantId, auth.environment, epoch);
-        if (originAllowed(origin, facts)) setCorsHeaders(set, origin);
-      }
-      enforceMethod(request, auth);
+export async function authenticateSubscriber(
+  request: Request,
+  set: { headers: Record<string, any> },
+  params: Record<string, string> | undefined,
+  write: boolean,
+): Promise<AuthContext> {
+  const { auth, epoch } = await authenticate(request, set);
+  const origin = request.headers.get("origin");
+  if (auth.keyType === "publishable") {
+    const facts = await factsFor(auth.tenantId, auth.environment, epoch);
+    // the refusal is readable by the page (CORS headers on it too), so an embed can show why
+    if (origin) setCorsHeaders(set, origin);
+    if (!originAllowed(origin, facts)) {
+      throw new AppError("origin_not_allowed", "This Origin is not an allowed origin of the publishable key's tenant");
     }
-    authByRequest.set(request, auth);
-    return { auth };
-  },
-);
+    const externalId = request.headers.get("x-subscriber-id");
+    const given = request.headers.get("x-subscriber-hash");
+    if (!externalId || !given || !hashMatches(subscriberHash(facts.inboxSecret, externalId), given)) {
+      throw forbidden(
+        "insufficient_permissions",
+        "Publishable keys need X-Subscriber-Id and X-Subscriber-Hash = hex HMAC-SHA256(subscriber id, inbox secret)",
+      );
+    }
+    auth.subscriberExternalId = externalId;
+    applyRateLimit(set, await takeRequest(rateKey(auth.keyId!, externalId), auth.tenantId));
+    enforceWrite(request, auth, write);
+    await assertOwnSubscriber(auth, params?.id);
+  } else {
+    if (origin && auth.actorType === "api_key") {
+      const facts = await factsFor(auth.tenantId, auth.environment, epoch);
+      if (originAllowed(origin, facts)) setCorsHeaders(set, origin);
+    }
+    enforceWrite(request, auth, write);
+  }
+  return rememberAuth(request, auth);
+}
 
-/** Admin bearer token for /api/internal/* and /v1/admin/*. A transform hook, so it runs before
- * schema validation: an anonymous caller gets 401, never the route's 422 field details. */
-export const adminPlugin = new Elysia({ name: "plugins.admin" }).onTransform({ as: "scoped" }, async ({ request }) => {
+/** The admin rule: the ADMIN_TOKEN bearer of /api/internal/* and /v1/admin/*. */
+export function authenticateAdmin(request: Request): void {
   const token = bearerToken(request);
   if (!token || !timingSafeEqualStr(token, config.adminToken)) {
     throw new AppError("invalid_admin_token", "A valid admin bearer token is required");
   }
-});
+}
+
+/** The metrics rule: without METRICS_TOKEN anyone; with it, that Bearer token (invalid_metrics_token 401). */
+export function assertMetricsToken(request: Request): void {
+  if (!config.metricsToken) return;
+  const token = bearerToken(request);
+  if (!token || !timingSafeEqualStr(token, config.metricsToken)) {
+    throw new AppError("invalid_metrics_token", "GET /metrics wants Authorization: Bearer <METRICS_TOKEN>");
+  }
+}
 
 export function timingSafeEqualStr(a: string, b: string): boolean {
   const ab = Buffer.from(a);

@@ -1,5 +1,5 @@
 // CORS for the browser-facing inbox routes (/v1/subscribers/:id/notifications|preferences...):
-// preflight answers, and the headers inboxAuthPlugin adds to real requests.
+// preflight answers, and the headers the subscriber access rules add to real requests.
 import { Elysia } from "elysia";
 import { errorBody, statusFor } from "./errors";
 
@@ -29,7 +29,7 @@ export function setCorsHeaders(set: { headers: Record<string, any> }, origin: st
 /**
  * A preflight carries neither the key nor the subscriber headers, so the tenant is unknown: it is
  * answered for any origin, and the real request is checked against its own tenant by
- * inboxAuthPlugin, whose 403 origin_not_allowed the page can then read (it carries
+ * subscriber-read / subscriber-write rule (http/plugins/access.ts), whose 403 origin_not_allowed the page can then read (it carries
  * Access-Control-Allow-Origin) and show. A refused preflight would leave the page nothing but a
  * network error. Credentials (cookies) are never allowed cross-origin, so no session is exposed.
  */

@@ -12,50 +12,46 @@ import {
 } from "../../schemas/analytics";
 import { byChannel, byTemplate, overview, periodStart, timeseries } from "../../store/analytics";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import { errors, KEY_ERRORS } from "../route-docs";
 
 export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/analytics/overview",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const period = query.period ?? "24h";
       const c = await overview(auth.tenantId, auth.environment, periodStart(period));
       const delivery_rate = c.sent > 0 ? Math.round((c.delivered / c.sent) * 10_000) / 10_000 : 0;
       return { data: { period, ...c, delivery_rate } };
     },
-    { query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/channels",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const period = query.period ?? "24h";
       return { data: await byChannel(auth.tenantId, auth.environment, periodStart(period)) };
     },
-    { query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/timeseries",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const period = query.period ?? "24h";
       const granularity = query.granularity ?? (period === "24h" ? "hour" : "day");
       const rows = await timeseries(auth.tenantId, auth.environment, periodStart(period), granularity);
       const points = rows.map(({ bucket, ...c }) => ({ timestamp: new Date(bucket).toISOString(), ...c }));
       return { data: { period, granularity, points } };
     },
-    { query: TimeseriesQuery, response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
+    { access: "secret-read", query: TimeseriesQuery, response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per hour or day", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/templates",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const period = query.period ?? "24h";
       const limit = parseLimit(query.limit, 10, 100);
       return { data: await byTemplate(auth.tenantId, auth.environment, periodStart(period), limit) };
     },
-    { query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
+    { access: "secret-read", query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
   );

@@ -32,7 +32,8 @@ import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
 import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
-import { authPlugin, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import type { AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const PERMISSIONS = ["read", "write"] as const;
@@ -164,12 +165,13 @@ function parseKeyType(details: ErrorDetails, raw: string | undefined): KeyType {
 }
 
 export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
-  .use(authPlugin)
+  .use(accessPlugin)
   // ---- reference shape --------------------------------------------------------------------
   .get("/v1/api-keys", async ({ auth }) => {
     const { rows } = await listActiveKeys(sql, auth.tenantId, manageable(auth));
     return { data: rows.map(referenceShape) };
   }, {
+    access: "secret-read",
     response: { 200: ReferenceKeyList, ...errors(KEY_ERRORS) },
     detail: {
       summary: "List the API keys the caller manages (no raw keys)",
@@ -193,6 +195,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     set.status = 201;
     return { data: { ...referenceShape(row), raw_key: raw } };
   }, {
+    access: "secret-write",
     body: CreateKeyBody,
     response: { 201: ReferenceKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
     detail: { summary: "Create an API key; raw_key is shown once", tags: ["api-keys"] },
@@ -201,6 +204,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     await revoke(auth, params.id, query.reason ?? "revoked");
     set.status = 204;
   }, {
+    access: "secret-write",
     params: KeyIdParams,
     query: RevokeQuery,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
@@ -243,6 +247,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
       },
     };
   }, {
+    access: "secret-write",
     params: KeyIdParams,
     body: RotateKeyBody,
     response: { 201: RotatedKeyResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -255,6 +260,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     const { rows, total } = await listActiveKeys(sql, auth.tenantId, [auth.environment], { limit: perPage, offset: (page - 1) * perPage });
     return { data: rows.map(guideShape), meta: { total, page, per_page: perPage } };
   }, {
+    access: "secret-read",
     query: GuideListQuery,
     response: { 200: GuideKeyList, ...errors(KEY_ERRORS, 422) },
     detail: { summary: "List API keys (guide shape, no key values)", tags: ["api-keys"] },
@@ -275,6 +281,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     set.status = 201;
     return { data: { ...guideShape(row), key: raw } };
   }, {
+    access: "secret-write",
     body: CreateGuideKeyBody,
     response: { 201: GuideKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
     detail: { summary: "Create an API key (guide shape); the key is shown once", tags: ["api-keys"] },
@@ -283,6 +290,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     await revoke(auth, params.id, query.reason ?? "revoked");
     set.status = 204;
   }, {
+    access: "secret-write",
     params: KeyIdParams,
     query: RevokeQuery,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },

@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import { notFound } from "../../basics/errors";
 import { parseBody } from "../plugins/body-parser";
 import { builtFile } from "./web-assets";
+import { accessPlugin } from "../plugins/access";
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 /** The files of the package the page loads; nothing else of node_modules is reachable. */
@@ -89,7 +90,7 @@ function fixResponses<P extends object>(paths: P): P {
 
 export function apiReferenceRoutes(documentation: Record<string, any>) {
   let cached: { routes: number; doc: Record<string, any> } | null = null;
-  const plugin = new Elysia({ name: "routes.api-reference" });
+  const plugin = new Elysia({ name: "routes.api-reference" }).use(accessPlugin);
   const root = plugin as unknown as GlobalView;
   return plugin
     .get(
@@ -108,9 +109,9 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
         cached = { routes: routes.length, doc };
         return doc;
       },
-      { detail: { hide: true } },
+      { access: "public", detail: { hide: true } },
     )
-    .get("/docs", () => new Response(PAGE, { headers: PAGE_HEADERS }), { detail: { hide: true } })
+    .get("/docs", () => new Response(PAGE, { headers: PAGE_HEADERS }), { access: "public", detail: { hide: true } })
     .get(
       "/docs/assets/:file",
       ({ params, request }) => {
@@ -120,6 +121,6 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
         if (!VIEWER_FILES.has(params.file)) throw notFound("not_found", `No file /docs/assets/${params.file}`);
         return builtFile(request, ".", params.file, { headers: { "cache-control": "public, max-age=86400" } }, SWAGGER_UI_DIR);
       },
-      { detail: { hide: true } },
+      { access: "public", detail: { hide: true } },
     );
 }

@@ -4,11 +4,10 @@ import { Elysia, t } from "elysia";
 import { AuditLogList, AuditLogQuery, AuditLogResponse, TeamAuditLogQuery } from "../../schemas/audit-logs";
 import { findAuditLog, listAuditLogs, type AuditFilter } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
-import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
-import { adminPlugin } from "../plugins/auth";
-import { errors, SECURITY } from "../route-docs";
-import { sessionPlugin } from "../session";
+import { accessPlugin } from "../plugins/access";
+import { errors } from "../route-docs";
 
 const ACTOR_TYPES = ["user", "api_key", "system"];
 // ISO 8601 date or date-time (offset or Z optional, fractions allowed)
@@ -55,7 +54,7 @@ function auditFilter(query: Omit<typeof AuditLogQuery.static, "tenant_id">, tena
 }
 
 export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .get("/api/internal/audit-logs", async ({ query }) => {
     const details: ErrorDetails = {};
     const tenantId = query.tenant_id?.trim();
@@ -64,18 +63,20 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     const rows = await listAuditLogs(auditFilter(query, tenantId, details));
     return { audit_logs: rows, count: rows.length };
   }, {
+    access: "admin",
     query: AuditLogQuery,
     response: { 200: AuditLogList, ...errors(401, 422) },
-    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
+    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"] },
   })
   .get("/api/internal/audit-logs/:id", async ({ params }) => {
     const row = isUuid(params.id) ? await findAuditLog(params.id) : undefined;
     if (!row) throw notFound("not_found", "Audit log entry not found");
     return { data: row };
   }, {
+    access: "admin",
     params: t.Object({ id: t.String() }),
     response: { 200: AuditLogResponse, ...errors(401, 404) },
-    detail: { summary: "One audit log entry (admin)", tags: ["admin"], security: SECURITY.admin },
+    detail: { summary: "One audit log entry (admin)", tags: ["admin"] },
   });
 
 /**
@@ -84,17 +85,16 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
  * Members are refused, as they are for team management.
  */
 export const teamAuditLogRoutes = new Elysia({ name: "routes.team-audit-logs" })
-  .use(sessionPlugin)
-  .get("/v1/team/audit-logs", async ({ query, user }) => {
-    if (user.role === "member") throw forbidden("insufficient_permissions", "Only owners and admins read the audit log");
-    const rows = await listAuditLogs(auditFilter(query, user.tenant_id, {}));
+  .use(accessPlugin)
+  .get("/v1/team/audit-logs", async ({ query, auth }) => {
+    const rows = await listAuditLogs(auditFilter(query, auth.tenantId, {}));
     return { audit_logs: rows, count: rows.length };
   }, {
+    access: { rule: "session-manager", refusal: "Only owners and admins read the audit log" },
     query: TeamAuditLogQuery,
     response: { 200: AuditLogList, ...errors(401, 403, 422) },
     detail: {
       summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)",
       tags: ["team"],
-      security: SECURITY.session,
     },
   });

@@ -21,10 +21,10 @@ import {
   readCookie,
   SESSION_COOKIE,
   sessionCookie,
-  sessionPlugin,
 } from "../session";
 import { CallbackQuery, MagicLinkBody, MagicLinkSent, MeResponse, OAuthProviderList, ProviderParams, SessionResponse, VerifyQuery } from "../../schemas/session";
-import { BODY_ERRORS, errors, NoContent, Redirect, SECURITY } from "../route-docs";
+import { BODY_ERRORS, errors, NoContent, Redirect } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
 
 const SIGNED_IN = Redirect("Signed in: sets the nms_session cookie and redirects (Location) to the dashboard, APP_URL");
 
@@ -165,6 +165,7 @@ async function providerIdentity(p: ProviderConfig, accessToken: string): Promise
 // ---------------------------------------------------------------------------------------------
 
 export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
+  .use(accessPlugin)
   .get(
     "/auth/providers",
     () => ({
@@ -175,9 +176,10 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       })),
     }),
     {
+      access: "public",
       // 422: a NUL in the query string is refused before any route (http/plugins/errors.ts)
       response: { 200: OAuthProviderList, ...errors(422) },
-      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"], security: SECURITY.none },
+      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"] },
     },
   )
   .post(
@@ -199,13 +201,13 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return { data: { sent: true } };
     },
     {
+      access: "public",
       body: MagicLinkBody,
       response: { 202: MagicLinkSent, ...errors(BODY_ERRORS) },
       detail: {
         summary: "Send a sign-in (or sign-up) link",
         description: "202 whether or not an account exists; a blocked (disposable) domain is 422 email_domain_blocked.",
         tags: ["session"],
-        security: SECURITY.none,
       },
     },
   )
@@ -221,6 +223,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       }
     },
     {
+      access: "public",
       query: VerifyQuery,
       response: {
         302: Redirect(
@@ -231,7 +234,6 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       detail: {
         summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL",
         tags: ["session"],
-        security: SECURITY.none,
       },
     },
   )
@@ -243,8 +245,9 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return { data: row ? meOf(row) : null };
     },
     {
+      access: "public",
       response: { 200: SessionResponse, ...errors(422) },
-      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"], security: SECURITY.none },
+      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"] },
     },
   )
   .get(
@@ -266,9 +269,10 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return new Response(null, { status: 302, headers });
     },
     {
+      access: "public",
       params: ProviderParams,
       response: { 302: Redirect("To the provider's consent page (Location), with a state cookie"), ...errors(404) },
-      detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"], security: SECURITY.none },
+      detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"] },
     },
   )
   .get(
@@ -309,10 +313,11 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       );
     },
     {
+      access: "public",
       params: ProviderParams,
       query: CallbackQuery,
       response: { 302: SIGNED_IN, ...errors(400, 404, 422) },
-      detail: { summary: "OAuth callback", tags: ["session"], security: SECURITY.none },
+      detail: { summary: "OAuth callback", tags: ["session"] },
     },
   )
   .delete(
@@ -328,25 +333,25 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       return new Response(null, { status: 204, headers });
     },
     {
+      access: "public",
       response: { 204: NoContent, ...errors(403) },
       detail: {
         summary: "End the dashboard session",
         description: "Clears the nms_session cookie; 204 with or without a session. With one, Origin must be APP_URL (403 origin_not_allowed).",
         tags: ["session"],
-        security: SECURITY.none,
       },
     },
   )
-  .use(sessionPlugin)
   .get(
     "/v1/me",
-    async ({ user }) => {
-      const row = await findUser(user.tenant_id, user.user_id);
+    async ({ auth }) => {
+      const row = await findUser(auth.tenantId, auth.actorId);
       if (!row) throw new AppError("invalid_session", "The session's user no longer exists");
       return { data: meOf(row) };
     },
     {
+      access: "session",
       response: { 200: MeResponse, ...errors(401, 403) },
-      detail: { summary: "The signed-in dashboard user", tags: ["session"], security: SECURITY.session },
+      detail: { summary: "The signed-in dashboard user", tags: ["session"] },
     },
   );

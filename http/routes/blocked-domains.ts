@@ -14,7 +14,7 @@ import { emailDomain, normalizeDomain } from "../../schemas/email";
 import { iso } from "../../store/time";
 import { conflict, notFound, validationFailed } from "../../basics/errors";
 import { parseLimit } from "../pagination";
-import { adminPlugin } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import {
   BlockDomainBody,
   BlockedCheck,
@@ -24,9 +24,9 @@ import {
   BlockedDomainParams,
   BlockedDomainResponse,
 } from "../../schemas/blocked-domains";
-import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
+import { BODY_ERRORS, errors, NoContent } from "../route-docs";
 
-const TAG = { tags: ["admin"], security: SECURITY.admin };
+const TAG = { tags: ["admin"] };
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
@@ -49,7 +49,7 @@ function domainField(raw: unknown, field = "domain"): string {
 }
 
 export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/admin/blocked-domains",
     async ({ query }) => {
@@ -64,6 +64,7 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       return { data: page.map(view), meta: { cursor, has_more: hasMore } };
     },
     {
+      access: "admin",
       query: BlockedDomainListQuery,
       response: { 200: BlockedDomainList, ...errors(401, 422) },
       detail: {
@@ -83,6 +84,7 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       return { data: { email: email.trim(), blocked: await isBlockedEmail(email.trim()) } };
     },
     {
+      access: "admin",
       query: BlockedCheckQuery,
       response: { 200: BlockedCheck, ...errors(401, 422) },
       detail: { ...TAG, summary: "Is this address's domain (or a parent domain) blocked?" },
@@ -98,6 +100,7 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       return { data: view(row) };
     },
     {
+      access: "admin",
       body: BlockDomainBody,
       response: { 201: BlockedDomainResponse, ...errors(401, BODY_ERRORS, 409) },
       detail: { ...TAG, summary: "Block a domain (and its subdomains)" },
@@ -110,5 +113,5 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       if (!(await unblockDomain(domain))) throw notFound("blocked_domain_not_found", `${domain} is not blocked`);
       set.status = 204;
     },
-    { params: BlockedDomainParams, response: { 204: NoContent, ...errors(401, 404, 422) }, detail: { ...TAG, summary: "Unblock a domain" } },
+    { access: "admin", params: BlockedDomainParams, response: { 204: NoContent, ...errors(401, 404, 422) }, detail: { ...TAG, summary: "Unblock a domain" } },
   );

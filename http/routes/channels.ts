@@ -32,7 +32,8 @@ import { serializeChannel } from "../responses/channels";
 import { sql } from "../../store/db";
 import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
-import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf, type AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 function add(details: ErrorDetails, field: string, message: string) {
@@ -124,12 +125,10 @@ function testPayload(channel: Channel): Record<string, unknown> {
 }
 
 export const channelRoutes = new Elysia({ name: "routes.channels" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .post(
     "/v1/channels",
     async ({ auth, body, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const channel = channelName(body.channel);
       const fields: ChannelFields = {
         provider: body.provider,
@@ -157,6 +156,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       return { data: serializeChannel(row) };
     },
     {
+      access: "secret-write",
       body: ChannelCreateBody,
       response: { 201: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Configure a channel's provider", tags: ["channels"] },
@@ -165,21 +165,20 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
   .get(
     "/v1/channels",
     async ({ auth }) => {
-      requireSecret(auth);
       return { data: (await listChannels(scopeOf(auth))).map(serializeChannel) };
     },
-    { response: { 200: ChannelListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List channel configurations", tags: ["channels"] } },
+    { access: "secret-read", response: { 200: ChannelListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List channel configurations", tags: ["channels"] } },
   )
   .get(
     "/v1/channels/:channel",
     async ({ auth, params }) => {
-      requireSecret(auth);
       const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
       if (!row) throw notConfigured(channel);
       return { data: serializeChannel(row) };
     },
     {
+      access: "secret-read",
       params: ChannelParams,
       response: { 200: ChannelResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a channel's configuration", tags: ["channels"] },
@@ -188,8 +187,6 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
   .put(
     "/v1/channels/:channel",
     async ({ auth, params, body }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const channel = channelInPath(params.channel);
       if (body.channel !== undefined && body.channel !== channel) {
         throw validationFailed({ channel: ["must match the channel in the path"] });
@@ -225,6 +222,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       return { data: serializeChannel(row) };
     },
     {
+      access: "secret-write",
       params: ChannelParams,
       body: ChannelUpdateBody,
       response: { 200: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -237,8 +235,6 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
   .delete(
     "/v1/channels/:channel",
     async ({ auth, params, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const channel = channelInPath(params.channel);
       await sql.begin(async (tx) => {
         const cur = await findChannel(tx, scopeOf(auth), channel, true);
@@ -249,6 +245,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: ChannelParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Remove a channel's configuration", tags: ["channels"] },
@@ -257,8 +254,6 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
   .post(
     "/v1/channels/:channel/test",
     async ({ auth, params, body }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
       if (!row) throw notConfigured(channel);
@@ -301,6 +296,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       return { data: { success: true, message: `Test notification queued through ${row.provider}`, notification_id: n.id } };
     },
     {
+      access: "secret-write",
       params: ChannelParams,
       body: t.Optional(ChannelTestBody),
       response: { 200: ChannelTestResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },

@@ -4,17 +4,17 @@ import { Elysia } from "elysia";
 import { deadLetterView, dropDeadLetter, listDeadLetters, redriveDeadLetter, showDeadLetter } from "../../domain/operations/dead-letters";
 import { DeadLetterList, DeadLetterListQuery, DeadLetterParams, DeadLetterResponse, RedriveResponse } from "../../schemas/dead-letters";
 import { parseLimit } from "../pagination";
-import { adminPlugin } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import { requestFacts } from "../request-context";
-import { errors, NoContent, SECURITY } from "../route-docs";
+import { errors, NoContent } from "../route-docs";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 500;
-const TAG = { tags: ["admin"], security: SECURITY.admin };
+const TAG = { tags: ["admin"] };
 const by = (request: Request) => `admin api (request ${requestFacts(request).id})`;
 
 export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .get(
     "/api/internal/dead-letters",
     async ({ query, request }) => {
@@ -23,6 +23,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       return { data: page.items.map((d) => deadLetterView(d)), meta: { limit, next_cursor: page.nextCursor, totals: page.totals } };
     },
     {
+      access: "admin",
       query: DeadLetterListQuery,
       response: { 200: DeadLetterList, ...errors(401, 422) },
       detail: { ...TAG, summary: "List dead letters, newest first (?actor, cursor, limit)" },
@@ -32,6 +33,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
     "/api/internal/dead-letters/:actor/:id",
     async ({ params, request }) => ({ data: deadLetterView(await showDeadLetter(params.actor, params.id, by(request)), true) }),
     {
+      access: "admin",
       params: DeadLetterParams,
       response: { 200: DeadLetterResponse, ...errors(401, 404, 422) },
       detail: { ...TAG, summary: "One dead letter with its error stack" },
@@ -44,6 +46,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       return { data: { id: params.id, actor: params.actor, partition: r.partition, entry_id: r.entryId } };
     },
     {
+      access: "admin",
       params: DeadLetterParams,
       response: { 200: RedriveResponse, ...errors(401, 404, 422) },
       detail: {
@@ -60,6 +63,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       set.status = 204;
     },
     {
+      access: "admin",
       params: DeadLetterParams,
       response: { 204: NoContent, ...errors(401, 404, 422) },
       detail: { ...TAG, summary: "Drop a dead letter (it is not delivered); 204" },

@@ -19,7 +19,8 @@ import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { decodeAlertCursor, encodeAlertCursor, listAlerts, listDomains } from "../../store/sending-domains";
 import { parseLimit } from "../pagination";
-import { authPlugin, scopeOf, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf, type AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const actorOf = (auth: AuthContext): AuditActor => ({
@@ -33,7 +34,7 @@ const actorOf = (auth: AuthContext): AuditActor => ({
 const tags = ["domains"];
 
 export const domainRoutes = new Elysia({ name: "routes.domains" })
-  .use(authPlugin)
+  .use(accessPlugin)
   // before /v1/domains/:id, so "alerts" is never read as an id
   .get(
     "/v1/domains/alerts",
@@ -51,6 +52,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       };
     },
     {
+      access: "secret-read",
       query: DomainAlertListQuery,
       response: { 200: DomainAlertListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "Alerts raised when a domain's SPF, DKIM or DMARC check stopped passing: open first, newest first", tags },
@@ -64,6 +66,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       return { data: domainView(row) };
     },
     {
+      access: "secret-write",
       body: CreateDomainBody,
       response: { 201: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
@@ -82,12 +85,14 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       return { data: page.map(domainView), meta };
     },
     {
+      access: "secret-read",
       query: DomainListQuery,
       response: { 200: DomainListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List sending domains, newest first", tags },
     },
   )
   .get("/v1/domains/:id", async ({ auth, params }) => ({ data: domainView(await getDomain(scopeOf(auth), params.id)) }), {
+    access: "secret-read",
     params: DomainIdParams,
     response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "A sending domain with its DNS records and latest health", tags },
@@ -96,6 +101,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     "/v1/domains/:id",
     async ({ auth, params, body }) => ({ data: domainView(await updateDomain(scopeOf(auth), params.id, body)) }),
     {
+      access: "secret-write",
       params: DomainIdParams,
       body: UpdateDomainBody,
       response: { 200: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -109,6 +115,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: DomainIdParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Remove a sending domain (with its health history and alerts)", tags },
@@ -118,6 +125,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     "/v1/domains/:id/verify",
     async ({ auth, params }) => ({ data: domainView(await verifyDomain(scopeOf(auth), params.id, actorOf(auth))) }),
     {
+      access: "secret-write",
       params: DomainIdParams,
       response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
       detail: {
@@ -127,6 +135,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     },
   )
   .get("/v1/domains/:id/health", async ({ auth, params }) => ({ data: healthView(await healthOf(scopeOf(auth), params.id)) }), {
+    access: "secret-read",
     params: DomainIdParams,
     response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
     detail: { summary: "The latest SPF, DKIM and DMARC check (a domain never checked is checked now)", tags },
@@ -135,6 +144,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     "/v1/domains/:id/health/check",
     async ({ auth, params }) => ({ data: healthView(await forceHealthCheck(scopeOf(auth), params.id)) }),
     {
+      access: "secret-write",
       params: DomainIdParams,
       response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
       detail: { summary: "Check SPF, DKIM and DMARC now; once per minute per domain (429 rate_limited with Retry-After)", tags },

@@ -4,6 +4,7 @@ import { Elysia, t } from "elysia";
 import { config } from "../../config";
 import { pingPostgres } from "../../store/db";
 import { pingRedis } from "../../store/redis";
+import { accessPlugin } from "../plugins/access";
 
 const Check = t.Object({ status: t.Union([t.Literal("ok"), t.Literal("down")]), latency_ms: t.Number() });
 const Report = (description: string, example: Record<string, unknown>) =>
@@ -16,7 +17,7 @@ async function timed(fn: () => Promise<boolean>) {
   return { status: ok ? ("ok" as const) : ("down" as const), latency_ms: Math.round((performance.now() - start) * 10) / 10 };
 }
 
-export const healthRoutes = new Elysia({ name: "routes.health" }).get(
+export const healthRoutes = new Elysia({ name: "routes.health" }).use(accessPlugin).get(
   "/health",
   async ({ set }) => {
     const [postgres, redis] = await Promise.all([timed(() => pingPostgres()), timed(() => pingRedis())]);
@@ -25,7 +26,8 @@ export const healthRoutes = new Elysia({ name: "routes.health" }).get(
     return { status: ok ? ("ok" as const) : ("degraded" as const), checks: { postgres, redis }, version: config.version };
   },
   {
-    detail: { summary: "Service health", tags: ["public"], security: [] },
+    access: "public",
+    detail: { summary: "Service health", tags: ["public"] },
     response: {
       200: Report("Both dependencies answer", { status: "ok", checks: { postgres: up, redis: up }, version: "0.1.0" }),
       503: Report("A dependency is down: status degraded (the report, not the error body)", {

@@ -23,7 +23,8 @@ import { sql } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
 import { conflict, notFound, validationFailed } from "../../basics/errors";
-import { authPlugin, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import type { AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 function originShape(o: AllowedOriginRow) {
@@ -75,8 +76,9 @@ async function settingsOf(auth: AuthContext) {
 }
 
 export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get("/v1/inbox-embed/settings", async ({ auth }) => ({ data: await settingsOf(auth) }), {
+    access: "secret-read",
     response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
   })
@@ -86,6 +88,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     await setDeveloperMode(auth.tenantId, body.developer_mode);
     return { data: await settingsOf(auth) };
   }, {
+    access: "secret-write",
     body: UpdateEmbedSettingsBody,
     response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
     detail: { summary: "Turn developer mode on or off (localhost origins allowed while on)", tags: ["inbox-embed"] },
@@ -94,6 +97,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     const rows = await listOrigins(sql, auth.tenantId, auth.environment);
     return { data: rows.map(originShape) };
   }, {
+    access: "secret-read",
     response: { 200: AllowedOriginList, ...errors(KEY_ERRORS) },
     detail: { summary: "List allowed origins", tags: ["inbox-embed"] },
   })
@@ -108,6 +112,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     set.status = 201;
     return { data: originShape(r.row) };
   }, {
+    access: "secret-write",
     body: CreateAllowedOriginBody,
     response: { 201: AllowedOriginResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
     detail: { summary: "Allow an origin for publishable keys", tags: ["inbox-embed"] },
@@ -118,6 +123,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     }
     set.status = 204;
   }, {
+    access: "secret-write",
     params: OriginIdParams,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
     detail: { summary: "Remove an allowed origin", tags: ["inbox-embed"] },

@@ -1,5 +1,5 @@
-// Subscriber-scoped routes open to publishable keys (inboxAuthPlugin): the in-app inbox (list,
-// read, read-all, unread count, Server-Sent Events stream) and the subscriber's preferences.
+// Subscriber-scoped routes open to publishable keys (access rules subscriber-read / -write): the in-app
+// inbox (list, read, read-all, unread count, Server-Sent Events stream) and the subscriber's preferences.
 import { Elysia } from "elysia";
 import { sql, type Scope } from "../../store/db";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
@@ -10,7 +10,8 @@ import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } fr
 import type { EventRecord } from "../../domain/events/outbox";
 import { forbidden, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
-import { inboxAuthPlugin, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf, type AuthContext } from "../plugins/auth";
 import { offsetPage, subscriberNotFound } from "./subscribers";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 import {
@@ -146,7 +147,7 @@ function openStream(request: Request, scope: Scope, sub: SubscriberRow): Respons
 }
 
 export const inboxRoutes = new Elysia({ name: "routes.inbox" })
-  .use(inboxAuthPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/subscribers/:id/notifications",
     async ({ auth, params, query }) => {
@@ -157,6 +158,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       return { data: rows.map(serializeInboxItem), meta: { total, limit, offset, unread_count: unread } };
     },
     {
+      access: "subscriber-read",
       params: InboxParams,
       query: InboxListQuery,
       response: { 200: InboxListResponse, ...errors(KEY_ERRORS, 404, 422) },
@@ -169,7 +171,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const sub = await subscriberFor(auth, params.id);
       return { data: { count: await unreadCount(scopeOf(auth), sub.id) } };
     },
-    { params: InboxParams, response: { 200: UnreadCountResponse, ...errors(KEY_ERRORS, 404) }, detail: { ...TAG, summary: "Unread in-app count" } },
+    { access: "subscriber-read", params: InboxParams, response: { 200: UnreadCountResponse, ...errors(KEY_ERRORS, 404) }, detail: { ...TAG, summary: "Unread in-app count" } },
   )
   .get(
     "/v1/subscribers/:id/notifications/stream",
@@ -178,6 +180,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       return openStream(request, scopeOf(auth), sub);
     },
     {
+      access: "subscriber-read",
       params: InboxParams,
       response: { 200: InboxStream, ...errors(KEY_ERRORS, 404) },
       detail: {
@@ -191,11 +194,11 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
   .post(
     "/v1/subscribers/:id/notifications/read-all",
     async ({ auth, params }) => {
-      requireWrite(auth);
       const sub = await subscriberFor(auth, params.id);
       return { data: { updated: await readAllInboxItems(scopeOf(auth), sub) } };
     },
     {
+      access: "subscriber-write",
       params: InboxParams,
       response: { 200: ReadAllResponse, ...errors(KEY_ERRORS, 404) },
       detail: { ...TAG, summary: "Mark all in-app notifications read" },
@@ -204,11 +207,11 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
   .post(
     "/v1/subscribers/:id/notifications/:notif_id/read",
     async ({ auth, params }) => {
-      requireWrite(auth);
       const sub = await subscriberFor(auth, params.id);
       return { data: await readInboxItem(scopeOf(auth), sub, params.notif_id) };
     },
     {
+      access: "subscriber-write",
       params: InboxItemParams,
       response: { 200: InboxItemResponse, ...errors(KEY_ERRORS, 404) },
       detail: { ...TAG, summary: "Mark one in-app notification read (item id or notification id)" },
@@ -221,6 +224,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       return { data: (await listPreferences(scopeOf(auth), sub.id)) as PreferenceRecord[] };
     },
     {
+      access: "subscriber-read",
       params: InboxParams,
       response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, 404) },
       detail: { tags: ["subscribers"], summary: "Get preferences" },
@@ -229,7 +233,6 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
   .put(
     "/v1/subscribers/:id/preferences",
     async ({ auth, params, body }) => {
-      requireWrite(auth);
       const scope = scopeOf(auth);
       const sub = await subscriberFor(auth, params.id);
       const data = await sql.begin(async (tx) => {
@@ -239,6 +242,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       return { data };
     },
     {
+      access: "subscriber-write",
       params: InboxParams,
       body: PreferencesBody,
       response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },

@@ -3,12 +3,12 @@
 import { Elysia } from "elysia";
 import { createTenant } from "../../store/tenants";
 import { iso } from "../../store/time";
-import { adminPlugin } from "../plugins/auth";
-import { BODY_ERRORS, errors, SECURITY } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
+import { BODY_ERRORS, errors } from "../route-docs";
 import { CreateTenantBody, TenantWithKeyResponse } from "../../schemas/tenants";
 
 export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .post(
     "/api/internal/tenants",
     async ({ body, set }) => {
@@ -30,8 +30,9 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
       };
     },
     {
+      access: "admin",
       body: CreateTenantBody,
       response: { 201: TenantWithKeyResponse, ...errors(401, BODY_ERRORS) },
-      detail: { summary: "Create a tenant (admin)", tags: ["admin"], security: SECURITY.admin },
+      detail: { summary: "Create a tenant (admin)", tags: ["admin"] },
     },
   );

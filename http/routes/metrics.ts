@@ -2,32 +2,20 @@
 // behind Authorization: Bearer <METRICS_TOKEN> when that is set. The actor processes' own listener
 // (http/metrics-server.ts) answers with the same function.
 import { Elysia, t } from "elysia";
-import { config } from "../../config";
-import { AppError } from "../../basics/errors";
 import { collectMetrics } from "../../store/metrics";
-import { bearerToken } from "../auth-context";
-import { timingSafeEqualStr } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import { errors } from "../route-docs";
 
-/** Throws invalid_metrics_token (401) when METRICS_TOKEN is set and the request does not carry it. */
-export function assertMetricsAccess(request: Request): void {
-  if (!config.metricsToken) return;
-  const token = bearerToken(request);
-  if (!token || !timingSafeEqualStr(token, config.metricsToken)) {
-    throw new AppError("invalid_metrics_token", "GET /metrics wants Authorization: Bearer <METRICS_TOKEN>");
-  }
-}
-
-export const metricsRoutes = new Elysia({ name: "routes.metrics" }).get(
+export const metricsRoutes = new Elysia({ name: "routes.metrics" }).use(accessPlugin).get(
   "/metrics",
-  async ({ request, set }) => {
-    assertMetricsAccess(request);
+  async ({ set }) => {
     const { contentType, text } = await collectMetrics();
     set.headers["content-type"] = contentType;
     set.headers["cache-control"] = "no-store";
     return text;
   },
   {
+    access: "metrics",
     response: {
       200: t.String({
         description: "Prometheus text exposition format 0.0.4",
@@ -39,7 +27,6 @@ export const metricsRoutes = new Elysia({ name: "routes.metrics" }).get(
       summary: "Prometheus metrics of this process (Bearer METRICS_TOKEN when set)",
       description: "Every metric and the alert to set on it: docs/operations.md.",
       tags: ["operations"],
-      security: [],
     },
   },
 );

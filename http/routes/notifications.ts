@@ -17,18 +17,16 @@ import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret, requireWrite } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
 const notificationNotFound = () => notFound("notification_not_found", "Notification not found");
 
 export const notificationRoutes = new Elysia({ name: "routes.notifications" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .post(
     "/v1/notifications",
     async ({ auth, body, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const recipientField = body.to !== undefined ? "to" : "recipient";
       const recipient = body.to ?? body.recipient;
       if (recipient === undefined) throw validationFailed({ to: ["is required (or recipient)"] });
@@ -50,6 +48,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       return { data: { id: n.id, channel: n.channel, recipient: n.recipient, status: n.status, created_at: n.created_at } };
     },
     {
+      access: "secret-write",
       body: CreateNotificationBody,
       response: { 202: AcceptedNotificationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Send a notification (queued; 202 before delivery)", tags: ["notifications"] },
@@ -58,7 +57,6 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
   .get(
     "/v1/notifications",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (cursor && !isUuid(cursor.id)) throw validationFailed({ cursor: ["is not a valid cursor"] });
@@ -67,6 +65,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       return { data: page.map(toListItem), meta };
     },
     {
+      access: "secret-read",
       query: ListNotificationsQuery,
       response: { 200: NotificationListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List notifications, newest first", tags: ["notifications"] },
@@ -75,13 +74,13 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
   .get(
     "/v1/notifications/:id",
     async ({ auth, params }) => {
-      requireSecret(auth);
       if (!isUuid(params.id)) throw notificationNotFound();
       const n = await getNotification(auth.tenantId, auth.environment, params.id);
       if (!n) throw notificationNotFound();
       return { data: toDetail(n, await listAttempts(n.id)) };
     },
     {
+      access: "secret-read",
       params: NotificationIdParams,
       response: { 200: NotificationDetailResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A notification with its delivery attempts and the content it sent", tags: ["notifications"] },
@@ -91,13 +90,13 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     // SPEC writes :notification_id; the router needs one parameter name per position, so it is :id here.
     "/v1/notifications/:id/attempts",
     async ({ auth, params }) => {
-      requireSecret(auth);
       if (!isUuid(params.id)) throw notificationNotFound();
       const n = await getNotification(auth.tenantId, auth.environment, params.id);
       if (!n) throw notificationNotFound();
       return { data: (await listAttempts(n.id)).map(toAttempt) };
     },
     {
+      access: "secret-read",
       params: NotificationIdParams,
       response: { 200: AttemptListResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Delivery attempts, ordered by attempt_number", tags: ["notifications"] },

@@ -3,15 +3,16 @@
 import { Elysia } from "elysia";
 import { changePlan, createPlan, getPlan, listPlans } from "../../domain/billing/plans";
 import { CreatePlanBody, PlanList, PlanParams, PlanResponse, UpdatePlanBody } from "../../schemas/billing";
-import { adminPlugin, authPlugin } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 import { serializePlan } from "../responses/plans";
-import { BODY_ERRORS, errors, KEY_ERRORS, SECURITY } from "../route-docs";
+import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
-const ADMIN = { tags: ["billing"], security: SECURITY.admin };
+const ADMIN = { tags: ["billing"] };
 
 export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
-  .use(adminPlugin)
+  .use(accessPlugin)
   .get("/v1/admin/plans", async () => ({ data: (await listPlans()).map((p) => serializePlan(p)) }), {
+    access: "admin",
     response: { 200: PlanList, ...errors(401) },
     detail: { ...ADMIN, summary: "List plans, cheapest first" },
   })
@@ -23,6 +24,7 @@ export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
       return { data: serializePlan(await createPlan(id, input)) };
     },
     {
+      access: "admin",
       body: CreatePlanBody,
       response: { 201: PlanResponse, ...errors(401, BODY_ERRORS, 409) },
       detail: {
@@ -34,11 +36,13 @@ export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
     },
   )
   .get("/v1/admin/plans/:id", async ({ params }) => ({ data: serializePlan(await getPlan(params.id)) }), {
+    access: "admin",
     params: PlanParams,
     response: { 200: PlanResponse, ...errors(401, 404) },
     detail: { ...ADMIN, summary: "One plan" },
   })
   .put("/v1/admin/plans/:id", async ({ params, body }) => ({ data: serializePlan(await changePlan(params.id, body)) }), {
+    access: "admin",
     params: PlanParams,
     body: UpdatePlanBody,
     response: { 200: PlanResponse, ...errors(401, 404, BODY_ERRORS) },
@@ -51,8 +55,9 @@ export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
   });
 
 export const planRoutes = new Elysia({ name: "routes.plans" })
-  .use(authPlugin)
-  .get("/v1/plans", async () => ({ data: (await listPlans()).map(serializePlan) }), {
+  .use(accessPlugin)
+  .get("/v1/plans", async () => ({ data: (await listPlans()).map((p) => serializePlan(p)) }), {
+    access: "secret-read",
     response: { 200: PlanList, ...errors(KEY_ERRORS) },
     detail: { tags: ["billing"], summary: "The plans a tenant can subscribe to, cheapest first" },
   });

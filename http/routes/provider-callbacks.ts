@@ -10,6 +10,7 @@ import {
   SendgridEventBatch,
   TwilioStatusCallbackBody,
 } from "../../schemas/provider-callbacks";
+import { accessPlugin } from "../plugins/access";
 
 const errors = {
   400: ErrorBody,
@@ -23,7 +24,7 @@ const errors = {
 // text the global body parser keeps (a repeated name keeps every value), beside the parsed body the schema checks.
 const rawFormOf = (request: Request) => new URLSearchParams((request as { __rawBody?: string }).__rawBody ?? "");
 
-export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callbacks" })
+export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callbacks" }).use(accessPlugin)
   .post(
     "/webhooks/twilio/:channel_id",
     async ({ params, body: _body, request, headers }) => {
@@ -36,6 +37,7 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       return { data: outcome };
     },
     {
+      access: "public",
       // the global body parser (plugins/errors.ts) reads the form; this names it for the OpenAPI document
       parse: ["application/x-www-form-urlencoded"],
       params: CallbackChannelParams,
@@ -44,7 +46,6 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       detail: {
         summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends",
         tags: ["public"],
-        security: [],
       },
     },
   )
@@ -61,6 +62,7 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       return { data: outcome };
     },
     {
+      access: "public",
       // the global JSON parser (plugins/errors.ts) reads it and keeps the raw body; this names the
       // type for the OpenAPI document, which lists no content type for a function parser alone
       parse: ["application/json"],
@@ -70,7 +72,6 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       detail: {
         summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)",
         tags: ["public"],
-        security: [],
       },
     },
   );

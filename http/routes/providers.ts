@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { getProviderDefinition, PROVIDER_NAMES } from "../../providers/registry";
 import { ErrorBody } from "../../schemas/errors";
 import { ProviderListResponse } from "../../schemas/providers";
-import { authPlugin, requireSecret } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
 
 function describe(name: string) {
   const d = getProviderDefinition(name)!;
@@ -18,14 +18,14 @@ function describe(name: string) {
 }
 
 export const providerRoutes = new Elysia({ name: "routes.providers" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/providers",
     ({ auth }) => {
-      requireSecret(auth);
       return { data: PROVIDER_NAMES.map(describe) };
     },
     {
+      access: "secret-read",
       response: { 200: ProviderListResponse, 401: ErrorBody, 403: ErrorBody },
       detail: {
         summary: "Delivery providers: channels, credential and setting fields (names, types, required, descriptions)",

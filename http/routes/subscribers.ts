@@ -14,7 +14,8 @@ import { serializeSubscriber } from "../responses/subscribers";
 import { validateSubscriberInput } from "../../domain/subscribers/validation";
 import { eraseSubscriber, identifierHash } from "../../domain/subscribers/erasure";
 import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
-import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf, type AuthContext } from "../plugins/auth";
 import { statusFor } from "../plugins/errors";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 import { assertWithinPlan } from "../../domain/billing/limits";
@@ -60,12 +61,10 @@ const erasedConflict = () =>
   new AppError("subscriber_erased", "This external_id belonged to an erased subscriber; erasure is irreversible");
 
 export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .post(
     "/v1/subscribers",
     async ({ auth, body, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const scope = scopeOf(auth);
       const { fields, errors } = await validateSubscriberInput(body, "upsert");
       if (Object.keys(errors).length) throw validationFailed(errors);
@@ -80,6 +79,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       return { data: serializeSubscriber(result.row) };
     },
     {
+      access: "secret-write",
       body: SubscriberBody,
       response: { 200: SubscriberResponse, 201: SubscriberResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
@@ -93,8 +93,6 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .post(
     "/v1/subscribers/import",
     async ({ auth, body, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       try {
         return await importSubscribers(auth, body.subscribers);
       } catch (err) {
@@ -105,6 +103,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       }
     },
     {
+      access: "secret-write",
       body: ImportBody,
       response: { 200: ImportResponse, ...errors(KEY_ERRORS, BODY_ERRORS), 422: ImportErrorResponse },
       detail: {
@@ -118,12 +117,12 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .get(
     "/v1/subscribers",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const { limit, offset } = offsetPage(query);
       const { rows, total } = await listSubscribers(scopeOf(auth), { limit, offset, search: query.search });
       return { data: rows.map(serializeSubscriber), meta: { total, limit, offset } };
     },
     {
+      access: "secret-read",
       query: ListQuery,
       response: { 200: SubscriberListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { ...TAG, summary: "List subscribers, newest first; search matches email, name or external_id" },
@@ -132,12 +131,12 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .get(
     "/v1/subscribers/:id",
     async ({ auth, params }) => {
-      requireSecret(auth);
       const sub = await findSubscriber(scopeOf(auth), params.id);
       if (!sub) throw subscriberNotFound();
       return { data: serializeSubscriber(sub) };
     },
     {
+      access: "secret-read",
       params: SubscriberParams,
       response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, 404) },
       detail: { ...TAG, summary: "Get a subscriber by id or external_id" },
@@ -146,8 +145,6 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .put(
     "/v1/subscribers/:id",
     async ({ auth, params, body }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const scope = scopeOf(auth);
       const { fields, errors } = await validateSubscriberInput(body, "update");
       const row = await sql.begin(async (tx) => {
@@ -163,6 +160,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       return { data: serializeSubscriber(row!) };
     },
     {
+      access: "secret-write",
       params: SubscriberParams,
       body: SubscriberBody,
       response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -172,8 +170,6 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
   .delete(
     "/v1/subscribers/:id",
     async ({ auth, params, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       await eraseSubscriber(scopeOf(auth), params.id, {
         actorType: auth.actorType,
         actorId: auth.actorId,
@@ -183,6 +179,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: SubscriberParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: {

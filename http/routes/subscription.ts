@@ -1,13 +1,12 @@
-// The tenant's subscription (GET, POST /v1/subscription, POST /v1/subscription/cancel): API keys
-// with write permission, or dashboard sessions of owners (team roles: admins and members only read).
+// The tenant's subscription (GET, POST /v1/subscription, POST /v1/subscription/cancel): changes by
+// API keys with write permission or by owners' dashboard sessions (owner-write); admins and members read.
 import { Elysia } from "elysia";
-import { forbidden } from "../../basics/errors";
 import type { BillingActor } from "../../domain/billing/audit";
 import { cancel, subscribe } from "../../domain/billing/subscriptions";
 import { subscriptionView } from "../../domain/billing/view";
 import { CancelSubscriptionBody, SubscribeBody, SubscriptionResponse } from "../../schemas/billing";
-import { findUser } from "../../store/users";
-import { authPlugin, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import type { AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
 const TAG = { tags: ["billing"] };
@@ -16,17 +15,12 @@ function actorOf(auth: AuthContext): BillingActor {
   return { tenantId: auth.tenantId, actorType: auth.actorType, actorId: auth.actorId, ip: auth.ip, userAgent: auth.userAgent };
 }
 
-/** Dashboard users change the subscription only as owners; API keys need write (checked by authPlugin). Returns the user's email. */
-async function requireOwner(auth: AuthContext): Promise<string | null> {
-  if (auth.actorType !== "user") return null;
-  const user = await findUser(auth.tenantId, auth.actorId);
-  if (user?.role !== "owner") throw forbidden("insufficient_permissions", "Only owners change the subscription");
-  return user.email;
-}
+const OWNERS = { rule: "owner-write", refusal: "Only owners change the subscription" } as const;
 
 export const subscriptionRoutes = new Elysia({ name: "routes.subscription" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get("/v1/subscription", async ({ auth }) => ({ data: await subscriptionView(auth.tenantId) }), {
+    access: "secret-read",
     response: { 200: SubscriptionResponse, ...errors(KEY_ERRORS) },
     detail: {
       ...TAG,
@@ -37,11 +31,12 @@ export const subscriptionRoutes = new Elysia({ name: "routes.subscription" })
   .post(
     "/v1/subscription",
     async ({ auth, body }) => {
-      const email = await requireOwner(auth);
-      await subscribe(actorOf(auth), body.plan_id, { email });
+      // the Stripe customer's email: the owner who subscribes (an API key has none)
+      await subscribe(actorOf(auth), body.plan_id, { email: auth.session?.email ?? null });
       return { data: await subscriptionView(auth.tenantId) };
     },
     {
+      access: OWNERS,
       body: SubscribeBody,
       response: { 200: SubscriptionResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409, 502) },
       detail: {
@@ -55,11 +50,11 @@ export const subscriptionRoutes = new Elysia({ name: "routes.subscription" })
   .post(
     "/v1/subscription/cancel",
     async ({ auth, body }) => {
-      await requireOwner(auth);
       await cancel(actorOf(auth), { reason: body.reason, atPeriodEnd: body.at_period_end });
       return { data: await subscriptionView(auth.tenantId) };
     },
     {
+      access: OWNERS,
       body: CancelSubscriptionBody,
       response: { 200: SubscriptionResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409, 502) },
       detail: {

@@ -7,15 +7,15 @@ import { decodeCursor, pageOf } from "../../store/cursor";
 import { listSuppressions } from "../../store/suppressions";
 import { toSuppression } from "../responses/suppressions";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret, requireWrite, scopeOf } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/suppressions",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       const rows = await listSuppressions(scopeOf(auth), {
@@ -29,6 +29,7 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
       return { data: page.map(toSuppression), meta };
     },
     {
+      access: "secret-read",
       query: SuppressionListQuery,
       response: { 200: SuppressionList, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "The suppression list, newest first (cursor paged; filters address, reason, channel)", tags: ["suppressions"] },
@@ -37,12 +38,11 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
   .delete(
     "/v1/suppressions/:address",
     async ({ auth, params }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       await liftSuppression(scopeOf(auth), params.address, auth);
       return new Response(null, { status: 204 });
     },
     {
+      access: "secret-write",
       params: SuppressionAddressParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
       detail: { summary: "Lift one address from the suppression list (audited: suppression.removed); sends to it go out again", tags: ["suppressions"] },

@@ -19,12 +19,15 @@ import {
 } from "../../store/users";
 import { conflict, forbidden, notFound } from "../../basics/errors";
 import type { AuthContext } from "../plugins/auth";
-import { acceptableEmail, sessionPlugin } from "../session";
+import { acceptableEmail } from "../session";
+import { accessPlugin, signedInUser, type Access } from "../plugins/access";
 import { assertWithinPlan } from "../../domain/billing/limits";
 import { InviteMemberBody, MemberParams, TeamMemberList, TeamMemberResponse, UpdateMemberBody } from "../../schemas/team";
-import { BODY_ERRORS, errors, NoContent, SECURITY } from "../route-docs";
+import { BODY_ERRORS, errors, NoContent } from "../route-docs";
 
-const TAG = { tags: ["team"], security: SECURITY.session };
+const TAG = { tags: ["team"] };
+/** Owners and admins manage the team; members only read it. */
+const MANAGERS: Access = { rule: "session-manager", refusal: "Only owners and admins manage team members" };
 import { sendLoginLink } from "./auth-session";
 
 function member(u: UserRow) {
@@ -36,10 +39,6 @@ function member(u: UserRow) {
     created_at: iso(u.created_at)!,
     last_login_at: iso(u.last_login_at),
   };
-}
-
-function requireManager(actorRole: Role): void {
-  if (actorRole === "member") throw forbidden("insufficient_permissions", "Only owners and admins manage team members");
 }
 
 function requireOwnerFor(actorRole: Role, touchesOwner: boolean): void {
@@ -69,16 +68,16 @@ async function lockedMember(tx: Tx, tenantId: string, id: string): Promise<UserR
 }
 
 export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
-  .use(sessionPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/team/members",
     async ({ auth }) => ({ data: (await listUsers(auth.tenantId)).map(member) }),
-    { response: { 200: TeamMemberList, ...errors(401, 403) }, detail: { ...TAG, summary: "List team members" } },
+    { access: "session", response: { 200: TeamMemberList, ...errors(401, 403) }, detail: { ...TAG, summary: "List team members" } },
   )
   .post(
     "/v1/team/members",
-    async ({ auth, user, body, set }) => {
-      requireManager(user.role);
+    async ({ auth, body, set }) => {
+      const user = signedInUser(auth);
       requireOwnerFor(user.role, body.role === "owner");
       const email = await acceptableEmail(body.email);
       const { invited, token } = await sql.begin(async (tx) => {
@@ -101,6 +100,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       return { data: member(invited) };
     },
     {
+      access: MANAGERS,
       body: InviteMemberBody,
       response: { 201: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 409) },
       detail: { ...TAG, summary: "Invite a team member by email" },
@@ -108,8 +108,8 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
   )
   .put(
     "/v1/team/members/:id",
-    async ({ auth, user, params, body }) => {
-      requireManager(user.role);
+    async ({ auth, params, body }) => {
+      const user = signedInUser(auth);
       const updated = await sql.begin(async (tx) => {
         // owners are locked first, in id order, so concurrent demotions cannot deadlock or both pass
         const owners = await countOwnersForUpdate(tx, auth.tenantId);
@@ -126,6 +126,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       return { data: member(updated) };
     },
     {
+      access: MANAGERS,
       params: MemberParams,
       body: UpdateMemberBody,
       response: { 200: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 404, 409) },
@@ -134,8 +135,8 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
   )
   .delete(
     "/v1/team/members/:id",
-    async ({ auth, user, params, set }) => {
-      requireManager(user.role);
+    async ({ auth, params, set }) => {
+      const user = signedInUser(auth);
       await sql.begin(async (tx) => {
         const owners = await countOwnersForUpdate(tx, auth.tenantId);
         const target = await lockedMember(tx, auth.tenantId, params.id);
@@ -149,6 +150,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       set.status = 204;
     },
     {
+      access: MANAGERS,
       params: MemberParams,
       response: { 204: NoContent, ...errors(401, 403, 404, 409) },
       detail: { ...TAG, summary: "Remove a team member (their sessions end)" },

@@ -37,7 +37,8 @@ import {
 import { serializeTemplate } from "../responses/templates";
 import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret, requireWrite, scopeOf, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf, type AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const VARIANT_KEY_RE = /^[a-z][a-z0-9_]{0,49}$/;
@@ -124,18 +125,18 @@ function previewOf(
 }
 
 export const templateRoutes = new Elysia({ name: "routes.templates" })
-  .use(authPlugin)
+  .use(accessPlugin)
   // static paths first: /v1/templates/preview and /validate are not template ids
   .post(
     "/v1/templates/preview",
     ({ auth, body }) => {
-      requireSecret(auth);
       const details: ErrorDetails = {};
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return previewOf(body, body.variables ?? {});
     },
     {
+      access: "secret-write",
       body: PreviewInlineBody,
       response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
       detail: { summary: "Preview a template given inline", tags: ["templates"] },
@@ -144,13 +145,13 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/validate",
     ({ auth, body }) => {
-      requireSecret(auth);
       const details: ErrorDetails = {};
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return { data: validateTemplate(body) };
     },
     {
+      access: "secret-write",
       body: ValidateInlineBody,
       response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
       detail: { summary: "Validate a template given inline", tags: ["templates"] },
@@ -159,8 +160,6 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates",
     async ({ auth, body, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const details: ErrorDetails = {};
       checkFields(details, body);
       const variants = body.variants ?? {};
@@ -195,6 +194,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       }
     },
     {
+      access: "secret-write",
       body: TemplateCreateBody,
       response: { 201: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Create a template", tags: ["templates"] },
@@ -203,7 +203,6 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .get(
     "/v1/templates",
     async ({ auth, query }) => {
-      requireSecret(auth);
       const details: ErrorDetails = {};
       checkEnum(details, "channel", query.channel, CHANNELS);
       checkEnum(details, "status", query.status, TEMPLATE_STATUS_VALUES);
@@ -218,6 +217,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       return { data: page.map(serializeTemplate), meta };
     },
     {
+      access: "secret-read",
       query: TemplateListQuery,
       response: { 200: TemplateListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List templates (filters: channel, status)", tags: ["templates"] },
@@ -226,10 +226,10 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .get(
     "/v1/templates/:id",
     async ({ auth, params }) => {
-      requireSecret(auth);
       return { data: serializeTemplate(await loadOr404(auth, params.id)) };
     },
     {
+      access: "secret-read",
       params: TemplateParams,
       response: { 200: TemplateResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a template by id or slug", tags: ["templates"] },
@@ -238,8 +238,6 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .put(
     "/v1/templates/:id",
     async ({ auth, params, body }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       const details: ErrorDetails = {};
       checkFields(details, body);
       if (Object.keys(details).length) throw validationFailed(details);
@@ -278,6 +276,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       }
     },
     {
+      access: "secret-write",
       params: TemplateParams,
       body: TemplateUpdateBody,
       response: { 200: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
@@ -287,8 +286,6 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .delete(
     "/v1/templates/:id",
     async ({ auth, params, set }) => {
-      requireSecret(auth);
-      requireWrite(auth);
       await sql.begin(async (tx) => {
         const cur = await findTemplate(tx, scopeOf(auth), params.id, true);
         if (!cur || !(await softDeleteTemplate(tx, scopeOf(auth), cur.id))) {
@@ -299,6 +296,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: TemplateParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Delete a template (its slug becomes free)", tags: ["templates"] },
@@ -307,11 +305,11 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/:id/preview",
     async ({ auth, params, body }) => {
-      requireSecret(auth);
       const t = await loadOr404(auth, params.id);
       return previewOf({ ...t, declared: t.variables }, body?.variables ?? {});
     },
     {
+      access: "secret-write",
       params: TemplateParams,
       body: t.Optional(PreviewByIdBody),
       response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -321,11 +319,11 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/:id/validate",
     async ({ auth, params }) => {
-      requireSecret(auth);
       const t = await loadOr404(auth, params.id);
       return { data: validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.variables }) };
     },
     {
+      access: "secret-write",
       params: TemplateParams,
       response: { 200: ValidationResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Validate a stored template", tags: ["templates"] },

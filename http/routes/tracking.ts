@@ -5,6 +5,7 @@ import { recordClick, recordOpen } from "../../domain/receipts/tracking";
 import { TrackingTokenParams } from "../../schemas/tracking";
 import { requestFacts } from "../request-context";
 import { errors, Redirect } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
 
 // The smallest transparent GIF: 1x1, one transparent colour (GIF89a, 43 bytes).
 const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
@@ -13,7 +14,7 @@ const NO_CACHE = { "cache-control": "no-store, no-cache, must-revalidate, privat
 
 const visitor = (request: Request) => ({ ip: requestFacts(request).ip, userAgent: request.headers.get("user-agent") });
 
-export const trackingRoutes = new Elysia({ name: "routes.tracking" })
+export const trackingRoutes = new Elysia({ name: "routes.tracking" }).use(accessPlugin)
   .get(
     "/track/open/:token",
     async ({ params, request }) => {
@@ -21,12 +22,13 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" })
       return new Response(PIXEL, { status: 200, headers: { "content-type": "image/gif", "content-length": String(PIXEL.length), ...NO_CACHE } });
     },
     {
+      access: "public",
       params: TrackingTokenParams,
       response: {
         200: t.String({ contentMediaType: "image/gif", description: "a 1x1 transparent GIF, never cached", examples: ["GIF89a..."] }),
         ...errors(400),
       },
-      detail: { summary: "Open-tracking pixel: records the first open of an email", tags: ["public"], security: [] },
+      detail: { summary: "Open-tracking pixel: records the first open of an email", tags: ["public"] },
     },
   )
   .get(
@@ -36,11 +38,12 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" })
       return new Response(null, { status: 302, headers: { location: url, "referrer-policy": "no-referrer", ...NO_CACHE } });
     },
     {
+      access: "public",
       params: TrackingTokenParams,
       response: {
         302: Redirect("To the link's original URL (Location), as it was in the message"),
         ...errors(400, 404),
       },
-      detail: { summary: "Click tracking: records the click and redirects to the link's original URL", tags: ["public"], security: [] },
+      detail: { summary: "Click tracking: records the click and redirects to the link's original URL", tags: ["public"] },
     },
   );

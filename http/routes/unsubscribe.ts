@@ -7,6 +7,7 @@ import { upsertPreferences } from "../../store/preferences";
 import { findSubscriber } from "../../store/subscribers";
 import { AppError } from "../../basics/errors";
 import { errors } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
 
 const TokenParams = t.Object({ token: t.String({ description: "The signed token of the List-Unsubscribe link" }) });
 
@@ -44,7 +45,7 @@ function what(c: UnsubscribeClaims): string {
   return c.category ? `${escapeHtml(c.category)} ${escapeHtml(channel)} messages` : `all ${escapeHtml(channel)} messages`;
 }
 
-export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
+export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" }).use(accessPlugin)
   .get(
     "/unsubscribe/:token",
     ({ params }) => {
@@ -57,12 +58,13 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
       );
     },
     {
+      access: "public",
       params: TokenParams,
       response: {
         200: t.String({ contentMediaType: "text/html", description: "A page with one button that POSTs the form", examples: ["<!doctype html>..."] }),
         ...errors(400),
       },
-      detail: { summary: "Unsubscribe confirmation page", tags: ["public"], security: [] },
+      detail: { summary: "Unsubscribe confirmation page", tags: ["public"] },
     },
   )
   .post(
@@ -83,6 +85,7 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
       return { data: { unsubscribed: true, channel: c.channel, category: c.category ?? "all" } };
     },
     {
+      access: "public",
       params: TokenParams,
       body: OneClickBody,
       parse: ["urlencoded", "formdata"],
@@ -96,6 +99,6 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" })
         ),
         ...errors(400, 413, 422),
       },
-      detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"], security: [] },
+      detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"] },
     },
   );

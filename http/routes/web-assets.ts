@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import { AppError, notFound } from "../../basics/errors";
 import { errors } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
 
 /** The build output folder; scripts/build-web.ts writes the same one (WEB_BUILD_DIR there). */
 export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
@@ -98,11 +99,12 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
     304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
     ...errors(404, 503),
   };
-  return new Elysia({ name: "routes.web-assets", seed: root })
+  return new Elysia({ name: "routes.web-assets", seed: root }).use(accessPlugin)
     .get(
       "/embed/*",
       ({ request, params }) => builtFile(request, "embed", params["*"], { headers: EMBED_HEADERS }, root),
       {
+        access: "public",
         response: {
           200: t.String({ contentMediaType: "text/javascript", description: "The file; ETag, 304 on If-None-Match", examples: ["/* <nms-inbox> */ ..."] }),
           304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
@@ -110,22 +112,23 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
         },
         detail: {
           tags: ["public"],
-          security: [],
           summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
         },
       },
     )
     .get("/", ({ request }) => page(request), {
+      access: "public",
       response: pageResponse,
-      detail: { tags: ["public"], security: [], summary: "The dashboard (docs/dashboard.md)" },
+      detail: { tags: ["public"], summary: "The dashboard (docs/dashboard.md)" },
     })
     .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
+      access: "public",
       response: {
         200: t.String({ description: "The dashboard's script (app.js), styles (app.css) or source map; ETag, 304 on If-None-Match", examples: ["/* app.js */ ..."] }),
         304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
         ...errors(404, 503),
       },
-      detail: { tags: ["public"], security: [], summary: "The dashboard's script, styles and source map" },
+      detail: { tags: ["public"], summary: "The dashboard's script, styles and source map" },
     })
     .get(
       DASHBOARD_FALLBACK,
@@ -136,8 +139,9 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
         return page(request);
       },
       {
+        access: "public",
         response: pageResponse,
-        detail: { tags: ["public"], security: [], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" },
+        detail: { tags: ["public"], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" },
       },
     );
 }

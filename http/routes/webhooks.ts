@@ -35,27 +35,27 @@ import {
   type Caller,
 } from "../../domain/webhooks/endpoints";
 import { parseLimit } from "../pagination";
-import { authPlugin, requireSecret, requireWrite, type AuthContext } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import type { AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const TAGS = ["webhooks"];
 
-function callerOf(auth: AuthContext, write: boolean): Caller {
-  requireSecret(auth);
-  if (write) requireWrite(auth);
+function callerOf(auth: AuthContext): Caller {
   return { tenantId: auth.tenantId, environment: auth.environment, actorType: auth.actorType, actorId: auth.actorId, ip: auth.ip, userAgent: auth.userAgent };
 }
 
 export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .post(
     "/v1/webhooks",
     async ({ auth, body, set }) => {
-      const { row, secret } = await createWebhook(callerOf(auth, true), body);
+      const { row, secret } = await createWebhook(callerOf(auth), body);
       set.status = 201;
       return { data: { ...serializeWebhook(row), signing_secret: secret } };
     },
     {
+      access: "secret-write",
       body: CreateWebhookBody,
       response: { 201: WebhookCreatedResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
@@ -67,15 +67,16 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .get(
     "/v1/webhooks",
     async ({ auth }) => {
-      const c = callerOf(auth, false);
+      const c = callerOf(auth);
       return { data: (await listWebhooks(c)).map(serializeWebhook) };
     },
-    { response: { 200: WebhookListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List webhooks", tags: TAGS } },
+    { access: "secret-read", response: { 200: WebhookListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List webhooks", tags: TAGS } },
   )
   .get(
     "/v1/webhooks/:id",
-    async ({ auth, params }) => ({ data: serializeWebhook(await findScopedWebhook(callerOf(auth, false), params.id)) }),
+    async ({ auth, params }) => ({ data: serializeWebhook(await findScopedWebhook(callerOf(auth), params.id)) }),
     {
+      access: "secret-read",
       params: WebhookParams,
       response: { 200: WebhookResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Get a webhook (disabled_reason says why the service deactivated it)", tags: TAGS },
@@ -83,8 +84,9 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   )
   .put(
     "/v1/webhooks/:id",
-    async ({ auth, params, body }) => ({ data: serializeWebhook(await updateWebhook(callerOf(auth, true), params.id, body)) }),
+    async ({ auth, params, body }) => ({ data: serializeWebhook(await updateWebhook(callerOf(auth), params.id, body)) }),
     {
+      access: "secret-write",
       params: WebhookParams,
       body: UpdateWebhookBody,
       response: { 200: WebhookResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -94,10 +96,11 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .delete(
     "/v1/webhooks/:id",
     async ({ auth, params, set }) => {
-      await deleteWebhook(callerOf(auth, true), params.id);
+      await deleteWebhook(callerOf(auth), params.id);
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: WebhookParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "Delete a webhook, its delivery records and its queued deliveries (204)", tags: TAGS },
@@ -106,10 +109,11 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .post(
     "/v1/webhooks/:id/test",
     async ({ auth, params, body }) => {
-      const result = await testWebhook(callerOf(auth, true), params.id, { event: body?.event, overrideUrl: body?.override_url });
+      const result = await testWebhook(callerOf(auth), params.id, { event: body?.event, overrideUrl: body?.override_url });
       return { data: result };
     },
     {
+      access: "secret-write",
       params: WebhookParams,
       body: t.Optional(TestWebhookBody),
       response: { 200: TestResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
@@ -122,7 +126,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .get(
     "/v1/webhooks/:id/deliveries",
     async ({ auth, params, query }) => {
-      const w = await findScopedWebhook(callerOf(auth, false), params.id);
+      const w = await findScopedWebhook(callerOf(auth), params.id);
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (query.event_id !== undefined && !isUuid(query.event_id)) throw validationFailed({ event_id: ["must be an event id (UUID)"] });
@@ -131,6 +135,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       return { data: page.map(serializeDelivery), meta };
     },
     {
+      access: "secret-read",
       params: WebhookParams,
       query: ListDeliveriesQuery,
       response: { 200: DeliveryListResponse, ...errors(KEY_ERRORS, 404, 422) },
@@ -140,11 +145,12 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .post(
     "/v1/webhooks/:id/deliveries/:delivery_id/retry",
     async ({ auth, params, set }) => {
-      const row = await retryDelivery(callerOf(auth, true), params.id, params.delivery_id);
+      const row = await retryDelivery(callerOf(auth), params.id, params.delivery_id);
       set.status = 202;
       return { data: serializeDelivery(row) };
     },
     {
+      access: "secret-write",
       params: DeliveryParams,
       response: { 202: DeliveryResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: {
@@ -156,11 +162,12 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
   .post(
     "/v1/webhooks/:id/replay",
     async ({ auth, params, body, set }) => {
-      const result = await replayWebhook(callerOf(auth, true), params.id, body);
+      const result = await replayWebhook(callerOf(auth), params.id, body);
       set.status = 202;
       return { data: result };
     },
     {
+      access: "secret-write",
       params: WebhookParams,
       body: ReplayWebhookBody,
       response: { 202: ReplayResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },

@@ -6,6 +6,7 @@ import { WhatsappWebhookBody, WhatsappWebhookResponse } from "../../schemas/prov
 import { sql } from "../../store/db";
 import { AppError } from "../../basics/errors";
 import { errors } from "../route-docs";
+import { accessPlugin } from "../plugins/access";
 
 const VerifyQuery = t.Object({
   "hub.mode": t.Optional(t.String({ description: "subscribe" })),
@@ -13,7 +14,7 @@ const VerifyQuery = t.Object({
   "hub.challenge": t.Optional(t.String({ description: "echoed back when the token matches" })),
 });
 
-export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook" })
+export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook" }).use(accessPlugin)
   .get(
     "/webhooks/whatsapp",
     async ({ query, set }) => {
@@ -30,12 +31,13 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       throw new AppError("invalid_verify_token", "hub.verify_token does not match any WhatsApp channel");
     },
     {
+      access: "public",
       query: VerifyQuery,
       response: {
         200: t.String({ description: "hub.challenge, as text/plain", examples: ["1158201444"] }),
         ...errors(403, 422),
       },
-      detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"], security: [] },
+      detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"] },
     },
   )
   .post(
@@ -49,9 +51,10 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       return { received: true, updated };
     },
     {
+      access: "public",
       parse: ["application/json"], // for the OpenAPI document; the global JSON parser keeps the raw body
       body: WhatsappWebhookBody,
       response: { 200: WhatsappWebhookResponse, ...errors(400, 401, 413, 422) },
-      detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"], security: [] },
+      detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"] },
     },
   );

@@ -9,7 +9,8 @@ import { isUuid } from "../../store/ids";
 import { getRun, listRuns } from "../../store/workflow-runs";
 import { serializeRun } from "../responses/workflow-runs";
 import { parseLimit } from "../pagination";
-import { authPlugin, scopeOf } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf } from "../plugins/auth";
 import { errors, KEY_ERRORS } from "../route-docs";
 
 const LIST_DEFAULT = 50; // SPEC Limits: workflow run list default 50
@@ -18,7 +19,7 @@ const RUN_STATUSES = ["running", "completed", "failed", "cancelled"];
 const runNotFound = () => notFound("workflow_run_not_found", "Workflow run not found");
 
 export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .get(
     "/v1/workflow-runs",
     async ({ auth, query }) => {
@@ -33,6 +34,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: page.map(serializeRun), meta };
     },
     {
+      access: "secret-read",
       query: RunListQuery,
       response: { 200: RunListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List workflow runs, newest first", tags: ["workflows"] },
@@ -46,6 +48,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: serializeRun(run) };
     },
     {
+      access: "secret-read",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A workflow run with its step results", tags: ["workflows"] },
@@ -58,6 +61,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       return { data: serializeRun(await cancelRun(scopeOf(auth), params.id)) };
     },
     {
+      access: "secret-write",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", tags: ["workflows"] },

@@ -22,14 +22,15 @@ import { serializeRun } from "../responses/workflow-runs";
 import { serializeWorkflow } from "../responses/workflows";
 import { findWorkflow, listWorkflows } from "../../store/workflows";
 import { parseLimit } from "../pagination";
-import { authPlugin, scopeOf } from "../plugins/auth";
+import { accessPlugin } from "../plugins/access";
+import { scopeOf } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
 
 const LIST_DEFAULT = 50;
 
 
 export const workflowRoutes = new Elysia({ name: "routes.workflows" })
-  .use(authPlugin)
+  .use(accessPlugin)
   .post(
     "/v1/workflows",
     async ({ auth, body, set }) => {
@@ -38,6 +39,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       return { data: serializeWorkflow(row) };
     },
     {
+      access: "secret-write",
       body: WorkflowCreateBody,
       response: { 201: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: { summary: "Create a workflow (version 1, active)", tags: ["workflows"] },
@@ -61,6 +63,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       return { data: page.map(serializeWorkflow), meta };
     },
     {
+      access: "secret-read",
       query: WorkflowListQuery,
       response: { 200: WorkflowListResponse, ...errors(KEY_ERRORS, 422) },
       detail: { summary: "List workflows (active versions unless include_inactive=true), newest first", tags: ["workflows"] },
@@ -74,6 +77,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       return { data: serializeWorkflow(row) };
     },
     {
+      access: "secret-read",
       params: WorkflowIdParams,
       response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, 404) },
       detail: { summary: "A workflow version by id (inactive versions too)", tags: ["workflows"] },
@@ -87,6 +91,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       return { data: serializeWorkflow(row) };
     },
     {
+      access: "secret-write",
       params: WorkflowIdParams,
       body: WorkflowUpdateBody,
       response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
@@ -104,6 +109,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       set.status = 204;
     },
     {
+      access: "secret-write",
       params: WorkflowIdParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 409) },
       detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", tags: ["workflows"] },
@@ -117,6 +123,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       return { data: serializeRun(run) };
     },
     {
+      access: "secret-write",
       params: WorkflowSlugParams,
       body: TriggerBody,
       response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },

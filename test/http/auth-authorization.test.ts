@@ -1,9 +1,10 @@
-// Authorization enforced centrally by authPlugin (SPEC Authentication 1-6, DESIGN.md 4): 401
+// Authorization enforced centrally by the access rules (SPEC Authentication 1-6, DESIGN.md 4): 401
 // invalid_api_key, read-only keys, allowed_ips, publishable keys, environment scope, rate-limit headers.
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { edgePlugins } from "../../http/plugins/edge";
-import { authPlugin, compileAllowedIps } from "../../http/plugins/auth";
+import { compileAllowedIps } from "../../http/plugins/auth";
+import { accessPlugin } from "../../http/plugins/access";
 import { sql } from "../../store/db";
 import * as ipaddr from "ipaddr.js";
 import { call, createKey, createTenant } from "../support/fixtures";
@@ -13,12 +14,12 @@ const probe = new Elysia()
   .use(edgePlugins)
   .use(
     new Elysia({ name: "test.probe" })
-      .use(authPlugin)
-      .get("/v1/probe", ({ auth }) => ({ data: { tenant: auth.tenantId, environment: auth.environment } }))
-      .post("/v1/probe", () => ({ data: "post" }))
-      .put("/v1/probe", () => ({ data: "put" }))
-      .patch("/v1/probe", () => ({ data: "patch" }))
-      .delete("/v1/probe", () => ({ data: "delete" })),
+      .use(accessPlugin)
+      .get("/v1/probe", ({ auth }) => ({ data: { tenant: auth.tenantId, environment: auth.environment } }), { access: "secret-read" })
+      .post("/v1/probe", () => ({ data: "post" }), { access: "secret-write" })
+      .put("/v1/probe", () => ({ data: "put" }), { access: "secret-write" })
+      .patch("/v1/probe", () => ({ data: "patch" }), { access: "secret-write" })
+      .delete("/v1/probe", () => ({ data: "delete" }), { access: "secret-write" }),
   );
 
 async function hit(method: string, key?: string, headers: Record<string, string> = {}) {
@@ -198,7 +199,7 @@ test("keys are stored hashed: no raw key in api_keys", async () => {
   expect(JSON.stringify(rows)).not.toContain(a.secretKey);
 });
 
-describe("SPEC Authentication 4 + DESIGN.md 4: a dashboard session works on authPlugin routes", () => {
+describe("SPEC Authentication 4 + DESIGN.md 4: a dashboard session works on secret-rule routes", () => {
   async function session(tenantId: string) {
     const { createSession } = await import("../../store/sessions");
     const { insertUser } = await import("../../store/users");

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { edgePlugins } from "../../http/plugins/edge";
 import { idempotencyPlugin, IDEMPOTENT_POST_RE } from "../../http/plugins/idempotency";
-import { authPlugin } from "../../http/plugins/auth";
+import { accessPlugin } from "../../http/plugins/access";
 import { ApiError } from "../support/app-error-status";
 import { redis } from "../../store/redis";
 import { scopeKey } from "../../store/idempotency";
@@ -119,7 +119,7 @@ const other = new Elysia()
   .use(edgePlugins)
   .use(
     new Elysia({ name: "test.other" })
-      .use(authPlugin)
+      .use(accessPlugin)
       .post("/v1/notifications", async ({ body, set }) => {
         runs++;
         if (gate) await gate.promise;
@@ -127,7 +127,7 @@ const other = new Elysia()
         if (body.mode === "conflict") throw new ApiError(409, "conflict", "busy");
         set.status = 202;
         return { data: { run: runs, to: body.to, at: new Date().toISOString() } };
-      }, { body: t.Object({ to: t.String(), mode: t.Optional(t.String()) }) }),
+      }, { access: "secret-write", body: t.Object({ to: t.String(), mode: t.Optional(t.String()) }) }),
   );
 
 async function otherPost(key: string, idem: string, body: unknown) {

@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { edgePlugins } from "../../http/plugins/edge";
 import { corsPlugin } from "../../http/plugins/cors";
-import { inboxAuthPlugin, subscriberHash } from "../../http/plugins/auth";
+import { subscriberHash } from "../../http/plugins/auth";
+import { accessPlugin } from "../../http/plugins/access";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 import { call, createKey, createTenant } from "../support/fixtures";
@@ -110,15 +111,19 @@ describe("SPEC Inbox embed: allowed origins", () => {
   });
 });
 
-// An inbox-shaped route behind inboxAuthPlugin, so the plugin is tested on its own.
+// Inbox-shaped routes with the subscriber rules, so the rules are tested on their own.
 const inbox = new Elysia()
   .use(edgePlugins)
   .use(corsPlugin)
   .use(
     new Elysia({ name: "test.inbox" })
-      .use(inboxAuthPlugin)
-      .get("/v1/subscribers/:id/notifications", ({ auth }) => ({ data: { subscriber: auth.subscriberExternalId ?? null, type: auth.keyType } }))
-      .post("/v1/subscribers/:id/notifications/read-all", ({ auth }) => ({ data: { subscriber: auth.subscriberExternalId } })),
+      .use(accessPlugin)
+      .get("/v1/subscribers/:id/notifications", ({ auth }) => ({ data: { subscriber: auth.subscriberExternalId ?? null, type: auth.keyType } }), {
+        access: "subscriber-read",
+      })
+      .post("/v1/subscribers/:id/notifications/read-all", ({ auth }) => ({ data: { subscriber: auth.subscriberExternalId } }), {
+        access: "subscriber-write",
+      }),
   );
 
 async function inboxCall(path: string, key: string, headers: Record<string, string>, method = "GET") {
