@@ -2,6 +2,7 @@
 // limits version, a count and the set of open reservations, changed only by the Lua scripts in store/lua/.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { MicroBatcher } from "./micro-batcher";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
@@ -14,8 +15,8 @@ export interface QuotaRef {
 }
 
 type Scripted = typeof redis & {
-  nmsQuotaReserve(used: string, inflight: string, limit: number, id: string, nowMs: number, ttlMs: number): Promise<[number, number]>;
-  nmsQuotaSettle(used: string, inflight: string, id: string, created: 0 | 1): Promise<number>;
+  nmsQuotaReserve(used: string, inflight: string, limit: number, nowMs: number, ttlMs: number, ...ids: string[]): Promise<[number, number]>;
+  nmsQuotaSettle(used: string, inflight: string, ...idCreatedPairs: (string | number)[]): Promise<number>;
 };
 
 let scripted: Scripted | null = null;
@@ -38,16 +39,77 @@ const keysOf = (ref: QuotaRef) => [redisKeys.quotaUsed(ref.tenantId, ref.periodS
 
 export type ReserveOutcome = { status: "reserved" | "refused" | "unseeded"; used: number };
 
-export async function reserveQuota(ref: QuotaRef, id: string, limit: number, nowMs: number): Promise<ReserveOutcome> {
+/** Reserves for each id in order, as far as the limit allows (one script call); `nowMs` is the reservations' time. */
+export async function reserveQuotaMany(ref: QuotaRef, ids: string[], limit: number, nowMs: number): Promise<ReserveOutcome[]> {
   const [used, inflight] = keysOf(ref);
-  const [status, count] = await scripts().nmsQuotaReserve(used, inflight, limit, id, nowMs, counterTtlMs(ref, nowMs));
-  return { status: status === 1 ? "reserved" : status === 0 ? "refused" : "unseeded", used: Number(count) };
+  const [granted, after] = (await scripts().nmsQuotaReserve(used, inflight, limit, nowMs, counterTtlMs(ref, nowMs), ...ids)).map(Number) as [number, number];
+  if (granted < 0) return ids.map(() => ({ status: "unseeded", used: 0 }));
+  // the i-th reserved id is the (after - granted + i + 1)-th of the period
+  return ids.map((_, i) => (i < granted ? { status: "reserved", used: after - granted + i + 1 } : { status: "refused", used: after }));
 }
 
-/** Gives the reservation back (created false) or keeps it (true); false when it was settled before. */
-export async function settleQuota(ref: QuotaRef, id: string, created: boolean): Promise<boolean> {
+export async function reserveQuota(ref: QuotaRef, id: string, limit: number, nowMs: number): Promise<ReserveOutcome> {
+  return (await reserveQuotaMany(ref, [id], limit, nowMs))[0]!;
+}
+
+/** Gives each reservation back (created false) or keeps it (true); resolves to how many were still open. */
+export async function settleQuotaMany(ref: QuotaRef, settles: { id: string; created: boolean }[]): Promise<number> {
   const [used, inflight] = keysOf(ref);
-  return (await scripts().nmsQuotaSettle(used, inflight, id, created ? 1 : 0)) === 1;
+  return Number(await scripts().nmsQuotaSettle(used, inflight, ...settles.flatMap((x) => [x.id, x.created ? 1 : 0])));
+}
+
+/** One reservation's settle; false when it was settled before. */
+export async function settleQuota(ref: QuotaRef, id: string, created: boolean): Promise<boolean> {
+  return (await settleQuotaMany(ref, [{ id, created }])) === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group calls: concurrent accepts of one process share one script call per counter (the batch
+// waits for the next turn of the event loop at most), as their inserts share one commit.
+
+function byCounter<T extends { ref: QuotaRef }>(items: T[]): Map<string, { ref: QuotaRef; at: number[] }> {
+  const groups = new Map<string, { ref: QuotaRef; at: number[] }>();
+  items.forEach((item, i) => {
+    const k = memberOf(item.ref);
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { ref: item.ref, at: [] }));
+    g.at.push(i);
+  });
+  return groups;
+}
+
+const reserves = new MicroBatcher<{ ref: QuotaRef; id: string; limit: number }, ReserveOutcome>(
+  async (items) => {
+    const out: ReserveOutcome[] = new Array(items.length);
+    const nowMs = Date.now();
+    await Promise.all(
+      [...byCounter(items).values()].map(async (g) => {
+        // one limit per counter: a plan change makes a new counter (QuotaRef.version)
+        const got = await reserveQuotaMany(g.ref, g.at.map((i) => items[i]!.id), items[g.at[0]!]!.limit, nowMs);
+        g.at.forEach((i, k) => (out[i] = got[k]!));
+      }),
+    );
+    return out;
+  },
+  { maxSize: 500, maxWaitMs: 0, maxConcurrent: 4, name: "quota reserve" },
+);
+
+const settles = new MicroBatcher<{ ref: QuotaRef; id: string; created: boolean }, void>(
+  async (items) => {
+    await Promise.all([...byCounter(items).values()].map((g) => settleQuotaMany(g.ref, g.at.map((i) => items[i]!))));
+    return items.map(() => undefined);
+  },
+  { maxSize: 1000, maxWaitMs: 0, maxConcurrent: 2, name: "quota settle" },
+);
+
+/** reserveQuota through this process's batch (the reservation's time is the batch's). */
+export function reserveQuotaBatched(ref: QuotaRef, id: string, limit: number): Promise<ReserveOutcome> {
+  return reserves.submit({ ref, id, limit });
+}
+
+/** settleQuota through this process's batch. */
+export function settleQuotaBatched(ref: QuotaRef, id: string, created: boolean): Promise<void> {
+  return settles.submit({ ref, id, created });
 }
 
 /** Starts the counter at `count` (PostgreSQL's) unless another process did first; lists it for the reconciler. */

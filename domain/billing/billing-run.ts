@@ -4,7 +4,7 @@ import { config } from "../../config";
 import { logger } from "../../basics/log";
 import { existingNotifications } from "../../store/billing-usage";
 import { sql } from "../../store/db";
-import { listedCounters, oldReservations, settleQuota, unlistCounter } from "../../store/quota-counters";
+import { listedCounters, oldReservations, settleQuotaMany, unlistCounter } from "../../store/quota-counters";
 import { overduePastDue, periodEnded, type SubscriptionRow } from "../../store/subscriptions";
 import { forgetBilling } from "./cache";
 import { gatewayNamed } from "./gateways";
@@ -50,7 +50,7 @@ async function settleStaleReservations(now: Date): Promise<number> {
     const ids = await oldReservations(ref, now.getTime() - STALE_RESERVATION_MS);
     if (ids.length === 0) continue;
     const committed = await existingNotifications(ref.tenantId, ids);
-    for (const id of ids) if (await settleQuota(ref, id, committed.has(id))) settled++;
+    settled += await settleQuotaMany(ref, ids.map((id) => ({ id, created: committed.has(id) })));
     logger.info({ tenant_id: ref.tenantId, reservations: ids.length, committed: committed.size }, "quota reservations of ended accepts settled from PostgreSQL");
   }
   return settled;

@@ -1,9 +1,9 @@
-// The notification quota at accept (docs/billing.md "Quota"): one atomic Redis reservation per
-// production notification against the plan's notifications_per_month, settled once the insert is decided.
+// The notification quota at accept (docs/billing.md "Quota"): an atomic Redis reservation per
+// production notification (concurrent ones share a script call), settled once the insert is decided.
 import { AppError } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { countProductionNotifications } from "../../store/billing-usage";
-import { reserveQuota, seedQuota, settleQuota, type QuotaRef } from "../../store/quota-counters";
+import { reserveQuotaBatched, seedQuota, settleQuotaBatched, type QuotaRef } from "../../store/quota-counters";
 import { billingOf, type TenantBilling } from "./cache";
 import { noteQuotaUsage } from "./quota-alerts";
 
@@ -30,7 +30,7 @@ export function quotaExceeded(limit: number, used: number, b: TenantBilling): Ap
 /** Reserves one notification of the period, seeding the counter from PostgreSQL on its first use. */
 async function reserve(ref: QuotaRef, id: string, limit: number, b: TenantBilling): Promise<number> {
   for (let round = 0; round < 3; round++) {
-    const r = await reserveQuota(ref, id, limit, Date.now());
+    const r = await reserveQuotaBatched(ref, id, limit);
     if (r.status === "reserved") return r.used;
     if (r.status === "refused") {
       noteQuotaUsage(ref, b, r.used, limit);
@@ -63,7 +63,7 @@ export async function withinQuota(n: { tenantId: string; environment: string; id
   } finally {
     // Not awaited by the caller's answer: a failed settle leaves the reservation to the billing
     // cron, which settles it from PostgreSQL (the row exists or it does not).
-    settleQuota(ref, n.id, created).catch((err) => logger.warn({ err, tenant_id: n.tenantId, notification_id: n.id }, "quota settle failed; the billing cron settles it"));
+    settleQuotaBatched(ref, n.id, created).catch((err) => logger.warn({ err, tenant_id: n.tenantId, notification_id: n.id }, "quota settle failed; the billing cron settles it"));
     if (created) noteQuotaUsage(ref, b, used, limit);
   }
 }

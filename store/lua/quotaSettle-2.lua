@@ -1,16 +1,22 @@
 --[[
-  Settles a reservation of quotaReserve-2.lua once its accept is over: a notification created keeps
-  its count, one not created (an idempotent repeat, a failed insert) gives it back. Only an open
-  reservation is settled, so the accept and the reconciler cannot both give the same one back.
+  Settles reservations of quotaReserve-2.lua once their accepts are over: a notification created
+  keeps its count, one not created (an idempotent repeat, a failed insert) gives it back. Only an
+  open reservation is settled, so an accept and the billing cron cannot both give one back.
 
   Input:
     KEYS[1] used      string: the period's count
     KEYS[2] inflight  sorted set of open reservations
-    ARGV[1] id        the reservation id
-    ARGV[2] created   1 = keep the count, 0 = give it back
+    ARGV[1..]         pairs: reservation id, then 1 (created: keep the count) or 0 (give it back)
 
-  Output: 1 when the reservation was open (settled now), 0 when it was settled before or is unknown
+  Output: how many of the reservations were open (settled now); the others were settled before or are unknown
 ]]
-if redis.call("ZREM", KEYS[2], ARGV[1]) == 0 then return 0 end
-if ARGV[2] == "0" then redis.call("DECR", KEYS[1]) end
-return 1
+local settled = 0
+local given = 0
+for i = 1, #ARGV, 2 do
+  if redis.call("ZREM", KEYS[2], ARGV[i]) == 1 then
+    settled = settled + 1
+    if ARGV[i + 1] == "0" then given = given + 1 end
+  end
+end
+if given > 0 and redis.call("EXISTS", KEYS[1]) == 1 then redis.call("DECRBY", KEYS[1], given) end
+return settled
