@@ -5,17 +5,9 @@ import { sql } from "../../store/db";
 import type { QuotaRef } from "../../store/quota-counters";
 import { claimQuotaAlert } from "../../store/subscriptions";
 import { emitEvent } from "../events/outbox";
+import { alertsReached, WARNING_PERCENT } from "./alert-thresholds";
 import type { TenantBilling } from "./cache";
 
-export const WARNING_PERCENT = 80;
-
-/** The alert kinds a count reaches: warning from 80 % of the limit, exceeded at the limit. */
-export function alertsReached(used: number, limit: number): ("warning" | "exceeded")[] {
-  const out: ("warning" | "exceeded")[] = [];
-  if (limit > 0 && used * 100 >= limit * WARNING_PERCENT) out.push("warning");
-  if (used >= limit) out.push("exceeded");
-  return out;
-}
 
 // Alerts this process knows are claimed, so requests past 80 % do not each ask PostgreSQL again.
 const claimed = new Set<string>();

@@ -15,14 +15,8 @@ import { gatewayFor, gatewayNamed } from "./gateways";
 import { addIntervals } from "./periods";
 import { subscribablePlan } from "./plans";
 import { rollForward } from "./roll";
+import { changeTypeOf } from "./change-type";
 
-/** Monthly price, so a yearly plan compares with a monthly one. */
-const monthly = (p: PlanRow) => p.price_cents / (p.interval === "year" ? 12 : 1);
-
-/** A dearer plan is an upgrade (applies now); a cheaper one a downgrade (applies at the period end). Equal prices apply now. */
-export function changeTypeOf(from: PlanRow, to: PlanRow): ChangeType {
-  return monthly(to) < monthly(from) ? "downgrade" : "upgrade";
-}
 
 function gatewayFailure(err: unknown): never {
   if (err instanceof GatewayError) throw new AppError("gateway_error", `${err.message}; nothing changed`);
