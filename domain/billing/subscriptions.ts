@@ -3,7 +3,7 @@
 import { AppError, conflict } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { GatewayError, type GatewaySubscription, type PaymentGateway } from "../../providers/billing/types";
-import type { ChangeType, GatewayName } from "../../schemas/billing";
+import type { GatewayName } from "../../schemas/billing";
 import { sql, type Tx } from "../../store/db";
 import { newId } from "../../store/ids";
 import type { PlanRow } from "../../store/plans";
