@@ -3,7 +3,7 @@
 import { AppError } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { countProductionNotifications } from "../../store/billing-usage";
-import { reserveQuotaBatched, seedQuota, settleQuotaBatched, type QuotaRef } from "../../store/quota-counters";
+import { memberOf, reserveQuotaBatched, seedQuota, settleQuotaBatched, type QuotaRef } from "../../store/quota-counters";
 import { billingOf, type TenantBilling } from "./cache";
 import { noteQuotaUsage } from "./quota-alerts";
 
@@ -27,6 +27,25 @@ export function quotaExceeded(limit: number, used: number, b: TenantBilling): Ap
   );
 }
 
+// Seeds in progress in this process, so the accepts that find a counter missing together count once.
+const seeding = new Map<string, Promise<void>>();
+
+/**
+ * No counter: count the period once in PostgreSQL. Every process that finds it missing counts;
+ * SET NX keeps the first count. See docs/billing.md for the bound when a live counter is lost.
+ */
+function seed(ref: QuotaRef): Promise<void> {
+  const k = memberOf(ref);
+  let p = seeding.get(k);
+  if (!p) {
+    p = countProductionNotifications(ref.tenantId, new Date(ref.periodStartMs), new Date(ref.periodEndMs))
+      .then((count) => seedQuota(ref, count, Date.now()))
+      .finally(() => seeding.delete(k));
+    seeding.set(k, p);
+  }
+  return p;
+}
+
 /** Reserves one notification of the period, seeding the counter from PostgreSQL on its first use. */
 async function reserve(ref: QuotaRef, id: string, limit: number, b: TenantBilling): Promise<number> {
   for (let round = 0; round < 3; round++) {
@@ -36,10 +55,7 @@ async function reserve(ref: QuotaRef, id: string, limit: number, b: TenantBillin
       noteQuotaUsage(ref, b, r.used, limit);
       throw quotaExceeded(limit, r.used, b);
     }
-    // No counter: count the period once in PostgreSQL. Every process that finds it missing counts;
-    // SET NX keeps the first count. See docs/billing.md for the bound when Redis loses a live counter.
-    const count = await countProductionNotifications(ref.tenantId, new Date(ref.periodStartMs), new Date(ref.periodEndMs));
-    await seedQuota(ref, count, Date.now());
+    await seed(ref);
   }
   throw new Error(`quota counter of tenant ${ref.tenantId} could not be seeded`);
 }
