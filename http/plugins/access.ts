@@ -64,13 +64,15 @@ export const ACCESS_RULES = {
       },
   },
   "owner-write": {
-    who: "A secret API key with write permission, or a signed-in owner of the tenant (the nms_session cookie). Admins, members, read-only and publishable keys are refused.",
+    who: "A production secret API key with write permission, or a signed-in owner of the tenant (the nms_session cookie). Admins, members, sandbox, read-only and publishable keys are refused.",
     security: SECURITY.key,
     guard:
       (refusal = "Only the tenant's owners may do this"): Guard =>
       async ({ request, set }) => {
         const auth = await authenticateSecret(request, set, true);
         if (auth.actorType === "user" && auth.session?.role !== "owner") throw forbidden("insufficient_permissions", refusal);
+        // what this rule guards concerns the whole account (its billing), which a test key must not change
+        if (auth.actorType === "api_key" && auth.environment !== "production") throw forbidden("insufficient_permissions", "A sandbox key cannot change the account; use a production key or an owner's session");
       },
   },
   admin: {

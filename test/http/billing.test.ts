@@ -211,6 +211,11 @@ describe("the subscription: SPEC's audit actions", () => {
     expect(entry.ip_address === null || typeof entry.ip_address === "string").toBe(true);
     const readOnly = await createKey(t.tenant.id, { permissions: ["read"] });
     expect((await call("POST", "/v1/subscription/cancel", { key: readOnly.raw, body: {} })).status).toBe(403);
+    // a sandbox key reads the account's subscription but cannot change it
+    expect((await call("GET", "/v1/subscription", { key: t.sandboxKey })).body.data.plan_id).toBe(planId("mid"));
+    const sandbox = await call("POST", "/v1/subscription", { key: t.sandboxKey, body: { plan_id: planId("dear") } });
+    expect(sandbox.status).toBe(403);
+    expect(sandbox.body.error.message).toContain("sandbox key");
     expect((await call("GET", "/v1/subscription", { key: readOnly.raw })).status).toBe(200);
   });
 });
