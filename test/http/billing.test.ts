@@ -276,6 +276,19 @@ describe("limits from the plan", () => {
     expect((await call("POST", "/v1/subscribers", { key: t.sandboxKey, body: { external_id: "u3" } })).status).toBe(201);
   });
 
+  test("sending domains: the second production domain is 402 on a one-domain plan; sandbox ones never count", async () => {
+    const t = await tenant();
+    await call("POST", "/v1/subscription", { key: t.secretKey, body: { plan_id: planId("cheap") } });
+    const add = (key: string, name: string) => call("POST", "/v1/domains", { key, body: { domain: `${name}-${run}.example.com` } });
+    expect((await add(t.secretKey, "one")).status).toBe(201);
+    const second = await add(t.secretKey, "two");
+    expect(second.status).toBe(402);
+    expect(second.body.error).toMatchObject({ code: "plan_limit_reached", details: { domains: [expect.stringContaining("at most 1")] } });
+    expect((await add(t.sandboxKey, "three")).status).toBe(201);
+    expect(await sql`select domain from sending_domains where tenant_id = ${t.tenant.id} and environment = 'production'`).toHaveLength(1);
+    expect(await auditOf(t.tenant.id, "domain.added")).toHaveLength(2);
+  });
+
   test("concurrent creations cannot pass the limit together (the check runs under the tenant's lock)", async () => {
     const t = await tenant();
     // mid: 3 webhooks, no request rate of its own (cheap's 7 a minute would answer 429 here)
