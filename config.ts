@@ -232,6 +232,30 @@ export const config = {
   metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
   /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
   metricsToken: env("METRICS_TOKEN"),
+  /** Plans, quotas and subscriptions (docs/billing.md). */
+  billing: {
+    /** The plan of a tenant without a subscription, and of one whose subscription was cancelled or expired. */
+    defaultPlan: env("BILLING_DEFAULT_PLAN") ?? "free",
+    /** Days a past_due subscription keeps its plan before the billing cron expires it. */
+    graceDays: Math.max(0, numberEnv("BILLING_GRACE_DAYS", 7)),
+    /** How often the billing cron runs (expiry, manual period roll, quota reservations left by dead processes). */
+    cronEveryMs: durationEnv("BILLING_CRON_EVERY", 60_000),
+    /** How long a process trusts its copy of a tenant's plan and subscription (other processes see a change within this). */
+    cacheMs: Math.max(0, numberEnv("BILLING_CACHE_MS", 2000)),
+    /**
+     * Stripe (the gateway of paid plans when STRIPE_SECRET_KEY is set; without it every subscription is
+     * `manual`). Read at each use, like the OAuth endpoints: the tests point STRIPE_API_BASE at a local fake.
+     */
+    get stripe(): { secretKey: string; webhookSecret: string | undefined; apiBase: string | undefined } | null {
+      const secretKey = env("STRIPE_SECRET_KEY");
+      if (!secretKey) return null;
+      return { secretKey, webhookSecret: env("STRIPE_WEBHOOK_SECRET"), apiBase: env("STRIPE_API_BASE") };
+    },
+    /** Stripe's webhook secret alone: events can be received while API calls are configured elsewhere. */
+    get stripeWebhookSecret(): string | undefined {
+      return env("STRIPE_WEBHOOK_SECRET");
+    },
+  },
   version: "0.1.0",
 };
 

@@ -22,6 +22,8 @@ import { TeamAuditLogs } from "./resources/team-audit-logs.js";
 import { Webhooks } from "./resources/webhooks.js";
 import { WorkflowRuns } from "./resources/workflow-runs.js";
 import { Workflows } from "./resources/workflows.js";
+import { Plans } from "./resources/plans.js";
+import { Subscription } from "./resources/subscription.js";
 
 export class Nms {
   readonly notifications: Notifications;
@@ -37,6 +39,9 @@ export class Nms {
   readonly webhooks: Webhooks;
   readonly domains: Domains;
   readonly suppressions: Suppressions;
+  readonly subscription: Subscription;
+  /** list: any key or session; admin.*: the admin token */
+  readonly plans: Plans;
   // dashboard session
   readonly me: Me;
   readonly teamMembers: TeamMembers;
@@ -62,6 +67,8 @@ export class Nms {
     this.webhooks = new Webhooks(t);
     this.domains = new Domains(t);
     this.suppressions = new Suppressions(t);
+    this.subscription = new Subscription(t);
+    this.plans = new Plans(t);
     this.me = new Me(t);
     this.teamMembers = new TeamMembers(t);
     this.teamAuditLogs = new TeamAuditLogs(t);

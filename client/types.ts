@@ -4,6 +4,7 @@
 import type * as Analytics from "./schema-types/analytics.js";
 import type * as ApiKeys from "./schema-types/api-keys.js";
 import type * as AuditLogs from "./schema-types/audit-logs.js";
+import type * as Billing from "./schema-types/billing.js";
 import type * as Blocked from "./schema-types/blocked-domains.js";
 import type * as Channels from "./schema-types/channels.js";
 import type * as DeadLetters from "./schema-types/dead-letters.js";
@@ -216,3 +217,13 @@ export type DeadLetter = DeadLetters.DeadLetter;
 export type DeadLetterListParams = Loosen<DeadLetters.DeadLetterListQuery, "limit">;
 export type DeadLetterListMeta = DeadLetters.DeadLetterList["meta"];
 export type DeadLetterRedriveResult = DeadLetters.RedriveResponse["data"];
+
+// ---- billing
+export type Plan = Billing.Plan;
+export type PlanLimits = Billing.PlanLimits;
+export type PlanCreateParams = Billing.CreatePlanBody;
+export type PlanUpdateParams = Billing.UpdatePlanBody;
+export type Subscription = Billing.Subscription;
+export type SubscriptionStatus = Billing.SubscriptionStatus;
+export type SubscriptionUsage = Billing.Usage;
+export type SubscriptionCancelParams = Billing.CancelSubscriptionBody;

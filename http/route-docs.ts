@@ -9,6 +9,7 @@ import { WebhookEvent } from "../schemas/webhook-events";
 const ERROR_DOCS = {
   400: ["The request is unusable: invalid_json (not JSON, not UTF-8) and the like", "invalid_json", "Request body is not valid JSON"],
   401: ["Who is calling is unknown: invalid_api_key, invalid_session, invalid_admin_token", "invalid_api_key", "Missing, malformed, invalid or revoked API key"],
+  402: ["The tenant's plan does not cover it: quota_exceeded (notifications of the period used up), plan_limit_reached (a resource limit)", "quota_exceeded", "The free plan's 1000 production notifications of this period are used up (until 2026-04-01T00:00:00.000Z); upgrade the plan or wait for the next period"],
   403: ["Known but not allowed: insufficient_permissions, origin_not_allowed, session_required", "insufficient_permissions", "This key is read-only"],
   404: ["Nothing with this id here: not_found or <resource>_not_found (another tenant's ids too)", "not_found", "Resource not found"],
   409: ["The current state forbids it: conflict, <x>_already_<y>, idempotency_key_in_use", "conflict", "A template with this slug already exists"],
@@ -16,6 +17,7 @@ const ERROR_DOCS = {
   415: ["Body sent without Content-Type: application/json (unsupported_media_type)", "unsupported_media_type", 'Request bodies are JSON: send Content-Type: application/json (got "text/plain")'],
   422: ["Input refused: validation_failed with details per field, or a rule such as channel_not_configured", "validation_failed", "Validation failed"],
   429: ["Rate limit reached (rate_limited); wait Retry-After seconds", "rate_limited", "Rate limit of 1000 requests per minute exceeded; retry in 12 s"],
+  502: ["The payment gateway failed or refused (gateway_error); nothing changed here", "gateway_error", "Stripe answered 402: Your card was declined."],
   503: ["A dependency is down (service_unavailable)", "service_unavailable", "Service unavailable"],
 } as const;
 

@@ -101,6 +101,8 @@ export async function resolveSession(request: Request): Promise<AuthContext | nu
     permissions: ["read", "write"],
     ip: requestFacts(request).ip,
     userAgent: request.headers.get("user-agent"),
+    // the user's role, for rules that tell owners from other users (owner-write)
+    session,
   };
 }
 

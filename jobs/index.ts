@@ -1,5 +1,6 @@
 // The periodic jobs this service runs (not actors: no stream, each a loop or a cron), by the Procfile
 // kind that runs them; scripts/process-kinds.ts joins them with the actors of actors/index.ts.
+import { startBillingCron } from "./billing-cron";
 import { startDomainHealthCron } from "./domain-health-cron";
 import { startReconciler } from "./reconciler";
 import { startWebhookRelay } from "./webhook-relay";
@@ -10,6 +11,7 @@ export interface Running {
 
 const periodic: Record<string, () => Running> = {
   reconciler: () => startReconciler(),
+  billing: () => startBillingCron(),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
   "domain-health": () => startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed

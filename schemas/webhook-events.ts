@@ -1,5 +1,5 @@
 // TypeBox schema of an outbound webhook delivery body (SPEC "Outbound webhook delivery"):
-// {id, type, created_at, data}, with every event type SPEC lists; signed by X-Service-Signature.
+// {id, type, created_at, data}, with every event type SPEC lists (and billing's quota.*); signed by X-Service-Signature.
 import { t } from "elysia";
 
 export const WebhookEventType = t.Union([
@@ -18,6 +18,9 @@ export const WebhookEventType = t.Union([
   t.Literal("workflow.completed"),
   t.Literal("inbox.notification.received"),
   t.Literal("inbox.notification.read"),
+  // billing (docs/billing.md): once per tenant and period each, in production
+  t.Literal("quota.warning"),
+  t.Literal("quota.exceeded"),
 ]);
 
 export const WebhookEvent = t.Object({

@@ -22,6 +22,9 @@
 // | nms:rl:provider:<tenant>:<env>:<provider> | string  | domain/delivery/send-attempt.ts  | until the GCRA bucket is full again        |
 // | nms:rl:domain-health-check:<domain id>    | string  | domain/sending-domains/health.ts | until the GCRA bucket is full again (60 s) |
 // | <bench prefix>:floor:stream               | stream  | scripts/bench-accept.ts          | the bench run (it deletes its prefix)      |
+// | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
+// | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
+// | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -74,6 +77,24 @@ export const redisKeys = {
    * `redis-cli XLEN <bench prefix>:floor:stream`
    */
   benchFloorStream: () => redisKey("floor", "stream"),
+
+  /**
+   * A tenant's production notifications of one billing period (committed and in flight), under one
+   * version of its limits (`<plan>.<plan version>.<subscription revision>`); seeded from PostgreSQL,
+   * changed only by store/lua/quotaReserve-2.lua and quotaSettle-2.lua. The hash tag keeps it in
+   * the slot of its in-flight set. `redis-cli GET 'nms:quota:{<tenant>:<start ms>:<v>}:used'`
+   */
+  quotaUsed: (tenantId: string, periodStartMs: number, version: string) => redisKey("quota", `{${tenantId}:${periodStartMs}:${version}}`, "used"),
+
+  /**
+   * Open reservations of that counter: notification id -> reserved at (epoch ms). An entry outliving
+   * its accept means the process died; the billing cron settles it from PostgreSQL.
+   * `redis-cli ZRANGE 'nms:quota:{<tenant>:<start ms>:<v>}:inflight' 0 -1 WITHSCORES`
+   */
+  quotaInflight: (tenantId: string, periodStartMs: number, version: string) => redisKey("quota", `{${tenantId}:${periodStartMs}:${version}}`, "inflight"),
+
+  /** The counters in use (`<tenant>|<start ms>|<end ms>|<v>`), the billing cron's work list. `redis-cli SMEMBERS nms:quota:counters` */
+  quotaCounters: () => redisKey("quota", "counters"),
 };
 
 /**

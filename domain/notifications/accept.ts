@@ -26,6 +26,7 @@ import { prepareEvents } from "../events/outbox";
 import { resolveDelivery, type StoredContent } from "../delivery/target";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "../templates/render";
+import { withinQuota } from "../billing/quota";
 
 export interface AcceptInput {
   tenantId: string;
@@ -186,7 +187,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     createdAt: new Date(),
     workflowRunId: input.workflowRunId ?? null,
   };
-  const created = await acceptBatcher.submit({ row, subscriber: linked });
+  const created = await withinQuota(row, () => acceptBatcher.submit({ row, subscriber: linked }));
   if (created) recordNotificationStatus(channel, "pending");
   if (!created && input.idempotencyKey) {
     const existing = await findByIdempotencyKey(input.tenantId, input.environment, input.idempotencyKey);

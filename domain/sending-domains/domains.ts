@@ -26,6 +26,7 @@ import { lookupTxt, DnsUnavailableError } from "../dns/lookup";
 import { dnsRecordsOf, parseSendingDomain, verificationName, verificationValue } from "./records";
 import { domainNotFound, logAlertChanges, logFailedChecks, lookUpHealth, recordHealth } from "./health";
 import { forgetSigningDomains } from "./mail-signing";
+import { assertWithinPlan } from "../billing/limits";
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -92,6 +93,7 @@ export async function addDomain(scope: Scope, input: string, actor: AuditActor):
         dkimPublicKey: (publicKey as Buffer).toString("base64"),
         dkimPrivateKeyPem: privateKey as string,
       });
+      await assertWithinPlan(tx, scope, "domains");
       await writeAudit(tx, { ...actor, action: "domain.added", resourceType: "domain", resourceId: row.id, metadata: { domain, status: row.status } });
       return row;
     });

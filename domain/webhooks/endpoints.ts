@@ -19,6 +19,7 @@ import {
 } from "../../store/webhook-deliveries";
 import { addToOutbox, deleteWebhook as deleteRow, findWebhook, insertWebhook, updateWebhook as updateRow, type WebhookRow } from "../../store/webhooks";
 import { urlProblem } from "./address";
+import { assertWithinPlan } from "../billing/limits";
 import { recordAttempt } from "./dispatch";
 import { secretOf, sendEvent } from "./signed-request";
 
@@ -87,6 +88,7 @@ export async function createWebhook(
       MAX_WEBHOOKS_PER_TENANT,
     );
     if (!row) return null;
+    await assertWithinPlan(tx, c, "webhooks");
     await writeAudit(tx, audit(c, "webhook.created", row.id, { url: row.url, events: row.events }));
     return row;
   });
@@ -178,6 +180,11 @@ export function sampleEventData(type: WebhookEventType, at = new Date().toISOStr
         external_id: "user-123",
         item: { id: "00000000-0000-7000-8000-000000000004", title: "Test", body: "Test item", read: type === "inbox.notification.read" },
       };
+    case "quota.warning":
+    case "quota.exceeded": {
+      const percent = type === "quota.warning" ? 80 : 100;
+      return { plan_id: "growth", period_start: "2026-03-01T00:00:00.000Z", period_end: "2026-04-01T00:00:00.000Z", limit: 100000, usage: percent * 1000, threshold_percent: percent };
+    }
     case "notification.test":
       return {};
   }

@@ -63,6 +63,18 @@ export const ACCESS_RULES = {
         rememberAuth(request, auth);
       },
   },
+  "owner-write": {
+    who: "A production secret API key with write permission, or a signed-in owner of the tenant (the nms_session cookie). Admins, members, sandbox, read-only and publishable keys are refused.",
+    security: SECURITY.key,
+    guard:
+      (refusal = "Only the tenant's owners may do this"): Guard =>
+      async ({ request, set }) => {
+        const auth = await authenticateSecret(request, set, true);
+        if (auth.actorType === "user" && auth.session?.role !== "owner") throw forbidden("insufficient_permissions", refusal);
+        // what this rule guards concerns the whole account (its billing), which a test key must not change
+        if (auth.actorType === "api_key" && auth.environment !== "production") throw forbidden("insufficient_permissions", "A sandbox key cannot change the account; use a production key or an owner's session");
+      },
+  },
   admin: {
     who: "The service's ADMIN_TOKEN as a Bearer token.",
     security: SECURITY.admin,

@@ -20,8 +20,7 @@ import { AppError, forbidden, unauthorized } from "../../basics/errors";
 import { requestFacts } from "../request-context";
 import { bearerToken, type AuthContext } from "../auth-context";
 import { resolveSession } from "../session";
-import { applyRateLimit, takeRequest } from "./rate-limit";
-import type { RateLimitResult } from "../../runtime";
+import { applyRateLimit, takeRequest, type RequestBudget } from "./rate-limit";
 import { isLocalDevOrigin, setCorsHeaders } from "./cors";
 
 // Routes take the auth context and its helpers from here, beside the plugins that set it.
@@ -94,7 +93,7 @@ function rateKey(keyId: string, subscriberExternalId?: string): string {
 interface Resolved {
   auth: AuthContext;
   epoch: string | null | undefined;
-  rate: Promise<RateLimitResult | null>;
+  rate: Promise<RequestBudget | null>;
   ipRefused: boolean;
 }
 
@@ -107,13 +106,13 @@ async function resolveKey(request: Request): Promise<Resolved> {
   // Publishable keys are counted per subscriber once the subscriber hash is verified (authenticateSubscriber),
   // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
   const peeked = peekKey(hashKey(raw));
-  let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id)) : null;
+  let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id), peeked.tenant_id) : null;
   const { key, epoch } = await liveKey(raw);
   if (!key) throw unauthorized();
   // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
   const ipRefused = !ipAllowed(key, ip);
   if (ipRefused || key.key_type === "publishable") rate = Promise.resolve(null);
-  else if (!rate) rate = takeRequest(rateKey(key.id));
+  else if (!rate) rate = takeRequest(rateKey(key.id), key.tenant_id);
   if (!ipRefused) touchLastUsed(key.id);
   const auth: AuthContext = {
     tenantId: key.tenant_id,
@@ -139,7 +138,7 @@ async function authenticate(request: Request, set: { headers: Record<string, any
     // no Bearer credentials: the dashboard session cookie, if any (a stray other scheme is still 401)
     const auth = await resolveSession(request);
     if (!auth) throw unauthorized("Missing API key: send Authorization: Bearer <key>");
-    applyRateLimit(set, await takeRequest(rateLimitNames.user(auth.actorId)));
+    applyRateLimit(set, await takeRequest(rateLimitNames.user(auth.actorId), auth.tenantId));
     return { auth, epoch: undefined as string | null | undefined };
   }
   const r = await resolveKey(request);
@@ -269,7 +268,7 @@ export async function authenticateSubscriber(
       );
     }
     auth.subscriberExternalId = externalId;
-    applyRateLimit(set, await takeRequest(rateKey(auth.keyId!, externalId)));
+    applyRateLimit(set, await takeRequest(rateKey(auth.keyId!, externalId), auth.tenantId));
     enforceWrite(request, auth, write);
     await assertOwnSubscriber(auth, params?.id);
   } else {

@@ -29,6 +29,9 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   invalid_session: 401,
   invalid_signature: 401,
   invalid_metrics_token: 401,
+  // 402: the tenant's plan does not cover it (docs/billing.md)
+  quota_exceeded: 402,
+  plan_limit_reached: 402,
   // 403: known, but not allowed
   insufficient_permissions: 403,
   origin_not_allowed: 403,
@@ -45,6 +48,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   last_owner: 409,
   webhook_inactive: 409,
   delivery_not_retryable: 409,
+  subscription_not_cancellable: 409,
   // 413, 422, 429
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -53,12 +57,15 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   email_domain_blocked: 422,
   template_render_failed: 422,
   template_not_active: 422,
+  plan_not_billable: 422,
   channel_not_configured: 422,
   webhook_limit_reached: 422,
   rate_limited: 429,
   // 5xx
   internal_error: 500,
+  gateway_error: 502,
   service_unavailable: 503,
+  gateway_not_configured: 503,
   dns_unavailable: 503,
 };
 

@@ -27,6 +27,9 @@ import { metricsRoutes } from "./metrics";
 import { deadLetterRoutes } from "./dead-letters";
 import { workflowRoutes } from "./workflows";
 import { workflowRunRoutes } from "./workflow-runs";
+import { planAdminRoutes, planRoutes } from "./plans";
+import { subscriptionRoutes } from "./subscription";
+import { billingWebhookRoutes } from "./billing-webhooks";
 
 export const routePlugins = [
   healthRoutes,
@@ -57,4 +60,8 @@ export const routePlugins = [
   suppressionRoutes,
   webhookRoutes,
   domainRoutes,
+  planAdminRoutes,
+  planRoutes,
+  subscriptionRoutes,
+  billingWebhookRoutes,
 ] as const;

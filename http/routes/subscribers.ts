@@ -18,6 +18,7 @@ import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
 import { statusFor } from "../plugins/errors";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
+import { assertWithinPlan } from "../../domain/billing/limits";
 import {
   ImportBody,
   ImportErrorResponse,
@@ -68,7 +69,11 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       const { fields, errors } = await validateSubscriberInput(body, "upsert");
       if (Object.keys(errors).length) throw validationFailed(errors);
       if ((await erasedExternalIds(scope, [fields.external_id!])).size) throw erasedConflict();
-      const [result] = await sql.begin((tx) => upsertSubscribers(tx, scope, [fields], consentOf(auth)));
+      const [result] = await sql.begin(async (tx) => {
+        const out = await upsertSubscribers(tx, scope, [fields], consentOf(auth));
+        if (out[0]?.inserted) await assertWithinPlan(tx, scope, "subscribers");
+        return out;
+      });
       if (!result) throw erasedConflict(); // erased between the check and the write
       set.status = result.inserted ? 201 : 200;
       return { data: serializeSubscriber(result.row) };
@@ -218,6 +223,7 @@ async function importSubscribers(auth: AuthContext, list: unknown[]) {
   }
   const results = await sql.begin(async (tx) => {
     const out = await upsertSubscribers(tx, scope, entries, consentOf(auth));
+    if (out.some((r) => r.inserted)) await assertWithinPlan(tx, scope, "subscribers");
     if (out.length !== entries.length) {
       const got = new Set(out.map((r) => r.row.external_id));
       const i = entries.findIndex((e) => !got.has(e.external_id!));

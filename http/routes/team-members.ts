@@ -22,6 +22,7 @@ import type { AuthContext } from "../plugins/auth";
 import { acceptableEmail } from "../session";
 import { accessPlugin, signedInUser, type Access } from "../plugins/access";
 import { sendLoginLink } from "../../domain/system-mail/sign-in-link";
+import { assertWithinPlan } from "../../domain/billing/limits";
 import { InviteMemberBody, MemberParams, TeamMemberList, TeamMemberResponse, UpdateMemberBody } from "../../schemas/team";
 import { BODY_ERRORS, errors, NoContent } from "../route-docs";
 
@@ -89,6 +90,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
           if (err?.code === "23505") throw conflict("email_taken", "This email already belongs to a dashboard user");
           throw err;
         }
+        await assertWithinPlan(tx, auth, "team_members");
         const token = await createMagicLink(tx, { email, userId: invited.id, purpose: "invite" });
         await audit(tx, auth, "team_member.invited", invited, { email, role: body.role });
         return { invited, token };

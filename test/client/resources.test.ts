@@ -72,6 +72,7 @@ afterAll(async () => {
   await dns?.stop();
   await sql`delete from webhook_outbox where webhook_id in (select id from webhooks where tenant_id = any(${tenantIds}::uuid[]))`;
   await deleteTenants(tenantIds);
+  await sql`delete from plans where id like ${`client-${run}-%`}`;
 });
 
 async function delivered(nms: Nms, id: string): Promise<Notification> {
@@ -484,6 +485,32 @@ describe("admin: audit logs and blocked domains", () => {
     expect([dup.status, dup.code]).toEqual([409, "domain_already_blocked"]);
     for (const d of blockedDomains) await admin.blockedDomains.del(d);
     expect((await admin.blockedDomains.check(`x@${blockedDomains[0]}`)).blocked).toBe(false);
+  });
+});
+
+describe("billing: plans and the subscription", () => {
+  test("plans.admin create, retrieve, update, list; plans.list; subscription retrieve, change (upgrade now), cancel", async () => {
+    const id = `client-${run}-pro`;
+    const created = await admin.plans.admin.create({ id, name: "Pro", price_cents: 2900, limits: { notifications_per_month: 5000 } });
+    expectTypeOf(created.limits.notifications_per_month).toEqualTypeOf<number | null>();
+    expect(created).toMatchObject({ id, price_cents: 2900, currency: "usd", interval: "month", default: false });
+    expect(created.limits).toEqual({ notifications_per_month: 5000, api_requests_per_minute: null, webhooks: null, domains: null, team_members: null, subscribers: null });
+    expect((await admin.plans.admin.retrieve(id)).name).toBe("Pro");
+    const updated = await admin.plans.admin.update(id, { limits: { webhooks: 3 } });
+    expect(updated.limits).toMatchObject({ notifications_per_month: 5000, webhooks: 3 });
+    expect((await admin.plans.admin.list()).map((p) => p.id)).toContain(id);
+    expect((await live.plans.list()).map((p) => p.id)).toContain(id);
+
+    const before = await live.subscription.retrieve();
+    expect(before).toMatchObject({ id: null, plan_id: "free", status: "active", gateway: "manual" });
+    const subscribed = await live.subscription.change(id);
+    expect(subscribed).toMatchObject({ plan_id: id, status: "active", gateway: "manual", effective_plan_id: id });
+    expect(subscribed.limits.webhooks).toBe(3);
+    const again = await live.subscription.change(id).catch((e) => e);
+    expect(again).toBeInstanceOf(NmsError);
+    expect((again as NmsError).status).toBe(409);
+    const cancelled = await live.subscription.cancel({ reason: "client test", at_period_end: false });
+    expect(cancelled).toMatchObject({ status: "cancelled", effective_plan_id: "free" });
   });
 });
 

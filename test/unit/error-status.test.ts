@@ -14,6 +14,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 const CODES_BEFORE: Record<number, string[]> = {
   400: ["invalid_json", "invalid_parameters", "invalid_token", "token_expired", "invalid_state", "oauth_denied", "oauth_exchange_failed", "email_not_verified", "callback_expired"],
   401: ["invalid_api_key", "invalid_admin_token", "invalid_session", "invalid_signature", "invalid_metrics_token"],
+  402: ["quota_exceeded", "plan_limit_reached"],
   403: ["insufficient_permissions", "origin_not_allowed", "session_required", "invalid_verify_token"],
   404: [
     "not_found",
@@ -34,6 +35,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "domain_not_found",
     "dead_letter_not_found",
     "workflow_run_not_found",
+    "plan_not_found",
   ],
   409: [
     "conflict",
@@ -48,13 +50,17 @@ const CODES_BEFORE: Record<number, string[]> = {
     "webhook_inactive",
     "delivery_not_retryable",
     "domain_already_added",
+    "plan_already_exists",
+    "plan_already_subscribed",
+    "subscription_not_cancellable",
   ],
   413: ["payload_too_large"],
   415: ["unsupported_media_type"],
-  422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured", "webhook_limit_reached"],
+  422: ["validation_failed", "idempotency_key_reused", "email_domain_blocked", "template_render_failed", "template_not_active", "channel_not_configured", "webhook_limit_reached", "plan_not_billable"],
   429: ["rate_limited"],
   500: ["internal_error"],
-  503: ["service_unavailable", "dns_unavailable"],
+  502: ["gateway_error"],
+  503: ["service_unavailable", "dns_unavailable", "gateway_not_configured"],
 };
 const STATUS_BEFORE = new Map(Object.entries(CODES_BEFORE).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)));
 

@@ -1,6 +1,6 @@
 // The API's fixed values the dashboard offers in its controls, each list checked by tsc against
 // the client's types: a channel or status added to the API fails the build until it is listed here.
-import type { ChannelName, NotificationListParams, SuppressionReason, TemplateStatusValue, WebhookDeliveryListParams, WebhookEventType } from "../../client";
+import type { ChannelName, NotificationListParams, SubscriptionStatus, SuppressionReason, TemplateStatusValue, WebhookDeliveryListParams, WebhookEventType } from "../../client";
 
 const CHANNEL_LABELS_ = { email: "Email", whatsapp: "WhatsApp", sms: "SMS", in_app: "In-app", push: "Push" } satisfies Record<ChannelName, string>;
 export const CHANNEL_LABELS: Record<ChannelName, string> = CHANNEL_LABELS_;
@@ -51,12 +51,14 @@ const WEBHOOK_EVENT_LABELS_ = {
   "workflow.completed": "completed",
   "inbox.notification.received": "notification received",
   "inbox.notification.read": "notification read",
+  "quota.warning": "80 % of the period's notifications used",
+  "quota.exceeded": "the period's notifications used up",
 } satisfies Record<WebhookEventType, string>;
 /** Every event type a webhook may subscribe to, with a short label inside its group. */
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = WEBHOOK_EVENT_LABELS_;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_LABELS_) as WebhookEventType[];
 /** The event groups shown as one fieldset each: notification.*, workflow.*, inbox.* */
-export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "inbox"] as const;
+export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "inbox", "quota"] as const;
 
 export type DeliveryStatus = NonNullable<WebhookDeliveryListParams["status"]>;
 const DELIVERY_STATUS_LABELS_ = { success: "Success", failed: "Failed", pending: "Pending" } satisfies Record<DeliveryStatus, string>;
@@ -66,3 +68,12 @@ export const DELIVERY_STATUSES = Object.keys(DELIVERY_STATUS_LABELS_) as Deliver
 const SUPPRESSION_REASON_LABELS_ = { bounced: "Hard bounce", complained: "Spam complaint", unregistered: "Push recipient gone" } satisfies Record<SuppressionReason, string>;
 export const SUPPRESSION_REASON_LABELS: Record<SuppressionReason, string> = SUPPRESSION_REASON_LABELS_;
 export const SUPPRESSION_REASONS = Object.keys(SUPPRESSION_REASON_LABELS_) as SuppressionReason[];
+
+/** Subscription statuses (GET /v1/subscription). */
+export const SUBSCRIPTION_STATUS_LABELS: Record<SubscriptionStatus, string> = {
+  trialing: "Trial",
+  active: "Active",
+  past_due: "Past due",
+  cancelled: "Cancelled",
+  expired: "Expired",
+};

@@ -2,6 +2,7 @@
 // and one line here.
 import { apiKeys } from "../api-keys";
 import { auditLog } from "../audit-log";
+import { billing } from "../billing";
 import { channels } from "../channels";
 import { domains } from "../domains";
 import { notifications } from "../notifications";
@@ -27,4 +28,5 @@ export const SECTIONS: readonly Section[] = [
   webhooks,
   auditLog,
   team,
+  billing,
 ];
