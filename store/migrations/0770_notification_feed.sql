@@ -15,7 +15,7 @@ create index notifications_feed_template on notifications (tenant_id, environmen
 -- by subscriber, newest first; it replaces the foundation's (subscriber_id), which erasure and the
 -- subscriber's page use with the same leading column
 create index notifications_feed_subscriber on notifications (subscriber_id, created_at desc) where subscriber_id is not null;
-drop index notifications_subscriber;
+drop index if exists notifications_subscriber;
 
 -- by workflow: every workflow step's notification has the key wfrun:<run_id>:step:<i>[:ch:<channel>],
 -- so the run id is part 2 of it; the feed finds the runs of a workflow, then their notifications

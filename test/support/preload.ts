@@ -4,7 +4,8 @@ import { afterAll } from "bun:test";
 import { stopSharedRedisCluster } from "./redis-cluster";
 
 process.env.NODE_ENV = "test";
-process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/nms_test";
+// a bare `bun test` uses the same database as the launcher would (TEST_DATABASE_URL, else nms_test)
+process.env.DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms_test";
 process.env.ADMIN_TOKEN ??= "test_admin_token";
 // in-process tests run no sender: a channel test with a recipient need not wait 15 s to say so
 // (test/integration/channel-test.test.ts runs an API process with the real default and a sender)
