@@ -7,7 +7,7 @@ import { onClaimTaken, type SendContext } from "../domain/lost-attempts";
 import { resolveDelivery } from "../domain/notifications";
 import { outboundMessageOf } from "../domain/outbound-message";
 import { providerFor, rateLimitOf } from "../domain/provider-cache";
-import { checkSuppression, suppressUnregistered } from "../domain/suppression";
+import { checkSuppression } from "../domain/suppression";
 import { prepareOutbound } from "../domain/receipt-links";
 import { withSendingDomain } from "../domain/domain-mail";
 import type { OutboundMessage, Provider, SendResult } from "../providers/types";
@@ -128,8 +128,8 @@ async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
     willRetry,
     nextAttemptAt: willRetry ? new Date(Date.now() + (waitMs ?? backoffMs * config.timeScale)) : null,
     attemptRow: { status: "failure", response: result.response ?? {}, error: result.error, durationMs },
+    recipientUnregistered: result.recipientUnregistered,
   });
-  if (result.recipientUnregistered) await suppressUnregistered(n);
   if (willRetry && moved) {
     const next = { ...msg, attempt: msg.attempt + 1 };
     // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
