@@ -51,11 +51,14 @@ test("Redis emptied while runs wait in delays (and one run's first job is lost):
   await createWorkflow(T.sandboxKey, {
     slug: "survive",
     name: "Survive",
-    steps: [{ type: "send", channel: "sms", template: "rec-sms" }, { type: "delay", duration: "10m" }, { type: "send", channel: "sms", template: "rec-sms" }],
+    // 1h lasts 3.6 s: every run must still be in its delay when the last one reaches its own
+    steps: [{ type: "send", channel: "sms", template: "rec-sms" }, { type: "delay", duration: "1h" }, { type: "send", channel: "sms", template: "rec-sms" }],
   });
-  const first = await startWorkflowHost({ timeScale: 0.001 });
+  // triggered before a host runs, so the runs start together instead of one trigger's time apart
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) ids.push((await trigger(T.sandboxKey, "survive", { to: `+55119123410${String(i).padStart(2, "0")}`, data: { code: i } })).id);
+  const first = await startWorkflowHost({ timeScale: 0.001 });
+  stops.push(() => first.stop()); // stopped below; also when an expectation fails before that
   expect(await waitFor(async () => (await runsOf(ids)).every((r) => r.step_state?.kind === "delay"), 10_000)).toBe(true);
   await first.stop();
   // a run triggered now has its first job in Redis only; then Redis restarts without persistence
