@@ -11,12 +11,14 @@ import { collectMetrics, watchHost } from "../../store/metrics";
 import { call, createTenant } from "../support/fixtures";
 import { parseExposition } from "../support/prom-text";
 import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { stopChild } from "../support/spawn-ready";
 import { waitForStatus } from "./delivery-support";
 
 const root = join(import.meta.dir, "..", "..");
 const children: ChildProcess[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  // every process is gone before the file ends: a live channel sender would take the next files' messages
+  await Promise.all(children.map((c) => stopChild(c)));
 });
 
 async function scrapeLocal() {

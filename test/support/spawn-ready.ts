@@ -1,7 +1,8 @@
 // Spawns a test subprocess and resolves once it prints its ready text (the worker entry points
-// print "ready <id>"); throws with what it printed when it exits first or takes too long. Also the
-// workers' side of that handshake: print "ready <id>" when up, stop and exit 0 on SIGTERM.
+// print "ready <id>"); throws with what it printed when it exits first or takes too long; stops a
+// child and waits for its exit. Also the workers' side: print "ready <id>" when up, exit 0 on SIGTERM.
 import type { Subprocess } from "bun";
+import type { ChildProcess } from "node:child_process";
 
 export async function spawnUntilReady(
   cmd: string[],
@@ -25,6 +26,20 @@ export async function spawnUntilReady(
     reader.releaseLock();
   }
   return proc;
+}
+
+/**
+ * Stops a node:child_process child: SIGTERM, then SIGKILL after `graceMs`; resolves once it has
+ * exited (at once when it had). A file awaits this for every child before it ends: a process left
+ * running reads the run's streams while the next files run.
+ */
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
