@@ -2,6 +2,7 @@
 // resolves once it listens; tests use it for multi-process behaviour and dependency failures.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { stopChild } from "./spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -38,11 +39,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     port,
     child,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await stopChild(child, 5000); // resolves once it has exited, after the SIGKILL too
     },
   };
 }

@@ -11,18 +11,26 @@ export async function spawnUntilReady(
   const proc = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.getReader();
   let out = "";
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  let late = false;
+  // a read that never returns is ended too: the kill closes stdout
+  const timer = setTimeout(() => {
+    late = true;
+    proc.kill("SIGKILL");
+  }, opts.timeoutMs ?? 15_000);
   try {
     while (!out.includes(opts.ready)) {
-      if (Date.now() > deadline) throw new Error(`${cmd.join(" ")} did not print "${opts.ready}": ${out}`);
       const { value, done } = await reader.read();
+      if (late) throw new Error(`${cmd.join(" ")} did not print "${opts.ready}": ${out}`);
       if (done) throw new Error(`${cmd.join(" ")} exited before "${opts.ready}": ${out}`);
       out += new TextDecoder().decode(value);
     }
   } catch (err) {
+    // not returned to the caller, so gone before this throws
     proc.kill("SIGKILL");
+    await proc.exited;
     throw err;
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   return proc;
