@@ -175,6 +175,7 @@ describe("Redis down: auth falls back to PostgreSQL, the limiter fails open, Ide
     } finally {
       await api?.stop();
       redisChild.kill("SIGKILL");
+      await redisChild.exited;
     }
   }, 60_000);
 });

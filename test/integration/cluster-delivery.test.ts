@@ -11,6 +11,7 @@ import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { clusterUnavailableReason, sharedRedisCluster, type LocalRedisCluster } from "../support/redis-cluster";
 import { connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { stopChild } from "../support/spawn-ready";
 import { waitForStatus } from "./delivery-support";
 
 const root = join(import.meta.dir, "..", "..");
@@ -101,11 +102,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
-    child.kill("SIGCONT");
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await Promise.race([exited, sleep(10_000)]);
-    if (child.exitCode === null) child.kill("SIGKILL");
+    child.kill("SIGCONT"); // a test may have left it stopped
+    await stopChild(child);
   }
   if (admin) {
     await deletePrefix(admin, prefix);

@@ -9,9 +9,10 @@ import { config } from "../../config";
 import { sql } from "../../store/db";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { call, createTenant } from "../support/fixtures";
-import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
+import { connect, deletePrefix, waitFor } from "../support/runtime-redis";
 import { domainHealth } from "../../actors/domain-health";
 import { createRuntime } from "../../runtime/runtime";
+import { stopChild } from "../support/spawn-ready";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let dns: FakeDns;
@@ -37,11 +38,7 @@ async function startCronProcess(): Promise<CronProcess> {
     lines: [],
     readyAt: 0,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000)]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await stopChild(child); // resolves once it has exited, after the SIGKILL too
     },
   };
   let buffered = "";
