@@ -1,5 +1,6 @@
 // Test support for delivery tests (notifications engineer): a runtime host for the channel-sender
-// actor on this test process's REDIS_PREFIX with a tiny TIME_SCALE, and polling helpers.
+// actor on this test process's REDIS_PREFIX with a tiny TIME_SCALE, polling helpers, and the check
+// that no sender host is left running for a file that handles messages itself.
 import { channelSender } from "../../actors/channel-sender";
 import { config } from "../../config";
 import type { Actor } from "../../runtime/actor";
@@ -58,6 +59,23 @@ export async function waitForEnqueued(id: string, timeoutMs = 10_000): Promise<b
       }
       return false;
     }, timeoutMs, 20);
+  } finally {
+    await r.quit();
+  }
+}
+
+/**
+ * For a file that calls the sender's handler itself: throws, naming them, when hosts beat in the
+ * channel sender's registry on this run's prefix in the last 10 s (an earlier file's host or worker
+ * left running), since such a host would take the file's messages before the file handles them.
+ */
+export async function expectNoLiveSender(): Promise<void> {
+  const r = connect();
+  try {
+    const [sec, usec] = (await r.time()).map(Number) as [number, number]; // the Redis clock the heartbeats use
+    const now = sec * 1000 + Math.floor(usec / 1000);
+    const live = await r.zrangebyscore(runtimeKeys(config.redisPrefix).hosts(channelSenderAddress.name), now - 10_000, "+inf");
+    if (live.length) throw new Error(`channel-sender hosts still run on ${config.redisPrefix} (left by an earlier file?): ${live.join(", ")}`);
   } finally {
     await r.quit();
   }
