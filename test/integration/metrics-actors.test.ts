@@ -70,7 +70,8 @@ describe("partition gauges of a watched host", () => {
 
       release();
       expect(await waitFor(() => handled === 3, 5000)).toBe(true);
-      await sleep(100); // acks go out on the next tick
+      // acks go out on the next tick: poll (bounded) until they have, rather than sleep a guess
+      await waitFor(async () => (await scrapeLocal()).value("nms_actor_pending_messages", labels) === 0, 5000);
       const done = await scrapeLocal();
       const ok = { actor: "metered", outcome: "ok" };
       expect(done.value("nms_actor_handler_outcomes_total", ok) - before.value("nms_actor_handler_outcomes_total", ok)).toBe(3);
