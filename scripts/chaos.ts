@@ -37,6 +37,7 @@ const SETTLE_S = option("settle", short ? 40 : 120);
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 const TERMINAL = ["sent", "delivered", "failed", "bounced", "suppressed"];
+const START_TIMEOUT_MS = 90_000;
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const say = (line: string) => console.log(`chaos: ${line}`);
@@ -78,11 +79,13 @@ class Proc {
       });
     void read(child.stdout);
     void read(child.stderr);
-    for (let i = 0; i < 300 && !found; i++) {
+    // five processes start at once: on a loaded machine (npm test beside other work) that took over 30 s
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!found && Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode} while starting:\n${this.tail.slice(-20).join("\n")}`);
       await Bun.sleep(100);
     }
-    if (!found) throw new Error(`${this.name} did not get ready:\n${this.tail.slice(-20).join("\n")}`);
+    if (!found) throw new Error(`${this.name} did not get ready within ${START_TIMEOUT_MS / 1000} s:\n${this.tail.slice(-20).join("\n")}`);
     return found;
   }
 
