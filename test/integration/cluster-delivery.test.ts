@@ -11,7 +11,7 @@ import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { clusterUnavailableReason, sharedRedisCluster, type LocalRedisCluster } from "../support/redis-cluster";
 import { connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
-import { stopChild } from "../support/spawn-ready";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 import { waitForStatus } from "./delivery-support";
 
 const root = join(import.meta.dir, "..", "..");
@@ -52,7 +52,7 @@ async function startService(only: "api" | "actors"): Promise<{ child: ChildProce
   children.push(child);
   let out = "";
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${only} process did not start:\n${out.slice(-3000)}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${only} process did not start:\n${out.slice(-3000)}`)), PROCESS_START_MS);
     let buf = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       buf += chunk.toString();

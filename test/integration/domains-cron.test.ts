@@ -12,7 +12,7 @@ import { call, createTenant } from "../support/fixtures";
 import { connect, deletePrefix, waitFor } from "../support/runtime-redis";
 import { domainHealth } from "../../actors/domain-health";
 import { createRuntime } from "../../runtime/runtime";
-import { stopChild } from "../support/spawn-ready";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let dns: FakeDns;
@@ -44,7 +44,7 @@ async function startCronProcess(): Promise<CronProcess> {
   let buffered = "";
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`domain-health process did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`domain-health process did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       buffered += chunk.toString();

@@ -10,7 +10,7 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
 import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
-import { stopChild } from "../support/spawn-ready";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 const SID = "AC" + "5".repeat(32);
@@ -35,7 +35,7 @@ async function startSender(): Promise<ChildProcess> {
   children.push(child);
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sender did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`sender did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (c: Buffer) => {
       output += c.toString();
       if (output.includes("ready:")) {

@@ -11,7 +11,7 @@ import { collectMetrics, watchHost } from "../../store/metrics";
 import { call, createTenant } from "../support/fixtures";
 import { parseExposition } from "../support/prom-text";
 import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
-import { stopChild } from "../support/spawn-ready";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 import { waitForStatus } from "./delivery-support";
 
 const root = join(import.meta.dir, "..", "..");
@@ -102,7 +102,7 @@ async function startKind(kind: string | null, env: Record<string, string>, urlLi
   children.push(child);
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (c: Buffer) => {
       output += c.toString();
       const m = urlLine.exec(output);
@@ -155,7 +155,7 @@ describe("an actor process's own /metrics listener", () => {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-  }, 40_000);
+  }, 90_000);
 });
 
 describe("a process running several kinds (npm start)", () => {
@@ -176,5 +176,5 @@ describe("a process running several kinds (npm start)", () => {
       await deletePrefix(admin, prefix);
       await admin.quit();
     }
-  }, 40_000);
+  }, 90_000);
 });

@@ -9,6 +9,7 @@ import { createRuntime } from "../../runtime/runtime";
 import { sql } from "../../store/db";
 import { createTenant } from "../support/fixtures";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
+import { PROCESS_START_MS } from "../support/spawn-ready";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import { cleanupTenants, createWebhook, dropDispatcherKeys, emit, until } from "./webhook-support";
 
@@ -40,7 +41,7 @@ async function spawnDispatcher(hostId: string, env: Record<string, string> = {})
   procs.push(proc);
   const reader = proc.stdout.getReader();
   let out = "";
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + PROCESS_START_MS;
   while (!out.includes(`ready ${hostId}`)) {
     if (Date.now() > deadline) throw new Error(`dispatcher ${hostId} did not become ready: ${out}`);
     const { value, done } = await reader.read();

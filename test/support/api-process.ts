@@ -2,7 +2,7 @@
 // resolves once it listens; tests use it for multi-process behaviour and dependency failures.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { stopChild } from "./spawn-ready";
+import { PROCESS_START_MS, stopChild } from "./spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -21,7 +21,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   });
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), PROCESS_START_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening (\d+)/.exec(output);

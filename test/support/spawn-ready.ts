@@ -4,6 +4,12 @@
 import type { Subprocess } from "bun";
 import type { ChildProcess } from "node:child_process";
 
+/**
+ * How long a test's subprocess may take to print its ready line: a second or two on a quiet machine,
+ * past 20 s with the suite beside other work on 2 cores (load 20 and more), where 10-20 s bounds failed.
+ */
+export const PROCESS_START_MS = 45_000;
+
 export async function spawnUntilReady(
   cmd: string[],
   opts: { cwd: string; env: Record<string, string | undefined>; ready: string; timeoutMs?: number },
@@ -16,7 +22,7 @@ export async function spawnUntilReady(
   const timer = setTimeout(() => {
     late = true;
     proc.kill("SIGKILL");
-  }, opts.timeoutMs ?? 15_000);
+  }, opts.timeoutMs ?? PROCESS_START_MS);
   try {
     while (!out.includes(opts.ready)) {
       const { value, done } = await reader.read();
