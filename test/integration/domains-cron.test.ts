@@ -27,12 +27,15 @@ interface CronProcess {
   stop(): Promise<void>;
 }
 
+const cronChildren: ChildProcess[] = [];
+
 async function startCronProcess(): Promise<CronProcess> {
   const child = spawn(join(ROOT, "node_modules", ".bin", "bun"), [join(ROOT, "scripts/start.ts"), "--only", "domain-health"], {
     cwd: ROOT,
     env: { ...process.env, DNS_SERVERS: dns.server, DOMAIN_HEALTH_CRON: "* * * * * *", LOG_LEVEL: "debug", REDIS_PREFIX: config.redisPrefix },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  cronChildren.push(child); // stopped by afterAll too: a test may fail before its own stop()
   const proc: CronProcess = {
     child,
     lines: [],
@@ -92,6 +95,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(cronChildren.map((c) => stopChild(c)));
   await sql`delete from sending_domains where tenant_id = ${t.tenant.id}`;
   const r = connect();
   await deletePrefix(r, config.redisPrefix); // tick leases, streams and hosts of this file's processes

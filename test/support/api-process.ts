@@ -20,7 +20,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  const port = await new Promise<number>((resolve, reject) => {
+  const started = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), PROCESS_START_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -34,6 +34,13 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
     child.once("exit", (code) => reject(new Error(`API process exited ${code}:\n${output}`)));
   });
+  let port: number;
+  try {
+    port = await started;
+  } catch (err) {
+    await stopChild(child, 0); // never returned to the caller: gone before this throws
+    throw err;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     port,
