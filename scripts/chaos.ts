@@ -211,6 +211,7 @@ async function main(): Promise<number> {
     const accepted: Accepted[] = [];
     const runs: { id: string; tag: string }[] = [];
     const refused: Record<string, number> = {};
+    const firstError: Record<string, string> = {}; // what each kind of refusal said first, for the summary
     let seq = 0;
     const sendOne = async () => {
       const n = seq++;
@@ -225,6 +226,7 @@ async function main(): Promise<number> {
       } catch (err) {
         const why = (err as Error).name === "TimeoutError" ? "timeout" : "connection";
         refused[why] = (refused[why] ?? 0) + 1;
+        firstError[why] ??= String((err as Error)?.message ?? err).slice(0, 200);
       }
     };
     const inFlight = new Set<Promise<void>>();
@@ -332,7 +334,7 @@ async function main(): Promise<number> {
     const stepsLost = rows.filter((r) => String(r.body).startsWith("wf-") && !TERMINAL.includes(r.status));
     const duplicateSteps = [...byBody].filter(([body, g]) => body?.startsWith("wf-") && g.ids.length > 1).reduce((n, [, g]) => n + g.ids.length - 1, 0);
 
-    say(`${total} requests in ${loadSeconds.toFixed(1)} s at ${RATE}/s; refused while processes died: ${JSON.stringify(refused)}`);
+    say(`${total} requests in ${loadSeconds.toFixed(1)} s at ${RATE}/s; refused while processes died: ${JSON.stringify(refused)}${Object.keys(firstError).length ? `, first: ${JSON.stringify(firstError)}` : ""}`);
     say(`kill -9: ${[apiProc, ...actors].map((p) => `${p.name} x${p.kills}`).join(", ")}; settled in ${settledIn.toFixed(1)} s`);
     say(`provider: ${calls.length} requests (${calls.filter(([, ok]) => ok).length} accepted) for ${byBody.size} notifications; ${strayCalls} requests matched no notification`);
     say(`committed without a 202 (the API died answering): ${unacknowledged.length}, of them terminal ${unacknowledged.filter((r) => TERMINAL.includes(r.status)).length}`);
