@@ -37,6 +37,7 @@ const SETTLE_S = option("settle", short ? 40 : 120);
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 const TERMINAL = ["sent", "delivered", "failed", "bounced", "suppressed"];
+const START_TIMEOUT_MS = 90_000;
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/nms";
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const say = (line: string) => console.log(`chaos: ${line}`);
@@ -78,11 +79,13 @@ class Proc {
       });
     void read(child.stdout);
     void read(child.stderr);
-    for (let i = 0; i < 300 && !found; i++) {
+    // five processes start at once: on a loaded machine (npm test beside other work) that took over 30 s
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!found && Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode} while starting:\n${this.tail.slice(-20).join("\n")}`);
       await Bun.sleep(100);
     }
-    if (!found) throw new Error(`${this.name} did not get ready:\n${this.tail.slice(-20).join("\n")}`);
+    if (!found) throw new Error(`${this.name} did not get ready within ${START_TIMEOUT_MS / 1000} s:\n${this.tail.slice(-20).join("\n")}`);
     return found;
   }
 
@@ -208,6 +211,7 @@ async function main(): Promise<number> {
     const accepted: Accepted[] = [];
     const runs: { id: string; tag: string }[] = [];
     const refused: Record<string, number> = {};
+    const firstError: Record<string, string> = {}; // what each kind of refusal said first, for the summary
     let seq = 0;
     const sendOne = async () => {
       const n = seq++;
@@ -222,6 +226,7 @@ async function main(): Promise<number> {
       } catch (err) {
         const why = (err as Error).name === "TimeoutError" ? "timeout" : "connection";
         refused[why] = (refused[why] ?? 0) + 1;
+        firstError[why] ??= String((err as Error)?.message ?? err).slice(0, 200);
       }
     };
     const inFlight = new Set<Promise<void>>();
@@ -329,7 +334,7 @@ async function main(): Promise<number> {
     const stepsLost = rows.filter((r) => String(r.body).startsWith("wf-") && !TERMINAL.includes(r.status));
     const duplicateSteps = [...byBody].filter(([body, g]) => body?.startsWith("wf-") && g.ids.length > 1).reduce((n, [, g]) => n + g.ids.length - 1, 0);
 
-    say(`${total} requests in ${loadSeconds.toFixed(1)} s at ${RATE}/s; refused while processes died: ${JSON.stringify(refused)}`);
+    say(`${total} requests in ${loadSeconds.toFixed(1)} s at ${RATE}/s; refused while processes died: ${JSON.stringify(refused)}${Object.keys(firstError).length ? `, first: ${JSON.stringify(firstError)}` : ""}`);
     say(`kill -9: ${[apiProc, ...actors].map((p) => `${p.name} x${p.kills}`).join(", ")}; settled in ${settledIn.toFixed(1)} s`);
     say(`provider: ${calls.length} requests (${calls.filter(([, ok]) => ok).length} accepted) for ${byBody.size} notifications; ${strayCalls} requests matched no notification`);
     say(`committed without a 202 (the API died answering): ${unacknowledged.length}, of them terminal ${unacknowledged.filter((r) => TERMINAL.includes(r.status)).length}`);

@@ -86,6 +86,8 @@ export interface Outcome {
   nextAttemptAt?: Date | null;
   suppressedReason?: string | null;
   willRetry?: boolean;
+  /** the provider said the recipient is gone (FCM UNREGISTERED, push 404/410): list its address with the status move */
+  recipientUnregistered?: boolean;
 }
 
 /**

@@ -1,14 +1,14 @@
 // A delivery attempt's outcome, written once: its attempt row, the guarded status move, its
-// notification.* events and its rollup counts, in one transaction per batch of concurrent handlers.
+// notification.* events, rollup counts and suppression entry, in one transaction per batch of handlers.
 import { applyCounters, type CounterDelta } from "../../store/analytics";
 import { inIdOrder, writeAttemptsAndMoves, type Outcome } from "../../store/attempts";
 import { inPipelinedTx, type Tx } from "../../store/db";
 import { recordNotificationStatus } from "../../basics/metrics";
 import { MicroBatcher } from "../../store/micro-batcher";
-
 import { eventNotification } from "../events/notification-object";
 import { prepareEvents, type NewEvent } from "../events/outbox";
 import { wakeWorkflowRuns } from "../workflows/wakeups";
+import { suppressUnregistered } from "./suppression";
 
 export type { Outcome };
 
@@ -59,6 +59,8 @@ export async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ valu
   const tail: Promise<unknown>[] = [];
   if (events.length) tail.push(prepareEvents(tx, events).insert.execute());
   if (deltas.length) tail.push(applyCounters(tx, deltas));
+  // with the status, never after it: a client that sees `failed` also sees the address listed
+  for (const o of outs) if (o.recipientUnregistered && movedIds.has(o.n.id)) tail.push(suppressUnregistered(tx, o.n));
   return { value: unsorted.map((o) => movedIds.has(o.n.id)), tail };
 }
 

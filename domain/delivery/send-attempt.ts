@@ -16,7 +16,7 @@ import { recordOutcome, type Outcome } from "./outcomes";
 import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, PROVIDER_DEADLINE_MS, senderTimers } from "./policy";
 import { providerFor, rateLimitOf } from "./provider-cache";
 import { prepareOutbound } from "./receipt-links";
-import { checkSuppression, suppressUnregistered } from "./suppression";
+import { checkSuppression } from "./suppression";
 import { resolveDelivery, type DeliveryTarget } from "./target";
 
 export type { SendContext };
@@ -164,8 +164,8 @@ async function recordFailure(
 ): Promise<void> {
   const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs);
   logProviderFailure(n, target.provider, msg.attempt, result, outcome.willRetry === true);
-  const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome });
-  if (result.recipientUnregistered) await suppressUnregistered(n);
+  // an unregistered recipient is listed in the transaction of the status move (domain/delivery/outcomes.ts)
+  const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome, recipientUnregistered: result.recipientUnregistered });
   if (!outcome.willRetry || !moved) return;
   const next = { ...msg, attempt: msg.attempt + 1 };
   // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.

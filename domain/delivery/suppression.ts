@@ -3,7 +3,7 @@
 // plus the email blocklist; and the address a notification is suppressed by.
 import { parseSubscription } from "../../providers/push/webpush";
 import { isBlockedEmail } from "../../store/blocked-domains";
-import { sql } from "../../store/db";
+import { sql, type Tx } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { MicroBatcher } from "../../store/micro-batcher";
 import { writeAudit, type ActorType } from "../../store/audit";
@@ -43,12 +43,16 @@ export function normalizeSuppressionAddress(address: string): string {
 
 /**
  * FCM said UNREGISTERED or a push service 404/410: the token or subscription goes on the list with
- * reason `unregistered`, so the next send to it ends `suppressed` without a provider call.
+ * reason `unregistered`, so the next send to it ends `suppressed` without a provider call. Written in
+ * the transaction of the notification's status move (domain/delivery-outcomes.ts).
  */
-export async function suppressUnregistered(n: { id: string; tenant_id: string; environment: string; channel: string; recipient: string | null }): Promise<void> {
+export async function suppressUnregistered(
+  tx: Tx,
+  n: { id: string; tenant_id: string; environment: string; channel: string; recipient: string | null },
+): Promise<void> {
   const address = suppressionAddress(n.channel, n.recipient);
   if (!address) return;
-  await addSuppression(sql, { tenantId: n.tenant_id, environment: n.environment, address, channel: n.channel, reason: "unregistered", notificationId: n.id });
+  await addSuppression(tx, { tenantId: n.tenant_id, environment: n.environment, address, channel: n.channel, reason: "unregistered", notificationId: n.id });
 }
 
 /** The columns of a notification the rules read. */

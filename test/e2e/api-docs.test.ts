@@ -28,7 +28,8 @@ test("the API reference renders offline: all operations, a request body schema, 
     return route.abort("internetdisconnected");
   });
   await page.goto(`${origin}/docs`);
-  await page.waitForSelector(".opblock", { timeout: 20_000 });
+  // the page renders the whole document: 14-27 s on a loaded machine, so 20 s was too tight
+  await page.waitForSelector(".opblock", { timeout: 40_000 });
   const doc: any = await (await fetch(`${api.url}/openapi.json`)).json();
   // the paths' operations and the outbound webhooks the document describes
   const operations = [...Object.values<any>(doc.paths), ...Object.values<any>(doc.webhooks ?? {})].reduce((n, item) => n + Object.keys(item).length, 0);

@@ -89,6 +89,7 @@ afterAll(async () => {
   await browser?.close();
   for (const w of workers) w.kill("SIGTERM");
   await Promise.all(workers.map((w) => Promise.race([w.exited, Bun.sleep(5_000).then(() => w.kill("SIGKILL"))])));
+  await Promise.all(workers.map((w) => w.exited)); // gone before the file ends, after the SIGKILL too
   await delivery?.stop(); // deletes the run's Redis keys, the workers' included
   await server?.stop();
   await receiver?.stop();

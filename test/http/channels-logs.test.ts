@@ -41,6 +41,7 @@ test("no credential value appears in any log line of the channels routes (LOG_LE
     stderr: "pipe",
   });
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  if ((await proc.exited) !== 0) console.error(`the child process failed:\n${out}\n${err}`);
   expect(await proc.exited).toBe(0);
   const all = out + err;
   expect(all).toContain('STATUSES [201,409,422,422,200,422,200,200,200,204]');

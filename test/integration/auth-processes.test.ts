@@ -12,13 +12,17 @@ let proxied: ApiProcess;
 
 beforeAll(async () => {
   // REDIS_PREFIX and DATABASE_URL come from this process's environment, so all share them
-  [a, b, limitedA, limitedB, proxied] = await Promise.all([
+  const started = await Promise.allSettled([
     startApiProcess(),
     startApiProcess(),
     startApiProcess({ RATE_LIMIT_PER_MINUTE: "3" }),
     startApiProcess({ RATE_LIMIT_PER_MINUTE: "3" }),
     startApiProcess({ TRUST_PROXY: "127.0.0.1" }),
   ]);
+  // the ones that started are stopped by afterAll even when another did not start
+  [a, b, limitedA, limitedB, proxied] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined!));
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed) throw failed.reason;
 });
 
 afterAll(async () => {
@@ -175,6 +179,7 @@ describe("Redis down: auth falls back to PostgreSQL, the limiter fails open, Ide
     } finally {
       await api?.stop();
       redisChild.kill("SIGKILL");
+      await redisChild.exited;
     }
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { redis } from "../../store/redis";
 import { redisKey } from "../../store/redis-keys";
 import { call, createTenant } from "../support/fixtures";
 import { connect, deletePrefix, sleep } from "../support/runtime-redis";
-import { startDeliveryHost, waitForStatus } from "./delivery-support";
+import { startDeliveryHost, waitForEnqueued, waitForStatus } from "./delivery-support";
 
 let stopHost: (() => Promise<void>) | null = null;
 afterAll(async () => {
@@ -23,7 +23,7 @@ test("accepted, then Redis loses every stream: the reconciler re-enqueues and th
   const t = await createTenant();
   const r = await call("POST", "/v1/notifications", { key: t.sandboxKey, body: { channel: "sms", to: "+5511912340001", data: { content: "x" } } });
   expect(r.status).toBe(202);
-  await sleep(200); // the XADD follows the 202
+  expect(await waitForEnqueued(r.body.data.id)).toBe(true); // the XADD follows the 202
   const wipe = connect();
   await deletePrefix(wipe, config.redisPrefix); // as after a restart without persistence
   await wipe.quit();

@@ -15,6 +15,7 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
 import { connect, deletePrefix } from "../support/runtime-redis";
+import { expectNoLiveSender } from "./delivery-support";
 
 const SID = "AC" + "0123456789abcdef".repeat(2);
 let tw: fakeTwilio.FakeTwilio;
@@ -49,6 +50,7 @@ async function accept(key: string, body: Record<string, unknown>) {
 const msgOf = (row: any, attempt = 1) => senderMessage({ id: row.id, tenantId: row.tenant_id, environment: row.environment, channel: row.channel }, attempt);
 
 beforeAll(async () => {
+  await expectNoLiveSender(); // this file is the only consumer of its messages
   tw = await fakeTwilio.start();
   T = await createTenant();
   const r = await call("POST", "/v1/channels", {

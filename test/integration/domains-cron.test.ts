@@ -9,9 +9,10 @@ import { config } from "../../config";
 import { sql } from "../../store/db";
 import { startFakeDns, type FakeDns } from "../support/fake-dns";
 import { call, createTenant } from "../support/fixtures";
-import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
+import { connect, deletePrefix, waitFor } from "../support/runtime-redis";
 import { domainHealth } from "../../actors/domain-health";
 import { createRuntime } from "../../runtime/runtime";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let dns: FakeDns;
@@ -26,28 +27,27 @@ interface CronProcess {
   stop(): Promise<void>;
 }
 
+const cronChildren: ChildProcess[] = [];
+
 async function startCronProcess(): Promise<CronProcess> {
   const child = spawn(join(ROOT, "node_modules", ".bin", "bun"), [join(ROOT, "scripts/start.ts"), "--only", "domain-health"], {
     cwd: ROOT,
     env: { ...process.env, DNS_SERVERS: dns.server, DOMAIN_HEALTH_CRON: "* * * * * *", LOG_LEVEL: "debug", REDIS_PREFIX: config.redisPrefix },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  cronChildren.push(child); // stopped by afterAll too: a test may fail before its own stop()
   const proc: CronProcess = {
     child,
     lines: [],
     readyAt: 0,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000)]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await stopChild(child); // resolves once it has exited, after the SIGKILL too
     },
   };
   let buffered = "";
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`domain-health process did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`domain-health process did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       buffered += chunk.toString();
@@ -95,6 +95,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(cronChildren.map((c) => stopChild(c)));
   await sql`delete from sending_domains where tenant_id = ${t.tenant.id}`;
   const r = connect();
   await deletePrefix(r, config.redisPrefix); // tick leases, streams and hosts of this file's processes

@@ -10,13 +10,15 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
 import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 const SID = "AC" + "5".repeat(32);
 const children: ChildProcess[] = [];
 let tw: fakeTwilio.FakeTwilio | null = null;
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  // every sender is gone before the file ends: a live one would take the next files' messages
+  await Promise.all(children.map((c) => stopChild(c)));
   await tw?.stop();
   const r = connect();
   await deletePrefix(r, config.redisPrefix);
@@ -33,7 +35,7 @@ async function startSender(): Promise<ChildProcess> {
   children.push(child);
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sender did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`sender did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (c: Buffer) => {
       output += c.toString();
       if (output.includes("ready:")) {

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startApiProcess, type ApiProcess } from "../support/api-process";
+import { stopChild } from "../support/spawn-ready";
 
 const hasRedisServer = spawnSync("sh", ["-c", "command -v redis-server"]).status === 0;
 let api: ApiProcess | null = null;
@@ -13,7 +14,7 @@ let redisChild: ReturnType<typeof spawn> | null = null;
 
 afterAll(async () => {
   await api?.stop();
-  redisChild?.kill("SIGKILL");
+  if (redisChild) await stopChild(redisChild, 0);
 });
 
 async function waitForPort(port: number) {

@@ -175,6 +175,7 @@ afterAll(async () => {
   inboxStreamSettings.heartbeatMs = 15_000;
   second?.proc.stdin.end();
   second?.proc.kill();
+  await second?.proc.exited;
   await server?.app.stop(true); // SSE connections stay open otherwise
 });
 

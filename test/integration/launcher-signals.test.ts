@@ -2,6 +2,7 @@
 // its Bun child and exits with it, also when npm's `sh -c` dies first and orphans the launcher.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { portFree, processAlive as alive } from "../support/probes";
 import { connect, deletePrefix, randomPrefix, waitFor } from "../support/runtime-redis";
@@ -58,6 +59,29 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: str
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 }
 
+/** Whether the process runs in this checkout (the launcher and its service do): never signal a reused pid. */
+function inRoot(pid: number): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`) === root;
+  } catch {
+    return false;
+  }
+}
+
+/** After a failed test: SIGKILL whatever of the chain is left (the service is the launcher's child) and wait until it is gone. */
+async function killLeft(child: ChildProcess, pids: number[]) {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = exitOf(child);
+    child.kill("SIGKILL");
+    await exited;
+  }
+  for (const pid of pids) {
+    if (!alive(pid) || !inRoot(pid)) continue; // gone, or its pid already reused by another process
+    process.kill(pid, "SIGKILL");
+    await waitFor(() => !alive(pid), 5_000, 50);
+  }
+}
+
 async function expectStopped(servicePid: number, port: number) {
   // bounded: the service's own shutdown is quick here (nothing in flight); 15 s is far above it
   expect(await waitFor(() => !alive(servicePid), 15_000, 100)).toBe(true);
@@ -68,8 +92,10 @@ describe("scripts/launch.mjs start and signals", () => {
   test("SIGTERM to the launcher stops the service, frees the port, and the launcher exits 0 with it", async () => {
     const port = await freePort();
     const launcher = spawn("node", [join(root, "scripts/launch.mjs"), "start"], { cwd: root, env: launchEnv(port), stdio: ["ignore", "pipe", "pipe"] });
+    const left: number[] = [];
     try {
       const servicePid = await whenReady(launcher);
+      left.push(servicePid);
       expect(servicePid).not.toBe(launcher.pid);
       expect(await portIsFree(port)).toBe(false);
       const exited = exitOf(launcher);
@@ -77,37 +103,42 @@ describe("scripts/launch.mjs start and signals", () => {
       await expectStopped(servicePid, port);
       expect(await exited).toEqual({ code: 0, signal: null });
     } finally {
-      launcher.kill("SIGKILL");
+      await killLeft(launcher, left);
     }
   });
 
   test("SIGINT (Ctrl-C) to the launcher alone does the same", async () => {
     const port = await freePort();
     const launcher = spawn("node", [join(root, "scripts/launch.mjs"), "start"], { cwd: root, env: launchEnv(port), stdio: ["ignore", "pipe", "pipe"] });
+    const left: number[] = [];
     try {
       const servicePid = await whenReady(launcher);
+      left.push(servicePid);
       const exited = exitOf(launcher);
       launcher.kill("SIGINT");
       await expectStopped(servicePid, port);
       expect((await exited).code).toBe(0);
     } finally {
-      launcher.kill("SIGKILL");
+      await killLeft(launcher, left);
     }
   });
 
   test("SIGTERM to `npm start` (npm -> sh -> node -> bun) stops the service and leaves no process", async () => {
     const port = await freePort();
     const npm = spawn("npm", ["start", "--silent"], { cwd: root, env: launchEnv(port), stdio: ["ignore", "pipe", "pipe"] });
+    const left: number[] = [];
     try {
       const servicePid = await whenReady(npm);
+      left.push(servicePid);
       const launcherPid = Number((await Bun.file(`/proc/${servicePid}/stat`).text()).split(" ")[3]);
+      left.push(launcherPid);
       expect(alive(launcherPid)).toBe(true);
       npm.kill("SIGTERM");
       await expectStopped(servicePid, port);
       expect(await waitFor(() => !alive(launcherPid), 5_000, 100)).toBe(true);
       await exitOf(npm);
     } finally {
-      npm.kill("SIGKILL");
+      await killLeft(npm, left);
     }
   });
 });

@@ -11,12 +11,14 @@ import { collectMetrics, watchHost } from "../../store/metrics";
 import { call, createTenant } from "../support/fixtures";
 import { parseExposition } from "../support/prom-text";
 import { REDIS_URL, connect, deletePrefix, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { PROCESS_START_MS, stopChild } from "../support/spawn-ready";
 import { waitForStatus } from "./delivery-support";
 
 const root = join(import.meta.dir, "..", "..");
 const children: ChildProcess[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  // every process is gone before the file ends: a live channel sender would take the next files' messages
+  await Promise.all(children.map((c) => stopChild(c)));
 });
 
 async function scrapeLocal() {
@@ -68,7 +70,8 @@ describe("partition gauges of a watched host", () => {
 
       release();
       expect(await waitFor(() => handled === 3, 5000)).toBe(true);
-      await sleep(100); // acks go out on the next tick
+      // acks go out on the next tick: poll (bounded) until they have, rather than sleep a guess
+      await waitFor(async () => (await scrapeLocal()).value("nms_actor_pending_messages", labels) === 0, 5000);
       const done = await scrapeLocal();
       const ok = { actor: "metered", outcome: "ok" };
       expect(done.value("nms_actor_handler_outcomes_total", ok) - before.value("nms_actor_handler_outcomes_total", ok)).toBe(3);
@@ -99,7 +102,7 @@ async function startKind(kind: string | null, env: Record<string, string>, urlLi
   children.push(child);
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${kind} did not start:\n${output}`)), PROCESS_START_MS);
     child.stdout!.on("data", (c: Buffer) => {
       output += c.toString();
       const m = urlLine.exec(output);
@@ -152,7 +155,7 @@ describe("an actor process's own /metrics listener", () => {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-  }, 40_000);
+  }, 90_000);
 });
 
 describe("a process running several kinds (npm start)", () => {
@@ -173,5 +176,5 @@ describe("a process running several kinds (npm start)", () => {
       await deletePrefix(admin, prefix);
       await admin.quit();
     }
-  }, 40_000);
+  }, 90_000);
 });

@@ -9,11 +9,13 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { connect, deletePrefix } from "../support/runtime-redis";
 import { deleteTenants } from "../support/tenant-cleanup";
+import { expectNoLiveSender } from "./delivery-support";
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 const ctx = () => ({ deliveries: 1, async schedule() { return Date.now(); } });
 
 beforeAll(async () => {
+  await expectNoLiveSender(); // this file is the only consumer of its messages
   T = await createTenant();
 });
 

@@ -9,6 +9,7 @@ import { app, call, createTenant } from "../support/fixtures";
 import * as fakeFcm from "../support/fake-fcm";
 import * as fakeSmtp from "../support/fake-smtp";
 import * as fakeWebpush from "../support/fake-webpush";
+import { sleep, waitFor } from "../support/runtime-redis";
 import { deleteTenants } from "../support/tenant-cleanup";
 import webpush from "web-push";
 import { startDeliveryHost, waitForStatus } from "./delivery-support";
@@ -204,5 +205,48 @@ describe("unregistered push recipients join the suppression list", () => {
     expect(push.requests.length).toBe(deliveries);
     // an endpoint URL as a path parameter: its slashes encoded
     expect((await call("DELETE", path, { key: T.sandboxKey })).status).toBe(204);
+  });
+
+  test("the entry commits with the `failed` status: no reader ever sees the one without the other", async () => {
+    const U = await createTenant();
+    const vapid = webpush.generateVAPIDKeys();
+    const r = await call("POST", "/v1/channels", {
+      key: U.sandboxKey,
+      body: { channel: "push", provider: "webpush", credentials: { vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey }, settings: { subject: "mailto:ops@acme.test" } },
+    });
+    expect(r.status).toBe(201);
+    const sub = push.createSubscription();
+    push.expireSubscription(sub);
+    const seen = async (id: string) =>
+      (await sql`select n.status, exists (select 1 from suppressions s where s.tenant_id = n.tenant_id and s.environment = n.environment
+        and s.address = ${sub.endpoint}) as listed from notifications n where n.id = ${id}`)[0]!;
+    // the list's inserts wait behind this lock: an entry written after the status (outside its
+    // transaction) would leave `failed` readable without it for as long as the lock is held
+    const lock = await sql.reserve();
+    let id = "";
+    const gaps: unknown[] = [];
+    try {
+      await lock`begin`;
+      await lock`lock table suppressions in share mode`;
+      const before = push.requests.length;
+      const accepted = await call("POST", "/v1/notifications", { key: U.sandboxKey, body: { channel: "push", to: JSON.stringify(sub), data: { title: "Hi", body: "locked" } } });
+      expect(accepted.status).toBe(202);
+      id = accepted.body.data.id;
+      expect(await waitFor(() => push.requests.length > before, 10_000)).toBe(true);
+      // the push service has answered 410: watch the row for a while with the insert held
+      const until = Date.now() + 1000;
+      while (Date.now() < until) {
+        const row = await seen(id);
+        if (row.status === "failed" && !row.listed) gaps.push(row);
+        await sleep(20);
+      }
+    } finally {
+      await lock`rollback`;
+      lock.release();
+    }
+    expect(gaps).toEqual([]);
+    expect((await waitForStatus(id, ["failed"]))!.status).toBe("failed");
+    expect(await seen(id)).toEqual({ status: "failed", listed: true });
+    await deleteTenants([U.tenant.id]);
   });
 });

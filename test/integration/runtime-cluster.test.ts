@@ -6,6 +6,7 @@ import type { Subprocess } from "bun";
 import { createRuntime, defineActor, GROUP, partitionOf, runtimeKeys } from "../../runtime";
 import type { RedisClient } from "../../runtime/redis-client";
 import { connect, deletePrefix, describeEachRedis, randomPrefix, sleep, waitFor } from "../support/runtime-redis";
+import { PROCESS_START_MS } from "../support/spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
@@ -49,7 +50,7 @@ describeEachRedis("runtime hosts", (target) => {
     procs.push(proc);
     const reader = proc.stdout.getReader();
     let out = "";
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + PROCESS_START_MS;
     while (!out.includes(`ready ${hostId}`)) {
       if (Date.now() > deadline) throw new Error(`host ${hostId} did not become ready: ${out}`);
       const { value, done } = await reader.read();

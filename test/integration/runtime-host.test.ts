@@ -338,11 +338,14 @@ describeEachRedis("runtime host", (target) => {
       const stream = keys.stream("ghosts", 0);
       await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
       await scope.admin.xgroup("CREATECONSUMER", stream, GROUP, "old-host");
-      const host = start([actor], { forgetIdleConsumersMs: 100, trimIntervalMs: 60_000, hostId: "current-host" });
+      // a consumer's idle time counts from its last XREADGROUP: the host's reader re-reads every
+      // 20 ms (blockMs), so the live host stays far below the 1 s bound even on a loaded machine,
+      // while the old host passes it (a 100 ms bound was passed by the live host under load)
+      const host = start([actor], { forgetIdleConsumersMs: 1000, blockMs: 20, trimIntervalMs: 60_000, hostId: "current-host" });
       await host.ready;
       await runtime.send(actor, { key: "k", seq: 1 });
       await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
-      await sleep(150);
+      await sleep(1100);
       await runtime.send(actor, { key: "k", seq: 2 });
       await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000);
       await host.trimNow();

@@ -303,7 +303,8 @@ describe("erasure", () => {
     await createWorkflow(T.sandboxKey, {
       slug: "erase-me",
       name: "Erase me",
-      steps: [{ type: "send", channel: "sms", template: "wf-sms" }, { type: "delay", duration: "2m" }, { type: "send", channel: "sms", template: "wf-sms" }],
+      // 30m lasts 3.6 s: the erasure must come during it (2m, 240 ms, was over before the DELETE on a loaded machine)
+      steps: [{ type: "send", channel: "sms", template: "wf-sms" }, { type: "delay", duration: "30m" }, { type: "send", channel: "sms", template: "wf-sms" }],
     });
     const run = await trigger(T.sandboxKey, "erase-me", { to: sub.external_id, data: { name: "Ze", code: "4" } });
     await waitForRun(run.id, 5000, (r) => r.step_state?.kind === "delay");

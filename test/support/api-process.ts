@@ -2,6 +2,7 @@
 // resolves once it listens; tests use it for multi-process behaviour and dependency failures.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { PROCESS_START_MS, stopChild } from "./spawn-ready";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -19,8 +20,8 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), 20_000);
+  const started = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`API process did not start:\n${output}`)), PROCESS_START_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening (\d+)/.exec(output);
@@ -33,16 +34,19 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
     child.once("exit", (code) => reject(new Error(`API process exited ${code}:\n${output}`)));
   });
+  let port: number;
+  try {
+    port = await started;
+  } catch (err) {
+    await stopChild(child, 0); // never returned to the caller: gone before this throws
+    throw err;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     child,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await stopChild(child, 5000); // resolves once it has exited, after the SIGKILL too
     },
   };
 }

@@ -1,5 +1,6 @@
 // Loaded before every test file (bunfig.toml): marks the process as a test run so the logger
-// stays quiet and app.handle() may pass a client address header; cleans this run's Redis keys.
+// stays quiet and app.handle() may pass a client address header; cleans this run's Redis keys and
+// fails the run when test files left processes running.
 import { afterAll } from "bun:test";
 import { stopSharedRedisCluster } from "./redis-cluster";
 
@@ -30,5 +31,14 @@ afterAll(async () => {
 });
 
 // The local Redis Cluster (test/support/redis-cluster.ts) is started by the first cluster test and
-// stopped here, once, after the last test file: its processes killed, its directory removed.
-afterAll(stopSharedRedisCluster);
+// stopped here, once, after the last test file: its processes killed, its directory removed. Then no
+// child of this process may be left: each file waits for the exit of every process it spawned, as
+// one left running reads the run's streams while later files run. Any left are killed, then reported.
+afterAll(async () => {
+  await stopSharedRedisCluster();
+  const { childProcessesOf } = await import("./probes");
+  const left = childProcessesOf(process.pid);
+  if (left.length === 0) return;
+  for (const c of left) process.kill(c.pid, "SIGKILL");
+  throw new Error(`test files left processes running: ${left.map((c) => `${c.pid} ${c.cmd}`).join("; ")}; wait for each one's exit in the file's afterAll`);
+});
