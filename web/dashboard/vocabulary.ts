@@ -31,8 +31,11 @@ export const WORKFLOW_RUN_STATUSES = ["running", "completed", "failed", "cancell
 export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
 export const WORKFLOW_RUN_STATUS_LABELS: Record<WorkflowRunStatus, string> = { running: "Running", completed: "Completed", failed: "Failed", cancelled: "Cancelled" };
 
-export type StepType = "send" | "delay" | "fallback";
-export const STEP_TYPE_LABELS: Record<StepType, string> = { send: "Send", delay: "Delay", fallback: "Fallback" };
+export type StepType = "send" | "delay" | "fallback" | "digest" | "throttle";
+export const STEP_TYPE_LABELS: Record<StepType, string> = { send: "Send", delay: "Delay", fallback: "Fallback", digest: "Digest", throttle: "Throttle" };
+export type DelayMode = "duration" | "until";
+export const DELAY_MODES: DelayMode[] = ["duration", "until"];
+export const DELAY_MODE_LABELS: Record<DelayMode, string> = { duration: "For a duration", until: "Until a local time" };
 export const STEP_TYPES = Object.keys(STEP_TYPE_LABELS) as StepType[];
 
 const WEBHOOK_EVENT_LABELS_ = {
