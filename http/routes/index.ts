@@ -31,6 +31,7 @@ import { planAdminRoutes, planRoutes } from "./plans";
 import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
+import { deliverySettingsRoutes } from "./delivery-settings";
 
 export const routePlugins = [
   healthRoutes,
@@ -66,4 +67,5 @@ export const routePlugins = [
   subscriptionRoutes,
   billingWebhookRoutes,
   topicRoutes,
+  deliverySettingsRoutes,
 ] as const;
