@@ -18,6 +18,7 @@ export const CreateNotificationBody = t.Object(
     payload: t.Optional(Obj),
     metadata: t.Optional(Obj),
     category: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Preference category checked before sending" })),
+    critical: t.Optional(t.Boolean({ description: "An OTP or security alert: quiet hours and frequency caps of the delivery policy do not apply (docs/delivery-policy.md)" })),
   },
   {
     additionalProperties: true,
@@ -75,7 +76,7 @@ export const NotificationListItem = t.Object({
   id: t.String(),
   channel: t.String(),
   recipient: Nullable(t.String()),
-  status: t.String(),
+  status: t.String({ description: "pending, scheduled (held by quiet hours), sent, delivered, failed, bounced, suppressed" }),
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   workflow_step: Nullable(WorkflowStepRef),
@@ -116,7 +117,9 @@ export const NotificationDetail = t.Object({
   metadata: t.Any(),
   error: t.Any(),
   provider: Nullable(t.String()),
-  suppressed_reason: Nullable(t.String()),
+  suppressed_reason: Nullable(t.String({ description: "why a suppressed notification was not sent, e.g. frequency_capped (docs/delivery-policy.md)" })),
+  critical: t.Optional(t.Boolean({ description: "quiet hours and frequency caps do not apply" })),
+  scheduled_for: t.Optional(Nullable(t.String({ description: "held by quiet hours (status scheduled) until this time" }))),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() }), {
     description: "Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing)",
   }),

@@ -46,6 +46,8 @@ export interface AcceptInput {
   workflowRunId?: string | null;
   /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
   subscriber?: { id: string; external_id: string } | null;
+  /** quiet hours and frequency caps do not apply (domain/delivery-policy/) */
+  critical?: boolean;
   /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
   templateForAnyChannel?: boolean;
 }
@@ -182,6 +184,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     category: input.category ?? null,
     data,
     metadata,
+    critical: input.critical === true,
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),

@@ -30,6 +30,8 @@ import { workflowRunRoutes } from "./workflow-runs";
 import { planAdminRoutes, planRoutes } from "./plans";
 import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
+import { topicRoutes } from "./topics";
+import { deliverySettingsRoutes } from "./delivery-settings";
 
 export const routePlugins = [
   healthRoutes,
@@ -64,4 +66,6 @@ export const routePlugins = [
   planRoutes,
   subscriptionRoutes,
   billingWebhookRoutes,
+  topicRoutes,
+  deliverySettingsRoutes,
 ] as const;
