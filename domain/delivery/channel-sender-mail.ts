@@ -17,6 +17,11 @@ export interface SendMessage {
   /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
   attempt: number;
   shard: number;
+  /**
+   * Optional: the provider entry (0 primary, 1-3 backups) this attempt starts routing from; set when
+   * the previous attempt failed retryably and is retried at once on the next provider (domain/routing/).
+   */
+  entry?: number;
 }
 
 /**
