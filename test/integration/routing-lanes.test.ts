@@ -92,12 +92,13 @@ describe("priority lanes", () => {
     const [left] = await sql<{ n: number }[]>`select count(*)::int as n from notifications where id = any(${flood}::uuid[]) and status = 'pending'`;
     expect(left!.n).toBeGreaterThan(0);
     const [order] = await sql<{ last_high: Date; last_low: Date }[]>`
-      select (select max(sent_at) from notifications where id = any(${[...highA, ...highB]}::uuid[])) as last_high,
-             (select max(sent_at) from notifications where id = any(${flood}::uuid[])) as last_low`;
+      select (select max(sent_at) from notifications where id = any(${[...highA, ...highB]}::uuid[])) as last_high, null as last_low`;
     // the flood drains in the end
     expect(await settled(flood, 120_000)).toBe(0);
-    const [after] = await sql<{ last_low: Date }[]>`select max(sent_at) as last_low from notifications where id = any(${flood}::uuid[])`;
-    expect(new Date(after!.last_low).getTime()).toBeGreaterThan(new Date(order!.last_high).getTime());
+    // most of the flood went out after the last high-priority send (in one shared queue, tenant A's high
+    // ones would have waited behind nearly all of A's earlier low ones)
+    const [after] = await sql<{ n: number }[]>`select count(*)::int as n from notifications where id = any(${flood}::uuid[]) and sent_at > ${order!.last_high}`;
+    expect(after!.n).toBeGreaterThan(flood.length / 2);
   }, 240_000);
 
   test("low work keeps its share: under a high flood, low sends finish before the high flood does", async () => {
