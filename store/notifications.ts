@@ -40,6 +40,8 @@ export interface NotificationRow {
   warnings?: NotificationWarning[] | null;
   /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
   workflow_run_id: string | null;
+  /** the sender's lane: high, normal or low (migration 0721) */
+  priority?: "high" | "normal" | "low";
 }
 
 export interface NotificationWarning {
@@ -77,6 +79,8 @@ export interface NewNotification {
   workflowRunId?: string | null;
   /** delivery policy: quiet hours and caps do not apply */
   critical?: boolean;
+  /** the sender's lane; normal when absent */
+  priority?: "high" | "normal" | "low";
 }
 
 /** The batched INSERT of notifications as a statement to embed (a data-modifying WITH item); returns ids. */
@@ -100,16 +104,18 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       created_at: r.createdAt.toISOString(),
       workflow_run_id: r.workflowRunId ?? null,
       critical: r.critical === true,
+      priority: r.priority ?? "normal",
     })),
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical)
+      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id, coalesce(critical, false)
+      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
+      coalesce(critical, false), coalesce(priority, 'normal')
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
       subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz, workflow_run_id uuid, critical boolean)
+      created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
     on conflict do nothing
     returning id`;
 }
