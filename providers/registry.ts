@@ -1,6 +1,7 @@
 // The one registry of delivery providers: name -> definition (channels, fields, validate, create).
 // The channels API validates through it and the channel sender builds providers through it.
 import { sendgridDefinition } from "./email/sendgrid";
+import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
 import { inboxDefinition } from "./in-app/inbox";
 import { fcmDefinition } from "./push/fcm";
@@ -17,6 +18,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
   [
     smtpDefinition,
     sendgridDefinition,
+    sesDefinition,
     twilioDefinition,
     whatsappCloudDefinition,
     fcmDefinition,

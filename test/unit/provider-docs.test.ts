@@ -9,6 +9,7 @@ const dir = join(import.meta.dir, "..", "..", "docs", "providers");
 const pages: Record<string, string> = {
   smtp: "smtp.md",
   sendgrid: "sendgrid.md",
+  ses: "ses.md",
   twilio: "twilio.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
