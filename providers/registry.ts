@@ -1,5 +1,6 @@
 // The one registry of delivery providers: name -> definition (channels, fields, validate, create).
 // The channels API validates through it and the channel sender builds providers through it.
+import { mailgunDefinition } from "./email/mailgun";
 import { sendgridDefinition } from "./email/sendgrid";
 import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
@@ -19,6 +20,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     smtpDefinition,
     sendgridDefinition,
     sesDefinition,
+    mailgunDefinition,
     twilioDefinition,
     whatsappCloudDefinition,
     fcmDefinition,

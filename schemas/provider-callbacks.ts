@@ -65,6 +65,50 @@ export const SendgridEventBatch = t.Array(SendgridEvent, {
   ],
 });
 
+/** Mailgun's webhook body: the signature object and one event. */
+export const MailgunWebhookBody = t.Object(
+  {
+    signature: t.Object(
+      {
+        timestamp: t.String({ description: "Unix seconds" }),
+        token: t.String({ description: "50 random characters" }),
+        signature: t.String({ description: "hex HMAC-SHA256 of timestamp + token under the webhook signing key" }),
+      },
+      { additionalProperties: true },
+    ),
+    "event-data": t.Object(
+      {
+        event: t.String({ description: "accepted, delivered, failed, rejected, opened, clicked, complained, unsubscribed, ..." }),
+        id: t.Optional(t.String()),
+        timestamp: t.Optional(t.Number({ description: "Unix seconds with a fraction" })),
+        severity: t.Optional(t.String({ description: "failed events: permanent or temporary (temporary ones are ignored: Mailgun retries)" })),
+        message: t.Optional(t.Object({ headers: t.Optional(t.Object({ "message-id": t.Optional(t.String()) }, { additionalProperties: true })) }, { additionalProperties: true })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        signature: {
+          timestamp: "1764000000",
+          token: "a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0",
+          signature: "d2271d12299f6592d9d44cd9d250f0704e4674c30d79d07c47a66f95ce71cf55",
+        },
+        "event-data": {
+          event: "delivered",
+          id: "CPgfbmQMTCKtHW6uIWtuVe",
+          timestamp: 1764000000.1234,
+          recipient: "ana@example.com",
+          message: { headers: { "message-id": "20261126111500.1.ABCDEF@mg.acme.com" } },
+          "user-variables": { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" },
+        },
+      },
+    ],
+  },
+);
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

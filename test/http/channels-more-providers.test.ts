@@ -23,6 +23,16 @@ CASES.push({
   secret: sesSecret,
 });
 
+const mailgunKey = `key-${crypto.randomUUID()}`;
+CASES.push({
+  provider: "mailgun",
+  channel: "email",
+  valid: { credentials: { api_key: mailgunKey, webhook_signing_key: `whk-${crypto.randomUUID()}` }, settings: { domain: "mg.acme.com", from_email: "no-reply@mg.acme.com", region: "eu" } },
+  invalid: { credentials: { api_key: mailgunKey, webhook_signing_key: 42 }, settings: { domain: "mg acme", from_email: "no-reply@mg.acme.com", region: "moon" } },
+  details: ["credentials.webhook_signing_key", "settings.domain", "settings.region"],
+  secret: mailgunKey,
+});
+
 let key: string;
 beforeAll(async () => {
   key = (await createTenant()).secretKey;

@@ -10,6 +10,7 @@ const pages: Record<string, string> = {
   smtp: "smtp.md",
   sendgrid: "sendgrid.md",
   ses: "ses.md",
+  mailgun: "mailgun.md",
   twilio: "twilio.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
