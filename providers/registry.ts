@@ -1,6 +1,7 @@
 // The one registry of delivery providers: name -> definition (channels, fields, validate, create).
 // The channels API validates through it and the channel sender builds providers through it.
 import { mailgunDefinition } from "./email/mailgun";
+import { postmarkDefinition } from "./email/postmark";
 import { sendgridDefinition } from "./email/sendgrid";
 import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
@@ -21,6 +22,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     sendgridDefinition,
     sesDefinition,
     mailgunDefinition,
+    postmarkDefinition,
     twilioDefinition,
     whatsappCloudDefinition,
     fcmDefinition,

@@ -109,6 +109,32 @@ export const MailgunWebhookBody = t.Object(
   },
 );
 
+/** A Postmark webhook: one record; only the fields NMS reads are described (Postmark sends more). */
+export const PostmarkWebhookBody = t.Object(
+  {
+    RecordType: t.String({ description: "Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange" }),
+    MessageID: t.Optional(t.String({ description: "the provider message id stored on the notification" })),
+    ID: t.Optional(t.Union([t.Number(), t.String()], { description: "bounces and complaints: the bounce id" })),
+    Type: t.Optional(t.String({ description: "bounces: HardBounce, SoftBounce, Transient, BadEmailAddress, ..." })),
+    Inactive: t.Optional(t.Boolean({ description: "bounces: Postmark deactivated the address" })),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        RecordType: "Delivery",
+        ServerID: 23,
+        MessageStream: "outbound",
+        MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
+        Recipient: "ana@example.com",
+        DeliveredAt: "2026-11-26T11:15:00.000Z",
+        Details: "smtp;250 2.0.0 OK",
+        Metadata: { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" },
+      },
+    ],
+  },
+);
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

@@ -2,6 +2,7 @@
 // each verified by the provider's own scheme with the secret of the configuration that decides the tenant.
 import { AppError } from "../../basics/errors";
 import { mailgunReceipt, verifyMailgunSignature } from "../../providers/email/mailgun";
+import { postmarkReceipt, verifyPostmarkBasicAuth } from "../../providers/email/postmark";
 import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import type { ProviderReceipt } from "../../providers/types";
@@ -144,6 +145,28 @@ export async function mailgunWebhook(q: { channelId: string; rawBody: string; no
   if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
   const { matched, applied } = await applyAll(cfg, [receipt], "mailgun");
   if (matched === 0) throw unknownMessage(`the Message-Id ${JSON.stringify(receipt.messageId.slice(0, 128))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * Postmark's webhooks: one record per request, unsigned; the webhook URL carries basic auth
+ * credentials, which must be the channel's webhook_username and webhook_password. Postmark signs no
+ * timestamp: a replay changes nothing because every move is idempotent.
+ */
+export async function postmarkWebhook(q: { channelId: string; rawBody: string; authorization: string | null }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "postmark");
+  const user = typeof cfg.credentials.webhook_username === "string" ? cfg.credentials.webhook_username : "";
+  const password = typeof cfg.credentials.webhook_password === "string" ? cfg.credentials.webhook_password : "";
+  if (!user || !password) {
+    throw invalidSignature("This channel has no credentials.webhook_username and webhook_password: set them and put them in the webhook URL");
+  }
+  if (!verifyPostmarkBasicAuth(q.authorization, user, password)) {
+    throw invalidSignature("The Authorization header is not the channel's webhook credentials (https://<webhook_username>:<webhook_password>@host/... in Postmark)");
+  }
+  const receipt = postmarkReceipt(parseJsonObject(q.rawBody));
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "postmark");
+  if (matched === 0) throw unknownMessage(`the MessageID ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
   return { received: 1, matched, applied, ignored: 0 };
 }
 

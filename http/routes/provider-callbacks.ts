@@ -1,13 +1,14 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
 // callbacks), /webhooks/sendgrid|mailgun|.../:channel_id (webhooks). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { mailgunWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
+import { mailgunWebhook, postmarkWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
 import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
   CallbackChannelParams,
   CallbackOutcomeBody,
   MailgunWebhookBody,
+  PostmarkWebhookBody,
   SendgridEventBatch,
   TwilioStatusCallbackBody,
 } from "../../schemas/provider-callbacks";
@@ -89,6 +90,27 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
         summary: "Mailgun webhook (HMAC-SHA256 of signature.timestamp + signature.token under the webhook signing key)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/postmark/:channel_id",
+    async ({ params, request, headers }) => ({
+      data: await postmarkWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        authorization: headers.authorization ?? null,
+      }),
+    }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: PostmarkWebhookBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Postmark webhook (basic auth: the webhook URL carries the channel's webhook_username and webhook_password)",
         tags: ["public"],
       },
     },

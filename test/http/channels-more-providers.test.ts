@@ -33,6 +33,16 @@ CASES.push({
   secret: mailgunKey,
 });
 
+const postmarkToken = crypto.randomUUID();
+CASES.push({
+  provider: "postmark",
+  channel: "email",
+  valid: { credentials: { server_token: postmarkToken, webhook_username: "nms", webhook_password: "a-long-random-password" }, settings: { from_email: "no-reply@acme.com" } },
+  invalid: { credentials: { server_token: postmarkToken, webhook_password: "short" }, settings: { from_email: "no-reply@acme.com", message_stream: "Not A Stream" } },
+  details: ["credentials.webhook_password", "credentials.webhook_username", "settings.message_stream"],
+  secret: postmarkToken,
+});
+
 let key: string;
 beforeAll(async () => {
   key = (await createTenant()).secretKey;

@@ -5,11 +5,13 @@ import { config } from "../../config";
 import { sql } from "../../store/db";
 import { app, call, createTenant } from "../support/fixtures";
 import * as fakeMailgun from "../support/fake-mailgun";
+import * as fakePostmark from "../support/fake-postmark";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startDeliveryHost, waitForStatus } from "./delivery-support";
 
 let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
 let mg: fakeMailgun.FakeMailgun;
+let pm: fakePostmark.FakePostmark;
 const tenants: Awaited<ReturnType<typeof createTenant>>[] = [];
 const inProcess = (req: Request) => app().handle(req);
 const base = config.publicUrl.replace(/\/+$/, "");
@@ -40,12 +42,12 @@ async function eventTypes(id: string) {
 
 beforeAll(async () => {
   delivery = await startDeliveryHost();
-  mg = await fakeMailgun.start();
+  [mg, pm] = await Promise.all([fakeMailgun.start(), fakePostmark.start()]);
 });
 
 afterAll(async () => {
   await delivery.stop();
-  await mg.stop();
+  await Promise.all([mg.stop(), pm.stop()]);
   await deleteTenants(tenants.map((t) => t.tenant.id));
 });
 
@@ -130,5 +132,62 @@ describe("Mailgun webhooks (POST /webhooks/mailgun/:channel_id)", () => {
     expect(r.body.error.message).toContain("webhook_signing_key");
     const sms = await channel(T.secretKey, { channel: "sms", provider: "sandbox" });
     expect((await json(await mg.postEvent(`${base}/webhooks/mailgun/${sms}`, mg.event("x@y", "delivered"), { deliver: inProcess }))).status).toBe(404);
+  });
+});
+
+describe("Postmark webhooks (POST /webhooks/postmark/:channel_id, basic auth)", () => {
+  let P: Awaited<ReturnType<typeof createTenant>>;
+  let channelId: string;
+  const auth = { username: "nms-postmark", password: `pw-${crypto.randomUUID()}` };
+  const url = () => `${base}/webhooks/postmark/${channelId}`;
+  const email = (to: string, want?: string[]) => send(P.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
+
+  beforeAll(async () => {
+    P = await createTenant();
+    tenants.push(P);
+    channelId = await channel(P.secretKey, {
+      channel: "email",
+      provider: "postmark",
+      credentials: { server_token: pm.serverToken, webhook_username: auth.username, webhook_password: auth.password },
+      settings: { from_email: "hello@acme.test", base_url: pm.url },
+    });
+  });
+
+  test("Delivery then Click: delivered, clicked with the link; Metadata carries the notification id", async () => {
+    const n = await email("ana@example.com");
+    const mid = n.provider_message_id as string;
+    const delivered = pm.webhook(mid, "Delivery");
+    expect(delivered.Metadata).toEqual({ notification_id: n.id });
+    expect(await json(await pm.postWebhook(url(), delivered, auth, inProcess))).toEqual({ status: 200, body: { data: { received: 1, matched: 1, applied: 1, ignored: 0 } } });
+    expect((await json(await pm.postWebhook(url(), pm.webhook(mid, "Click"), auth, inProcess))).body.data.applied).toBe(1);
+    const r = await row(n.id);
+    expect(r.status).toBe("delivered");
+    expect(r.clicked_at).toBeInstanceOf(Date);
+    expect(await eventTypes(n.id)).toEqual(["notification.created", "notification.sent", "notification.delivered", "notification.clicked"]);
+  });
+
+  test("a hard bounce: bounced, suppressed; the same bounce again changes nothing", async () => {
+    const address = `pm-bounce-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const n = await email(address);
+    const bounce = pm.webhook(n.provider_message_id, "Bounce");
+    expect((await json(await pm.postWebhook(url(), bounce, auth, inProcess))).body.data.applied).toBe(1);
+    expect((await json(await pm.postWebhook(url(), bounce, auth, inProcess))).body.data.applied).toBe(0);
+    expect((await row(n.id)).status).toBe("bounced");
+    const d = await call("GET", `/v1/notifications/${n.id}`, { key: P.secretKey });
+    expect(d.body.data.error.code).toBe("postmark_hard_bounce");
+    expect((await email(address, ["suppressed"])).suppressed_reason).toBe("bounced");
+  });
+
+  test("wrong or missing basic auth: 401 invalid_signature, nothing changes; an unknown MessageID 404", async () => {
+    const n = await email("bea@example.com");
+    for (const a of [{ ...auth, password: "wrong-password-123" }, { ...auth, username: "someone" }, null]) {
+      const r = await json(await pm.postWebhook(url(), pm.webhook(n.provider_message_id, "Delivery"), a, inProcess));
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("invalid_signature");
+    }
+    expect((await row(n.id)).status).toBe("sent");
+    const unknown = await json(await pm.postWebhook(url(), pm.webhook(crypto.randomUUID(), "Delivery"), auth, inProcess));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("notification_not_found");
   });
 });

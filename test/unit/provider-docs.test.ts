@@ -11,6 +11,7 @@ const pages: Record<string, string> = {
   sendgrid: "sendgrid.md",
   ses: "ses.md",
   mailgun: "mailgun.md",
+  postmark: "postmark.md",
   twilio: "twilio.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
