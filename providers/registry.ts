@@ -2,6 +2,7 @@
 // The channels API validates through it and the channel sender builds providers through it.
 import { mailgunDefinition } from "./email/mailgun";
 import { postmarkDefinition } from "./email/postmark";
+import { resendDefinition } from "./email/resend";
 import { sendgridDefinition } from "./email/sendgrid";
 import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
@@ -23,6 +24,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     sesDefinition,
     mailgunDefinition,
     postmarkDefinition,
+    resendDefinition,
     twilioDefinition,
     whatsappCloudDefinition,
     fcmDefinition,

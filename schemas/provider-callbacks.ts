@@ -135,6 +135,25 @@ export const PostmarkWebhookBody = t.Object(
   },
 );
 
+/** A Resend webhook event (Svix-signed); only the fields NMS reads are described. */
+export const ResendWebhookBody = t.Object(
+  {
+    type: t.String({ description: "email.sent, email.delivered, email.bounced, email.complained, email.opened, email.clicked, email.failed, ..." }),
+    created_at: t.Optional(t.String()),
+    data: t.Object({ email_id: t.Optional(t.String({ description: "the provider message id stored on the notification" })) }, { additionalProperties: true }),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        type: "email.delivered",
+        created_at: "2026-11-26T11:15:00.000Z",
+        data: { email_id: "56761188-7520-42d8-8898-ff6fc54ce618", to: ["ana@example.com"], tags: { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" } },
+      },
+    ],
+  },
+);
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

@@ -3,6 +3,7 @@
 import { AppError } from "../../basics/errors";
 import { mailgunReceipt, verifyMailgunSignature } from "../../providers/email/mailgun";
 import { postmarkReceipt, verifyPostmarkBasicAuth } from "../../providers/email/postmark";
+import { resendReceipt, verifySvixSignature } from "../../providers/email/resend";
 import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import type { ProviderReceipt } from "../../providers/types";
@@ -167,6 +168,28 @@ export async function postmarkWebhook(q: { channelId: string; rawBody: string; a
   if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
   const { matched, applied } = await applyAll(cfg, [receipt], "postmark");
   if (matched === 0) throw unknownMessage(`the MessageID ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * Resend's webhooks, signed the Svix way with `credentials.webhook_secret`: svix-signature over
+ * svix-id, svix-timestamp and the raw body. A timestamp more than 5 minutes away is a replay; a
+ * redelivery keeps its svix-id, recorded as the event id, so it is applied once.
+ */
+export async function resendWebhook(q: { channelId: string; rawBody: string; id: string | null; timestamp: string | null; signature: string | null; now?: number }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "resend");
+  const secret = cfg.credentials.webhook_secret;
+  if (typeof secret !== "string" || secret === "") {
+    throw invalidSignature("This channel has no credentials.webhook_secret: store the webhook's signing secret (whsec_...) in the channel");
+  }
+  if (!verifySvixSignature(secret, { id: q.id, timestamp: q.timestamp, signature: q.signature, rawBody: q.rawBody })) {
+    throw invalidSignature("svix-signature does not verify svix-id, svix-timestamp and the body under the channel's webhook secret");
+  }
+  refuseStale(q.timestamp, "svix-timestamp", q.now);
+  const receipt = resendReceipt(parseJsonObject(q.rawBody), q.id ?? undefined);
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "resend");
+  if (matched === 0) throw unknownMessage(`the email_id ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
   return { received: 1, matched, applied, ignored: 0 };
 }
 

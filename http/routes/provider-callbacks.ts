@@ -1,7 +1,7 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
 // callbacks), /webhooks/sendgrid|mailgun|.../:channel_id (webhooks). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { mailgunWebhook, postmarkWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
+import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
 import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
@@ -9,6 +9,7 @@ import {
   CallbackOutcomeBody,
   MailgunWebhookBody,
   PostmarkWebhookBody,
+  ResendWebhookBody,
   SendgridEventBatch,
   TwilioStatusCallbackBody,
 } from "../../schemas/provider-callbacks";
@@ -111,6 +112,29 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
         summary: "Postmark webhook (basic auth: the webhook URL carries the channel's webhook_username and webhook_password)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/resend/:channel_id",
+    async ({ params, request, headers }) => ({
+      data: await resendWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        id: headers["svix-id"] ?? null,
+        timestamp: headers["svix-timestamp"] ?? null,
+        signature: headers["svix-signature"] ?? null,
+      }),
+    }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: ResendWebhookBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Resend webhook (Svix signature: svix-id, svix-timestamp, svix-signature under the channel's webhook_secret)",
         tags: ["public"],
       },
     },

@@ -43,6 +43,16 @@ CASES.push({
   secret: postmarkToken,
 });
 
+const resendKey = `re_${crypto.randomUUID().replace(/-/g, "")}`;
+CASES.push({
+  provider: "resend",
+  channel: "email",
+  valid: { credentials: { api_key: resendKey, webhook_secret: `whsec_${Buffer.from(crypto.randomUUID()).toString("base64")}` }, settings: { from_email: "no-reply@acme.com" } },
+  invalid: { credentials: { api_key: resendKey, webhook_secret: "not-a-secret" }, settings: { from_email: "acme.com" } },
+  details: ["credentials.webhook_secret", "settings.from_email"],
+  secret: resendKey,
+});
+
 let key: string;
 beforeAll(async () => {
   key = (await createTenant()).secretKey;

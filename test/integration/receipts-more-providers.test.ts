@@ -6,12 +6,14 @@ import { sql } from "../../store/db";
 import { app, call, createTenant } from "../support/fixtures";
 import * as fakeMailgun from "../support/fake-mailgun";
 import * as fakePostmark from "../support/fake-postmark";
+import * as fakeResend from "../support/fake-resend";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startDeliveryHost, waitForStatus } from "./delivery-support";
 
 let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
 let mg: fakeMailgun.FakeMailgun;
 let pm: fakePostmark.FakePostmark;
+let rs: fakeResend.FakeResend;
 const tenants: Awaited<ReturnType<typeof createTenant>>[] = [];
 const inProcess = (req: Request) => app().handle(req);
 const base = config.publicUrl.replace(/\/+$/, "");
@@ -42,12 +44,12 @@ async function eventTypes(id: string) {
 
 beforeAll(async () => {
   delivery = await startDeliveryHost();
-  [mg, pm] = await Promise.all([fakeMailgun.start(), fakePostmark.start()]);
+  [mg, pm, rs] = await Promise.all([fakeMailgun.start(), fakePostmark.start(), fakeResend.start()]);
 });
 
 afterAll(async () => {
   await delivery.stop();
-  await Promise.all([mg.stop(), pm.stop()]);
+  await Promise.all([mg.stop(), pm.stop(), rs.stop()]);
   await deleteTenants(tenants.map((t) => t.tenant.id));
 });
 
@@ -189,5 +191,55 @@ describe("Postmark webhooks (POST /webhooks/postmark/:channel_id, basic auth)", 
     const unknown = await json(await pm.postWebhook(url(), pm.webhook(crypto.randomUUID(), "Delivery"), auth, inProcess));
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("notification_not_found");
+  });
+});
+
+describe("Resend webhooks (POST /webhooks/resend/:channel_id, Svix-signed)", () => {
+  let R: Awaited<ReturnType<typeof createTenant>>;
+  let channelId: string;
+  const url = () => `${base}/webhooks/resend/${channelId}`;
+  const email = (to: string, want?: string[]) => send(R.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
+
+  beforeAll(async () => {
+    R = await createTenant();
+    tenants.push(R);
+    channelId = await channel(R.secretKey, {
+      channel: "email",
+      provider: "resend",
+      credentials: { api_key: rs.apiKey, webhook_secret: rs.webhookSecret },
+      settings: { from_email: "hello@acme.test", base_url: rs.url },
+    });
+  });
+
+  test("email.delivered: delivered; a redelivery with the same svix-id changes nothing", async () => {
+    const n = await email("ana@example.com");
+    const ev = rs.event(n.provider_message_id, "email.delivered");
+    expect((ev.data as any).tags).toEqual({ notification_id: n.id });
+    expect(await json(await rs.postEvent(url(), ev, { deliver: inProcess, id: "msg_redelivered" }))).toEqual({ status: 200, body: { data: { received: 1, matched: 1, applied: 1, ignored: 0 } } });
+    expect((await json(await rs.postEvent(url(), ev, { deliver: inProcess, id: "msg_redelivered" }))).body.data.applied).toBe(0);
+    expect((await row(n.id)).status).toBe("delivered");
+  });
+
+  test("email.bounced (Permanent): bounced and suppressed", async () => {
+    const address = `rs-bounce-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const n = await email(address);
+    const ev = rs.event(n.provider_message_id, "email.bounced", { bounce: { type: "Permanent", subType: "General", message: "550 No such user" } });
+    expect((await json(await rs.postEvent(url(), ev, { deliver: inProcess }))).body.data.applied).toBe(1);
+    expect((await row(n.id)).status).toBe("bounced");
+    expect((await email(address, ["suppressed"])).suppressed_reason).toBe("bounced");
+  });
+
+  test("forged, missing or stale signatures change nothing", async () => {
+    const n = await email("eva@example.com");
+    const ev = rs.event(n.provider_message_id, "email.delivered");
+    for (const opts of [{ secret: `whsec_${Buffer.alloc(24, 1).toString("base64")}` }, { signature: null }, { signature: "v1,AAAA" }]) {
+      const r = await json(await rs.postEvent(url(), ev, { deliver: inProcess, ...opts }));
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("invalid_signature");
+    }
+    const stale = await json(await rs.postEvent(url(), ev, { deliver: inProcess, timestamp: Math.floor(Date.now() / 1000) - 301 }));
+    expect(stale.status).toBe(400);
+    expect(stale.body.error.code).toBe("callback_expired");
+    expect((await row(n.id)).status).toBe("sent");
   });
 });

@@ -12,6 +12,7 @@ const pages: Record<string, string> = {
   ses: "ses.md",
   mailgun: "mailgun.md",
   postmark: "postmark.md",
+  resend: "resend.md",
   twilio: "twilio.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
