@@ -12,6 +12,7 @@ import { promoteTimers, trimStreams, Watchdog } from "./maintenance";
 import { PartitionReader } from "./partition-reader";
 import type { RuntimeLogger } from "./actor";
 import type { ScriptedRedis } from "./scripts";
+import type { RedisClient } from "./redis-client";
 import { Semaphore } from "./semaphore";
 import type { Host, HostOptions, HostStats, Runtime } from "./types";
 
@@ -38,6 +39,8 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   private readonly trimLoop: Loop;
   private readonly watchdogLoop: Loop;
   private readonly gone = new WeakMap<PartitionWorker, Promise<void>>();
+  /** Subscriber of `<prefix>:timers-wake`: a timer scheduled earlier than the promotion's sleep wakes it. */
+  private wakeSub?: RedisClient;
   private stopPromise?: Promise<void>;
 
   constructor(
@@ -95,9 +98,38 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
         if (this.stopping) return;
         this.leaseLoop.start(leaseEvery);
         this.timerLoop.start(0);
+        this.listenForTimers();
         this.trimLoop.start(this.opts.trimIntervalMs);
         this.watchdogLoop.start(watchEvery);
       });
+  }
+
+  wakeTimers(ms: number): void {
+    this.timerLoop.wakeIn(ms);
+  }
+
+  /**
+   * One subscriber connection per host. A wake names `<actor>:<p>:<delay ms>`; only the owner of
+   * that partition acts on it. After a reconnect the promotion runs at once (a wake may have been
+   * missed meanwhile), and timerIdleMs bounds any other miss.
+   */
+  private listenForTimers() {
+    const channel = this.runtime.keys.timersWake();
+    const sub = (this.redis as { duplicate(): RedisClient }).duplicate();
+    this.wakeSub = sub;
+    sub.on("error", (err: Error) => this.log.debug?.({ err }, "timer wake subscriber error; it reconnects"));
+    sub.on("ready", () => this.timerLoop.wakeIn(0));
+    sub.on("message", (_channel: string, message: string) => {
+      const j = message.lastIndexOf(":");
+      const i = message.lastIndexOf(":", j - 1);
+      if (i <= 0) return;
+      const actor = message.slice(0, i);
+      const p = Number(message.slice(i + 1, j));
+      const runner = this.runners.find((r) => r.actor.name === actor);
+      const w = runner?.partitions.get(p);
+      if (w && (w.state === "reading" || w.state === "starting")) this.timerLoop.wakeIn(Number(message.slice(j + 1)) || 0);
+    });
+    sub.subscribe(channel).catch((err: Error) => this.log.warn({ err }, "timer wake subscription failed; timers are found within timerIdleMs"));
   }
 
   owned(): Map<string, number[]> {
@@ -136,6 +168,9 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     this.stopping = true;
     await this.ready;
     await Promise.all([this.timerLoop.stop(), this.trimLoop.stop()]);
+    const sub = this.wakeSub;
+    this.wakeSub = undefined;
+    await sub?.quit().catch(() => sub.disconnect());
     // A lease round that started before stopping may still be acquiring; later rounds only renew.
     await this.leaseLoop.settled();
     // Leave the registry first: the others raise their targets and take each partition as it is released.
@@ -157,7 +192,10 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
       w.state = "releasing";
       w.stopping = true;
       await this.finishWorker(w, true);
+      return;
     }
+    // its timers may be due already (the previous owner died or gave it back)
+    this.timerLoop.wakeIn(0);
   }
 
   loseLease(w: PartitionWorker): void {

@@ -116,7 +116,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       }
       const timers = keys.timers(actor.name, home);
       batch.add(timers, (pipeline) =>
-        pipeline.nmsRuntime_scheduleTimer(timers, keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg)),
+        pipeline.nmsRuntime_scheduleTimer(timers, keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg), keys.timersWake(), `${actor.name}:${home}`),
       );
       const results = await batch.exec();
       const err = firstError(results);

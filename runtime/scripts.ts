@@ -28,9 +28,10 @@ const defined = new WeakSet<object>();
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
-  /** Resolves to [moved, lateness ms of each timer moved into the stream ...]. */
+  /** Resolves to [moved, ms until the earliest timer left is due (-1: none), lateness ms of each timer moved into the stream ...]. */
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
-  nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
+  /** With `channel` and `tag`, publishes `<tag>:<delay>` on the channel when the timer became the partition's earliest. */
+  nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string, channel?: string, tag?: string): Promise<number>;
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
