@@ -84,6 +84,8 @@ export interface PartitionWorker {
   inFlight: number;
   drainWaiters: Array<() => void>;
   acks: string[];
+  /** Something was acked since the last trim (or the partition is new here): an idle stream is not trimmed again. */
+  untrimmed: boolean;
   clearAttempts: string[];
   /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
   abandoned: Set<string>;

@@ -1,10 +1,10 @@
 // A host's lifecycle: it wires the parts (leases, partition readers, mailboxes, acks, maintenance),
 // owns the background loops, and stops gracefully. Each part lives in a file of its own.
-import { hostname } from "node:os";
 import { AckBuffer } from "./acks";
 import { preferenceOrder } from "./balance";
 import { FairSemaphore } from "./fair-semaphore";
 import { LeaseKeeper, type PartitionOwner } from "./host-leases";
+import { forgetHostId, newHostId } from "./host-identity";
 import { Capacity, resolveHostOptions, type ActorRunner, type HostCore, type HostCounters, type PartitionWorker, type ResolvedHostOptions } from "./host-state";
 import { Loop } from "./loop";
 import { Mailboxes } from "./mailboxes";
@@ -50,7 +50,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     if (!hostOpts.actors?.length) throw new Error("startHost needs at least one actor");
     const names = new Set(hostOpts.actors.map((a) => a.name));
     if (names.size !== hostOpts.actors.length) throw new Error("startHost: actor names must be unique");
-    this.id = hostOpts.hostId ?? `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.id = hostOpts.hostId ?? newHostId();
     this.redis = runtime.redis;
     // the runtime's logger already names the component; the host id is bound once here
     this.log = runtime.logger.child ? runtime.logger.child({ host: this.id }) : runtime.logger;
@@ -88,7 +88,11 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     );
     // Often enough to expire the shortest handler deadline on time, at most once a second.
     const watchEvery = Math.max(20, Math.min(this.opts.watchdogMs, Math.floor(this.mailboxes.shortestDeadlineMs() / 4)));
-    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => watchdog.check());
+    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => {
+      // a host of this machine died (kill -9): a lease round now takes its partitions (docs/runtime.md, takeover)
+      if (!this.stopping && this.leases.peerDied()) void this.leaseLoop.runOnce();
+      return watchdog.check();
+    });
 
     // A failed first round (Redis not up yet) is retried by the lease loop.
     this.ready = this.leases
@@ -106,6 +110,12 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
 
   wakeTimers(ms: number): void {
     this.timerLoop.wakeIn(ms);
+  }
+
+  /** A timer of `actor` partition `p` was scheduled in this process (no round trip through pub/sub needed). */
+  wakeTimersFor(actor: string, p: number, ms: number): void {
+    const w = this.runners.find((r) => r.actor.name === actor)?.partitions.get(p);
+    if (w && (w.state === "reading" || w.state === "starting")) this.timerLoop.wakeIn(ms);
   }
 
   /**
@@ -129,7 +139,11 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
       const w = runner?.partitions.get(p);
       if (w && (w.state === "reading" || w.state === "starting")) this.timerLoop.wakeIn(Number(message.slice(j + 1)) || 0);
     });
-    sub.subscribe(channel).catch((err: Error) => this.log.warn({ err }, "timer wake subscription failed; timers are found within timerIdleMs"));
+    // a timer scheduled while the subscription was on its way published to nobody: look once it is in place
+    sub.subscribe(channel).then(
+      () => this.timerLoop.wakeIn(0),
+      (err: Error) => this.log.warn({ err }, "timer wake subscription failed; timers are found within timerIdleMs"),
+    );
   }
 
   owned(): Map<string, number[]> {
@@ -156,7 +170,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   }
 
   trimNow(): Promise<number> {
-    return trimStreams(this);
+    return trimStreams(this, true);
   }
 
   stop(): Promise<void> {
@@ -180,6 +194,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     const workers = this.runners.flatMap((r) => [...r.partitions.values()]);
     await Promise.all(workers.map((w) => this.releasePartition(w)));
     await Promise.all([this.leaseLoop.stop(), this.watchdogLoop.stop()]);
+    forgetHostId(this.id);
     this.log.info({}, "runtime host stopped");
   }
 
@@ -233,6 +248,20 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   }
 }
 
+/** The hosts of this process by runtime: a timer scheduled here wakes its partition's owner here at once. */
+const localHosts = new WeakMap<Runtime, Set<RuntimeHost>>();
+
 export function startHost(runtime: Runtime, opts: HostOptions): Host {
-  return new RuntimeHost(runtime, opts);
+  const host = new RuntimeHost(runtime, opts);
+  let set = localHosts.get(runtime);
+  if (!set) localHosts.set(runtime, (set = new Set()));
+  set.add(host);
+  const stop = host.stop.bind(host);
+  host.stop = () => stop().finally(() => set.delete(host));
+  return host;
+}
+
+/** Called by runtime.schedule after the timer is stored. */
+export function wakeLocalTimers(runtime: Runtime, actor: string, p: number, ms: number): void {
+  for (const h of localHosts.get(runtime) ?? []) h.wakeTimersFor(actor, p, ms);
 }

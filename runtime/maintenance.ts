@@ -47,10 +47,15 @@ export async function promoteTimers(core: HostCore): Promise<boolean | number> {
   return Math.min(core.opts.timerIdleMs, Math.max(movedAny ? core.opts.timerPollMs : 0, next));
 }
 
-/** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */
-export async function trimStreams(core: HostCore): Promise<number> {
-  const workers = readingWorkers(core);
+/**
+ * Trims every owned partition stream below its oldest pending entry; returns entries deleted.
+ * Only partitions with acks since their last trim (or new to this host, whose gone consumers are
+ * forgotten then): an idle host trims nothing. `all` trims every owned partition (trimNow).
+ */
+export async function trimStreams(core: HostCore, all = false): Promise<number> {
+  const workers = readingWorkers(core).filter((w) => all || w.untrimmed);
   if (!workers.length) return 0;
+  for (const w of workers) w.untrimmed = false;
   const batch = new SlotBatch(core.redis);
   for (const w of workers) batch.add(w.stream, (pipeline) => pipeline.nmsRuntime_trimStream(w.stream, core.opts.forgetIdleConsumersMs));
   const results = await batch.exec();
