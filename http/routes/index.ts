@@ -30,6 +30,7 @@ import { workflowRunRoutes } from "./workflow-runs";
 import { planAdminRoutes, planRoutes } from "./plans";
 import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
+import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
   healthRoutes,
@@ -64,4 +65,5 @@ export const routePlugins = [
   planRoutes,
   subscriptionRoutes,
   billingWebhookRoutes,
+  retentionSettingsRoutes,
 ] as const;
