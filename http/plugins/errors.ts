@@ -1,7 +1,7 @@
 // The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}} with the
 // request id header and the status of its code (one table); oversized bodies are refused here up front.
 import { Elysia } from "elysia";
-import { AppError, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
 import { MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
@@ -125,7 +125,7 @@ function humanMessage(e: any): string {
 }
 
 export function validationDetails(error: any): ErrorDetails {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   let all: any[] = [];
   try {
     all = error.all ?? [];
@@ -134,9 +134,8 @@ export function validationDetails(error: any): ErrorDetails {
   }
   for (const e of all) {
     const key = fieldPath(e.path);
-    // key comes from the client's JSON ("__proto__", "constructor"): own properties only
-    if (!Object.hasOwn(details, key)) Object.defineProperty(details, key, { value: [], enumerable: true, writable: true, configurable: true });
-    const list = details[key]!;
+    // key comes from the client's JSON ("__proto__", "constructor"): the map has no prototype
+    const list = (details[key] ??= []);
     const m = humanMessage(e);
     if (!list.includes(m)) list.push(m);
   }
