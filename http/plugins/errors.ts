@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { fieldErrors, AppError, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
-import { MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
+import { drain, DRAIN_MAX_BYTES, MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
 
 /**
  * The HTTP status of every error code (DESIGN.md 4 and the codes routes add). Application errors
@@ -185,11 +185,16 @@ function mapError({ code, error, set, request }: { code: unknown; error: unknown
 }
 
 export const errorsPlugin = new Elysia({ name: "plugins.errors" })
-  .onRequest(({ request, server, set }) => {
+  .onRequest(async ({ request, server, set }) => {
     const f = beginRequest(request, server);
     set.headers["x-request-id"] = f.id;
     const len = Number(request.headers.get("content-length") ?? 0);
-    if (len > MAX_BODY_BYTES) return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (len > MAX_BODY_BYTES) {
+      // a client still writing reads the answer instead of a reset; one announcing more than the
+      // drain's bound is answered at once
+      if (len <= DRAIN_MAX_BYTES && request.body) await drain(request.body.getReader(), 0);
+      return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
     const nulField = nulInUrl(request.url);
     if (nulField) return reply(set, "validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
   })
