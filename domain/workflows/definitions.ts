@@ -1,6 +1,6 @@
 // Workflow definitions (SPEC "Workflow", "Workflow version", Limits): validation of slug, name and
 // steps with every failure keyed like `steps[2].duration`, create, new version on update, soft delete.
-import { AppError, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { CHANNELS } from "../../schemas/channels";
 import { validateTemplate } from "../templates/render";
 import { conditionProblem } from "./conditions";
@@ -182,7 +182,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
  * throws 422 validation_failed. Returns the definition as stored (known fields only).
  */
 function validateDefinition(body: Record<string, unknown>, opts: { slugRequired: boolean }): { slug?: string; name: string; steps: WorkflowStepDef[] } {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   for (const k of Object.keys(body)) if (!["slug", "name", "steps"].includes(k)) add(details, k, "is not allowed");
   checkSlug(details, body.slug, opts.slugRequired);
   checkText(details, "name", body.name, WORKFLOW_LIMITS.nameLength, true);
