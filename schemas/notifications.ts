@@ -18,6 +18,12 @@ export const CreateNotificationBody = t.Object(
     payload: t.Optional(Obj),
     metadata: t.Optional(Obj),
     category: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Preference category checked before sending" })),
+    locale: t.Optional(
+      t.String({
+        maxLength: 35,
+        description: "Locale to render the template in when the subscriber has none (pt_BR, pt, en, en-US); docs/localization.md",
+      }),
+    ),
   },
   {
     additionalProperties: true,
@@ -112,6 +118,7 @@ export const NotificationDetail = t.Object({
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   category: Nullable(t.String()),
+  locale: Nullable(t.String({ description: "The locale the template was rendered in (pt_BR, en_US...); null without a template" })),
   data: t.Any(),
   metadata: t.Any(),
   error: t.Any(),
@@ -188,6 +195,7 @@ export const NotificationDetailResponse = t.Object(
           template_id: "welcome",
           subscriber_id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
           category: null,
+          locale: "pt_BR",
           data: { name: "Ana", company: "Acme" },
           metadata: { order_id: "1042" },
           error: null,

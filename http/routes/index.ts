@@ -8,6 +8,7 @@ import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
+import { templateTranslationRoutes } from "./template-translations";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -40,6 +41,7 @@ export const routePlugins = [
   inboxEmbedRoutes,
   auditLogRoutes,
   templateRoutes,
+  templateTranslationRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
