@@ -62,6 +62,8 @@ export type CreateNotificationBody = {
   metadata?: { [key: string]: any };
   /** Preference category checked before sending */
   category?: string;
+  /** Locale to render the template in when the subscriber has none (pt_BR, pt, en, en-US); docs/localization.md */
+  locale?: string;
 };
 
 export type ListNotificationsQuery = {
@@ -92,6 +94,7 @@ export type NotificationDetail = {
   template_id: string | null;
   subscriber_id: string | null;
   category: string | null;
+  locale: string | null;
   data: any;
   metadata: any;
   error: any;
@@ -150,6 +153,7 @@ export type NotificationDetailResponse = {
     template_id: string | null;
     subscriber_id: string | null;
     category: string | null;
+    locale: string | null;
     data: any;
     metadata: any;
     error: any;
