@@ -24,6 +24,7 @@ import { prepareEvents } from "../events/outbox";
 import { acceptNotification } from "../notifications/accept";
 import { durationSeconds } from "./definitions";
 import { stepAddress } from "./recipients";
+import { isDue, isLive, judgeChannel, judgePrevious, previousOutcome, statusAfterStep } from "./verdicts";
 
 /** The runtime's timers as the engine needs them (the handler's ctx.schedule: TIME_SCALE applies). */
 export interface RunTimer {
@@ -88,7 +89,7 @@ class Draft {
     if (append) this.results.push(result);
     this.currentStep = result.step + 1;
     this.wait = null;
-    if (this.currentStep >= this.steps.length) this.status = "completed";
+    this.status = statusAfterStep(result.step, this.steps.length);
     this.events.push(workflowEvent(this.facts(), "workflow.step.completed", { step: result.step, result }));
     if (this.status === "completed") this.events.push(workflowEvent(this.facts(), "workflow.completed"));
   }
@@ -159,12 +160,6 @@ const writeBatcher = new MicroBatcher<DraftWrite, RunRow | null>(
   },
   { maxSize: 200, maxWaitMs: 1, maxConcurrent: 3 },
 );
-
-/** The run's timer for this wait fired, or its due time has passed (a lost timer, a late message). */
-function isDue(wait: WaitState, msg: WorkflowRunMessage): boolean {
-  if (msg.type === "timer" && msg.token === wait.token) return true;
-  return Date.now() >= Date.parse(wait.due_at);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Notifications of steps: idempotent by key, so a job that runs again finds the one it created.
@@ -243,36 +238,6 @@ async function runDelay(d: Draft, i: number, step: WorkflowStepDef, msg: Workflo
   return "wait";
 }
 
-type Verdict = "delivered" | "not_delivered" | "wait";
-
-/** The previous step's notification (DESIGN.md 6): delivered skips; failed, bounced or suppressed tries the channels; pending or sent waits. */
-function judgePrevious(status: string | null): Verdict {
-  if (status === "delivered") return "delivered";
-  if (status === "pending" || status === "sent") return "wait";
-  return "not_delivered";
-}
-
-/** A fallback channel's own notification: delivered or sent is success; pending waits. */
-function judgeChannel(status: string | null): "success" | "failure" | "wait" {
-  if (status === "delivered" || status === "sent") return "success";
-  if (status === "pending") return "wait";
-  return "failure";
-}
-
-/** The outcome a fallback step looks at: the nearest earlier send or fallback (null: there is none). */
-function previousOutcome(results: StepResultRecord[], i: number): { delivered: true } | { notificationId: string } | null {
-  for (let k = results.length - 1; k >= 0; k--) {
-    const r = results[k]!;
-    if (r.step >= i) continue;
-    if (r.type === "send" && typeof r.notification_id === "string") return { notificationId: r.notification_id };
-    if (r.type === "fallback") {
-      if (r.status === "skipped") return { delivered: true };
-      if (typeof r.notification_id === "string") return { notificationId: r.notification_id };
-    }
-  }
-  return null;
-}
-
 async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
   const channels = step.channels as Channel[];
   const skip = (): Next => {
@@ -349,7 +314,7 @@ const MAX_MOVES_PER_JOB = 50;
 /** Moves the draft on until it waits or the run ends. */
 async function drive(d: Draft, msg: WorkflowRunMessage, timer: RunTimer): Promise<void> {
   for (let moves = 0; moves < MAX_MOVES_PER_JOB; moves++) {
-    if (d.status !== "running") return;
+    if (!isLive(d.status)) return;
     const i = d.currentStep;
     const step = d.steps[i];
     if (!step) return d.finish();
@@ -385,7 +350,7 @@ const MAX_STARTS = 5;
 export async function advanceRun(msg: WorkflowRunMessage, timer: RunTimer): Promise<void> {
   for (let start = 0; start < MAX_STARTS; start++) {
     const run = await loadRun(msg.runId);
-    if (!run || run.status !== "running") return; // unknown, finished or cancelled: a late timer or wake-up does nothing
+    if (!run || !isLive(run.status)) return; // unknown, finished or cancelled: a late timer or wake-up does nothing
     // a notification's wake-up matters only to the wait on that notification
     if (msg.type === "notification" && (!run.step_state || !("notification_id" in run.step_state) || run.step_state.notification_id !== msg.notificationId)) return;
     const steps = await stepsOf(run.workflow_id);
