@@ -12,6 +12,8 @@ export interface WorkflowStepDef {
   duration?: string;
   channels?: string[];
   condition?: string;
+  /** send and fallback: the preference category of its notifications (issue 28) */
+  category?: string;
 }
 
 export interface WorkflowRow {

@@ -17,6 +17,7 @@ const SLUG_RE = /^[a-z0-9_-]+$/;
 const DURATION_RE = /^(\d+)([mhd])$/;
 const UNIT_SECONDS = { m: 60, h: 3600, d: 86400 } as const;
 const TEMPLATE_MAX = 255;
+const CATEGORY_MAX = 100;
 
 /** Seconds of a `<N>m|<N>h|<N>d` duration (N a positive integer), or null when malformed. */
 export function durationSeconds(duration: string): number | null {
@@ -28,9 +29,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template"],
+  send: ["type", "channel", "template", "category"],
   delay: ["type", "duration"],
-  fallback: ["type", "channels", "template", "condition"],
+  fallback: ["type", "channels", "template", "condition", "category"],
 };
 
 function add(details: ErrorDetails, field: string, message: string) {
@@ -79,7 +80,10 @@ function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowSte
     case "send":
       checkChannel(details, `${at}.channel`, s.channel);
       checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
-      return { type, channel: s.channel as string, template: s.template as string };
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      const send: WorkflowStepDef = { type, channel: s.channel as string, template: s.template as string };
+      if (isString(s.category)) send.category = s.category;
+      return send;
     case "delay": {
       if (s.duration === undefined || s.duration === null) add(details, `${at}.duration`, "is required");
       else if (!isString(s.duration)) add(details, `${at}.duration`, "must be a string");
@@ -104,6 +108,8 @@ function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowSte
       if (s.condition !== undefined && s.condition !== "not_delivered") add(details, `${at}.condition`, "must be not_delivered");
       const step: WorkflowStepDef = { type, channels: s.channels as string[], template: s.template as string };
       if (s.condition !== undefined) step.condition = s.condition as string;
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      if (isString(s.category)) step.category = s.category;
       return step;
     }
   }

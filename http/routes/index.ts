@@ -9,6 +9,7 @@ import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { templateTranslationRoutes } from "./template-translations";
+import { preferenceCategoryRoutes } from "./preference-categories";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -42,6 +43,7 @@ export const routePlugins = [
   auditLogRoutes,
   templateRoutes,
   templateTranslationRoutes,
+  preferenceCategoryRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
