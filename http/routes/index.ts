@@ -8,6 +8,8 @@ import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
+import { templateTranslationRoutes } from "./template-translations";
+import { preferenceCategoryRoutes } from "./preference-categories";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -43,6 +45,8 @@ export const routePlugins = [
   inboxEmbedRoutes,
   auditLogRoutes,
   templateRoutes,
+  templateTranslationRoutes,
+  preferenceCategoryRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
