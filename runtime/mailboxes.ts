@@ -334,6 +334,7 @@ export class Mailboxes {
       return;
     }
     this.core.counters.deferred++;
+    this.core.wakeTimers(delay);
     observe(this.core, "deferred", { actor: w.runner.actor.name, partition: w.p });
   }
 

@@ -24,6 +24,8 @@ export interface WorkflowStepDef {
   limit?: number;
   /** any step: a JSON Logic rule; false skips the step */
   if?: Record<string, unknown>;
+  /** send and fallback: the preference category of its notifications (issue 28) */
+  category?: string;
 }
 
 export interface WorkflowRow {

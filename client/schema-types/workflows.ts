@@ -245,6 +245,8 @@ export type StepInput = {
   channels?: unknown;
   /** string. fallback: only `not_delivered` (the default). */
   condition?: unknown;
+  /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+  category?: unknown;
   [key: string]: unknown;
 };
 
@@ -337,6 +339,8 @@ export type WorkflowCreateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -384,6 +388,7 @@ export type WorkflowListResponse = {
       limit?: number;
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
+      category?: string;
     }[];
     version: number;
     active: boolean;
@@ -421,6 +426,7 @@ export type WorkflowRecord = {
     limit?: number;
     /** JSON Logic condition */
     if?: { [key: string]: unknown };
+    category?: string;
   }[];
   version: number;
   active: boolean;
@@ -454,6 +460,7 @@ export type WorkflowResponse = {
       limit?: number;
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
+      category?: string;
     }[];
     version: number;
     active: boolean;
@@ -487,6 +494,7 @@ export type WorkflowStep = {
   limit?: number;
   /** JSON Logic condition */
   if?: { [key: string]: unknown };
+  category?: string;
 };
 
 export type WorkflowUpdateBody = {
@@ -520,6 +528,8 @@ export type WorkflowUpdateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;

@@ -1,6 +1,6 @@
 // Workflow definitions (SPEC "Workflow", "Workflow version", Limits): validation of slug, name and
 // steps with every failure keyed like `steps[2].duration`, create, new version on update, soft delete.
-import { AppError, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { CHANNELS } from "../../schemas/channels";
 import { validateTemplate } from "../templates/render";
 import { conditionProblem } from "./conditions";
@@ -19,6 +19,7 @@ const SLUG_RE = /^[a-z0-9_-]+$/;
 const DURATION_RE = /^(\d+)([mhd])$/;
 const UNIT_SECONDS = { m: 60, h: 3600, d: 86400 } as const;
 const TEMPLATE_MAX = 255;
+const CATEGORY_MAX = 100;
 
 /** Seconds of a `<N>m|<N>h|<N>d` duration (N a positive integer), or null when malformed. */
 export function durationSeconds(duration: string): number | null {
@@ -30,9 +31,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template", "if"],
+  send: ["type", "channel", "template", "category", "if"],
   delay: ["type", "duration", "until", "if"],
-  fallback: ["type", "channels", "template", "condition", "if"],
+  fallback: ["type", "channels", "template", "condition", "category", "if"],
   digest: ["type", "window", "key", "max_events", "if"],
   throttle: ["type", "limit", "window", "key", "if"],
 };
@@ -125,7 +126,10 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
     case "send":
       checkChannel(details, `${at}.channel`, s.channel);
       checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
-      return { type, channel: s.channel as string, template: s.template as string };
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      const send: WorkflowStepDef = { type, channel: s.channel as string, template: s.template as string };
+      if (isString(s.category)) send.category = s.category;
+      return send;
     case "delay": {
       if (s.until !== undefined) {
         if (s.duration !== undefined) add(details, `${at}.until`, "must not be given with duration (one of duration or until)");
@@ -155,6 +159,8 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       if (s.condition !== undefined && s.condition !== "not_delivered") add(details, `${at}.condition`, "must be not_delivered");
       const step: WorkflowStepDef = { type, channels: s.channels as string[], template: s.template as string };
       if (s.condition !== undefined) step.condition = s.condition as string;
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      if (isString(s.category)) step.category = s.category;
       return step;
     }
     case "digest": {
@@ -182,7 +188,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
  * throws 422 validation_failed. Returns the definition as stored (known fields only).
  */
 function validateDefinition(body: Record<string, unknown>, opts: { slugRequired: boolean }): { slug?: string; name: string; steps: WorkflowStepDef[] } {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   for (const k of Object.keys(body)) if (!["slug", "name", "steps"].includes(k)) add(details, k, "is not allowed");
   checkSlug(details, body.slug, opts.slugRequired);
   checkText(details, "name", body.name, WORKFLOW_LIMITS.nameLength, true);
