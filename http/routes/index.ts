@@ -32,6 +32,7 @@ import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
 import { deliverySettingsRoutes } from "./delivery-settings";
+import { broadcastRoutes } from "./broadcasts";
 
 export const routePlugins = [
   healthRoutes,
@@ -68,4 +69,5 @@ export const routePlugins = [
   billingWebhookRoutes,
   topicRoutes,
   deliverySettingsRoutes,
+  broadcastRoutes,
 ] as const;
