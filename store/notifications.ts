@@ -12,6 +12,8 @@ export interface NotificationRow {
   subscriber_id: string | null;
   template_slug: string | null;
   category: string | null;
+  /** the locale the template was rendered in (migration 0780); null without a template */
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
@@ -40,6 +42,8 @@ export interface NotificationRow {
   warnings?: NotificationWarning[] | null;
   /** the workflow run waiting on its outcome (woken when its status moves); see migration 0400 */
   workflow_run_id: string | null;
+  /** the sender's lane: high, normal or low (migration 0721) */
+  priority?: "high" | "normal" | "low";
 }
 
 export interface NotificationWarning {
@@ -69,6 +73,7 @@ export interface NewNotification {
   subscriberId: string | null;
   templateSlug: string | null;
   category: string | null;
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
@@ -77,6 +82,8 @@ export interface NewNotification {
   workflowRunId?: string | null;
   /** delivery policy: quiet hours and caps do not apply */
   critical?: boolean;
+  /** the sender's lane; normal when absent */
+  priority?: "high" | "normal" | "low";
 }
 
 /** The batched INSERT of notifications as a statement to embed (a data-modifying WITH item); returns ids. */
@@ -93,6 +100,7 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       subscriber_id: r.subscriberId,
       template_slug: r.templateSlug,
       category: r.category,
+      locale: r.locale ?? null,
       data: r.data,
       metadata: r.metadata,
       content: r.content,
@@ -100,16 +108,18 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       created_at: r.createdAt.toISOString(),
       workflow_run_id: r.workflowRunId ?? null,
       critical: r.critical === true,
+      priority: r.priority ?? "normal",
     })),
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical)
+      locale, data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id, coalesce(critical, false)
+      locale, coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
+      coalesce(critical, false), coalesce(priority, 'normal')
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
-      subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz, workflow_run_id uuid, critical boolean)
+      subscriber_id uuid, template_slug text, category text, locale text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
+      created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
     on conflict do nothing
     returning id`;
 }

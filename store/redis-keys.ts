@@ -26,6 +26,7 @@
 // | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
 // | nms:fcap:<tenant>:<env>:<who>:<channel>   | zset    | store/frequency-caps.ts          | the longest cap window after the last send |
+// | nms:circuit:<tenant>:<env>:<channel>:<entry> | hash | store/circuits.ts (domain/routing/) | 1 day after its last call (a closed circuit forgets) |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -78,6 +79,17 @@ export const redisKeys = {
    * `redis-cli XLEN <bench prefix>:floor:stream`
    */
   benchFloorStream: () => redisKey("floor", "stream"),
+
+  /**
+   * The circuit breaker of one configured provider entry of a channel (docs/routing.md): a hash of
+   * state (closed|open|half_open), fails (failures in a row), opened_at and probe_until (epoch ms,
+   * Redis clock), wstart/wcalls/werrs (the error-rate window), last_error, provider. Changed only by the
+   * three transition scripts of store/circuits.ts; `entry` is the channel configuration id for the
+   * primary provider, the failover entry's id for a backup.
+   * `redis-cli HGETALL nms:circuit:<tenant>:<env>:<channel>:<entry>` ·
+   * every circuit of a tenant: `redis-cli --scan --pattern 'nms:circuit:<tenant>:*'`
+   */
+  circuit: (tenantId: string, environment: string, channel: string, entryId: string) => redisKey("circuit", tenantId, environment, channel, entryId),
 
   /**
    * A tenant's production notifications of one billing period (committed and in flight), under one

@@ -1,6 +1,6 @@
 // Workflow runs as the API starts and stops them: trigger (a run pinned to the active version, its
 // event and the job for step 0) and cancel (terminal runs are 409 run_not_cancellable).
-import { AppError, notFound, validationFailed } from "../../basics/errors";
+import { fieldErrors, AppError, notFound, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { workflowRunAddress, workflowRunTimerId } from "./workflow-run-mail";
 import { sql, type Scope } from "../../store/db";
@@ -28,7 +28,7 @@ export function triggerInputProblems(body: Record<string, unknown>, prefix = "")
   const recipient = body.recipient ?? body.to;
   const dataField = body.data !== undefined ? "data" : "payload";
   const data = body.data ?? body.payload ?? {};
-  const details: Record<string, string[]> = {};
+  const details: Record<string, string[]> = fieldErrors();
   if (recipient === undefined || recipient === null) details[`${prefix}recipient`] = ["is required (or to)"];
   else if (typeof recipient !== "string") details[prefix + recipientField] = ["must be a string"];
   else if (recipient.trim() === "") details[prefix + recipientField] = ["must not be empty"];

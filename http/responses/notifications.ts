@@ -67,6 +67,8 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     template_id: r.template_slug,
     subscriber_id: r.subscriber_id,
     category: r.category,
+    priority: r.priority ?? "normal",
+    locale: r.locale ?? null,
     data: r.data ?? {},
     metadata: r.metadata ?? {},
     error: r.error ? { code: r.error.code, message: r.error.message } : null,

@@ -19,6 +19,8 @@ const CODES_BEFORE: Record<number, string[]> = {
   404: [
     "not_found",
     "template_not_found",
+    "translation_not_found",
+    "preference_category_not_found",
     "notification_not_found",
     "subscriber_not_found",
     "team_member_not_found",
@@ -38,6 +40,8 @@ const CODES_BEFORE: Record<number, string[]> = {
     "plan_not_found",
     "topic_not_found",
     "broadcast_not_found",
+    "tenant_not_found",
+    "offboarding_not_found",
   ],
   409: [
     "conflict",
