@@ -25,6 +25,7 @@ export const StepInput = t.Object(
     duration: Field("string", "delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d)."),
     channels: Field("array of string", "fallback: channels tried in order until one is delivered or sent (at least one)."),
     condition: Field("string", "fallback: only `not_delivered` (the default)."),
+    priority: Field("string", "send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md)."),
   },
   { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
 );
@@ -98,6 +99,7 @@ export const WorkflowStep = t.Object({
   duration: t.Optional(t.String()),
   channels: t.Optional(t.Array(t.String())),
   condition: t.Optional(t.String()),
+  priority: t.Optional(t.String({ description: "send and fallback: high, normal or low (absent: normal)" })),
 });
 
 export const WorkflowRecord = t.Object({

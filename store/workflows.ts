@@ -12,6 +12,8 @@ export interface WorkflowStepDef {
   duration?: string;
   channels?: string[];
   condition?: string;
+  /** send and fallback: the notifications' sender lane (absent: normal) */
+  priority?: "high" | "normal" | "low";
 }
 
 export interface WorkflowRow {

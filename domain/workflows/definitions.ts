@@ -28,9 +28,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template"],
+  send: ["type", "channel", "template", "priority"],
   delay: ["type", "duration"],
-  fallback: ["type", "channels", "template", "condition"],
+  fallback: ["type", "channels", "template", "condition", "priority"],
 };
 
 function add(details: ErrorDetails, field: string, message: string) {
@@ -59,6 +59,18 @@ function checkChannel(details: ErrorDetails, field: string, v: unknown) {
   if (!isString(v) || !(CHANNELS as readonly string[]).includes(v)) add(details, field, `must be one of ${CHANNELS.join(", ")}`);
 }
 
+const PRIORITIES = ["high", "normal", "low"] as const;
+
+/** A send or fallback step's lane (docs/routing.md): kept only when given. */
+function withPriority(details: ErrorDetails, at: string, v: unknown, step: WorkflowStepDef): WorkflowStepDef {
+  if (v === undefined || v === null) return step;
+  if (!(PRIORITIES as readonly unknown[]).includes(v)) {
+    add(details, `${at}.priority`, `must be one of ${PRIORITIES.join(", ")}`);
+    return step;
+  }
+  return { ...step, priority: v as WorkflowStepDef["priority"] };
+}
+
 function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowStepDef | null {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     add(details, at, "must be an object");
@@ -79,7 +91,7 @@ function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowSte
     case "send":
       checkChannel(details, `${at}.channel`, s.channel);
       checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
-      return { type, channel: s.channel as string, template: s.template as string };
+      return withPriority(details, at, s.priority, { type, channel: s.channel as string, template: s.template as string });
     case "delay": {
       if (s.duration === undefined || s.duration === null) add(details, `${at}.duration`, "is required");
       else if (!isString(s.duration)) add(details, `${at}.duration`, "must be a string");
@@ -104,7 +116,7 @@ function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowSte
       if (s.condition !== undefined && s.condition !== "not_delivered") add(details, `${at}.condition`, "must be not_delivered");
       const step: WorkflowStepDef = { type, channels: s.channels as string[], template: s.template as string };
       if (s.condition !== undefined) step.condition = s.condition as string;
-      return step;
+      return withPriority(details, at, s.priority, step);
     }
   }
 }

@@ -183,7 +183,13 @@ function outcomeLookedAt(steps: WorkflowStepDef[], i: number): boolean {
   return false;
 }
 
-async function createNotification(run: RunRow, channel: Channel, template: string, key: string, opts: { anyTemplateChannel: boolean; wakesRun: boolean }): Promise<Created> {
+async function createNotification(
+  run: RunRow,
+  channel: Channel,
+  template: string,
+  key: string,
+  opts: { anyTemplateChannel: boolean; wakesRun: boolean; priority?: WorkflowStepDef["priority"] },
+): Promise<Created> {
   const address = await stepAddress(run, channel);
   if (!address.ok) return address;
   try {
@@ -198,6 +204,7 @@ async function createNotification(run: RunRow, channel: Channel, template: strin
       workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
       templateForAnyChannel: opts.anyTemplateChannel,
+      priority: opts.priority ?? "normal",
     });
     return { ok: true, id: n.id, status: n.status };
   } catch (err) {
@@ -219,6 +226,7 @@ async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next
   const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}`, {
     anyTemplateChannel: false,
     wakesRun: outcomeLookedAt(d.steps, i),
+    priority: step.priority,
   });
   if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
   else d.complete({ type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
@@ -253,7 +261,7 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
       // the run waits for this one's outcome (and a later fallback may look at it)
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true });
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, priority: step.priority });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;
