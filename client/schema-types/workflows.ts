@@ -197,6 +197,8 @@ export type StepInput = {
   channels?: unknown;
   /** string. fallback: only `not_delivered` (the default). */
   condition?: unknown;
+  /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+  priority?: unknown;
   [key: string]: unknown;
 };
 
@@ -265,6 +267,8 @@ export type WorkflowCreateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -300,6 +304,8 @@ export type WorkflowListResponse = {
       duration?: string;
       channels?: string[];
       condition?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -325,6 +331,8 @@ export type WorkflowRecord = {
     duration?: string;
     channels?: string[];
     condition?: string;
+    /** send and fallback: high, normal or low (absent: normal) */
+    priority?: string;
   }[];
   version: number;
   active: boolean;
@@ -346,6 +354,8 @@ export type WorkflowResponse = {
       duration?: string;
       channels?: string[];
       condition?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -367,6 +377,8 @@ export type WorkflowStep = {
   duration?: string;
   channels?: string[];
   condition?: string;
+  /** send and fallback: high, normal or low (absent: normal) */
+  priority?: string;
 };
 
 export type WorkflowUpdateBody = {
@@ -388,6 +400,8 @@ export type WorkflowUpdateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
