@@ -11,6 +11,7 @@ import { fcmDefinition } from "./push/fcm";
 import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
 import { twilioDefinition } from "./sms/twilio";
+import { vonageDefinition } from "./sms/vonage";
 import { redactSecrets, secretValues } from "./outcome";
 import { recordProviderCall } from "../basics/metrics";
 import type { Channel } from "../schemas/channels";
@@ -26,6 +27,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     postmarkDefinition,
     resendDefinition,
     twilioDefinition,
+    vonageDefinition,
     whatsappCloudDefinition,
     fcmDefinition,
     webpushDefinition,

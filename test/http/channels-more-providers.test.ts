@@ -53,6 +53,16 @@ CASES.push({
   secret: resendKey,
 });
 
+const vonageSecret = `vonage-secret-${crypto.randomUUID()}`;
+CASES.push({
+  provider: "vonage",
+  channel: "sms",
+  valid: { credentials: { api_key: "a1b2c3d4", api_secret: vonageSecret }, settings: { from: "Acme" } },
+  invalid: { credentials: { api_secret: vonageSecret, application_id: "x" }, settings: { from: "not a valid sender id" } },
+  details: ["credentials.api_key", "credentials.application_id", "credentials.private_key", "settings.from"],
+  secret: vonageSecret,
+});
+
 let key: string;
 beforeAll(async () => {
   key = (await createTenant()).secretKey;

@@ -14,6 +14,7 @@ const pages: Record<string, string> = {
   postmark: "postmark.md",
   resend: "resend.md",
   twilio: "twilio.md",
+  vonage: "vonage.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
   webpush: "webpush.md",
