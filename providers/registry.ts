@@ -10,6 +10,7 @@ import { inboxDefinition } from "./in-app/inbox";
 import { fcmDefinition } from "./push/fcm";
 import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
+import { snsDefinition } from "./sms/sns";
 import { twilioDefinition } from "./sms/twilio";
 import { vonageDefinition } from "./sms/vonage";
 import { redactSecrets, secretValues } from "./outcome";
@@ -28,6 +29,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     resendDefinition,
     twilioDefinition,
     vonageDefinition,
+    snsDefinition,
     whatsappCloudDefinition,
     fcmDefinition,
     webpushDefinition,

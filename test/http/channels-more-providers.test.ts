@@ -63,6 +63,16 @@ CASES.push({
   secret: vonageSecret,
 });
 
+const snsSecret = `sns/${crypto.randomUUID()}`;
+CASES.push({
+  provider: "sns",
+  channel: "sms",
+  valid: { credentials: { access_key_id: "AKIAIOSFODNN7EXAMPLE", secret_access_key: snsSecret }, settings: { region: "sa-east-1", sender_id: "Acme" } },
+  invalid: { credentials: { access_key_id: "AKIAIOSFODNN7EXAMPLE", secret_access_key: snsSecret }, settings: { sms_type: "Urgent" } },
+  details: ["settings.region", "settings.sms_type"],
+  secret: snsSecret,
+});
+
 let key: string;
 beforeAll(async () => {
   key = (await createTenant()).secretKey;

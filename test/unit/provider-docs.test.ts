@@ -15,6 +15,7 @@ const pages: Record<string, string> = {
   resend: "resend.md",
   twilio: "twilio.md",
   vonage: "vonage.md",
+  sns: "sns.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
   webpush: "webpush.md",
