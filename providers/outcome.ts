@@ -127,9 +127,8 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
     }
     if (Array.isArray(v)) return v.map(scrub);
     if (v && typeof v === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = scrub(x);
-      return out;
+      // fromEntries defines own keys: a provider's "__proto__" key stays a key (assignment would set the prototype)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x)]));
     }
     return v;
   };

@@ -56,11 +56,12 @@ export const TemplateCreateBody = t.Object(
     metadata: t.Optional(fields.metadata),
     provider_template_id: t.Optional(fields.provider_template_id),
   },
-  { examples: [CREATE_EXAMPLE] },
+  { additionalProperties: false, examples: [CREATE_EXAMPLE] },
 );
 
 /** PUT is a partial update: every field optional, absent fields keep their value. */
 export const TemplateUpdateBody = t.Partial(TemplateCreateBody, {
+  additionalProperties: false,
   examples: [{ content: "Hello {{name}}, welcome aboard!", status: "active" }],
 });
 
@@ -75,7 +76,7 @@ export const TemplateParams = t.Object({ id: t.String({ description: "Template i
 
 export const PreviewByIdBody = t.Object(
   { variables: t.Optional(Metadata) },
-  { examples: [{ variables: { name: "Ana", company: "Acme" } }] },
+  { additionalProperties: false, examples: [{ variables: { name: "Ana", company: "Acme" } }] },
 );
 
 export const PreviewInlineBody = t.Object(
@@ -85,7 +86,7 @@ export const PreviewInlineBody = t.Object(
     variables: t.Optional(Metadata),
     variants: t.Optional(fields.variants),
   },
-  { examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
+  { additionalProperties: false, examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
 );
 
 export const ValidateInlineBody = t.Object(
@@ -95,7 +96,7 @@ export const ValidateInlineBody = t.Object(
     variants: t.Optional(fields.variants),
     variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
   },
-  { examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
+  { additionalProperties: false, examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
 );
 
 export const Template = t.Object({

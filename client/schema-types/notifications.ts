@@ -62,6 +62,8 @@ export type CreateNotificationBody = {
   metadata?: { [key: string]: any };
   /** Preference category checked before sending */
   category?: string;
+  /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
+  priority?: "high" | "normal" | "low";
 };
 
 export type ListNotificationsQuery = {
@@ -92,6 +94,8 @@ export type NotificationDetail = {
   template_id: string | null;
   subscriber_id: string | null;
   category: string | null;
+  /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
+  priority: "high" | "normal" | "low";
   data: any;
   metadata: any;
   error: any;
@@ -150,6 +154,8 @@ export type NotificationDetailResponse = {
     template_id: string | null;
     subscriber_id: string | null;
     category: string | null;
+    /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
+    priority: "high" | "normal" | "low";
     data: any;
     metadata: any;
     error: any;
@@ -244,6 +250,9 @@ export type PageMeta = {
   cursor: string | null;
   has_more: boolean;
 };
+
+/** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
+export type PriorityLiteral = "high" | "normal" | "low";
 
 /** The rendered message as the last attempt sent it; null before any attempt and after erasure */
 export type SentContent = {

@@ -44,6 +44,8 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
         data: data ?? {},
         metadata: body.metadata ?? {},
         category: body.category ?? null,
+        critical: body.critical === true,
+        priority: body.priority ?? "normal",
       });
       set.status = 202;
       return { data: { id: n.id, channel: n.channel, recipient: n.recipient, status: n.status, created_at: n.created_at } };

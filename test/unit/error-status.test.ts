@@ -36,6 +36,8 @@ const CODES_BEFORE: Record<number, string[]> = {
     "dead_letter_not_found",
     "workflow_run_not_found",
     "plan_not_found",
+    "tenant_not_found",
+    "offboarding_not_found",
   ],
   409: [
     "conflict",
