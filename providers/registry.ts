@@ -7,6 +7,7 @@ import { sendgridDefinition } from "./email/sendgrid";
 import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
 import { inboxDefinition } from "./in-app/inbox";
+import { apnsDefinition } from "./push/apns";
 import { fcmDefinition } from "./push/fcm";
 import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
@@ -33,6 +34,7 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     whatsappCloudDefinition,
     fcmDefinition,
     webpushDefinition,
+    apnsDefinition,
     inboxDefinition,
     sandboxDefinition,
   ].map((d) => [d.name, d]),

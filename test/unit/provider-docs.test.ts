@@ -19,6 +19,7 @@ const pages: Record<string, string> = {
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
   webpush: "webpush.md",
+  apns: "apns.md",
   inbox: "inbox.md",
   sandbox: "sandbox.md",
 };
