@@ -90,6 +90,26 @@ export function recordProviderCall(provider: string, outcome: ProviderCallOutcom
   providerCalls.seconds.observe({ provider, outcome }, seconds);
 }
 
+// ---- provider circuits (domain/routing/) ----------------------------------------------------------
+const circuitTransitions = new Counter({
+  name: "nms_provider_circuit_transitions_total",
+  help: "Circuit breaker changes of configured provider entries, by channel, provider and the state entered (open, half_open, closed)",
+  labelNames: ["channel", "provider", "state"] as const,
+  registers,
+});
+const circuitSkips = new Counter({
+  name: "nms_provider_circuit_skips_total",
+  help: "Sends routed past a provider entry because its circuit was open (the next provider took them), by channel and provider",
+  labelNames: ["channel", "provider"] as const,
+  registers,
+});
+export function recordCircuitTransition(channel: string, provider: string, state: "open" | "half_open" | "closed"): void {
+  circuitTransitions.inc({ channel, provider, state });
+}
+export function recordCircuitSkip(channel: string, provider: string): void {
+  circuitSkips.inc({ channel, provider });
+}
+
 // ---- notifications --------------------------------------------------------------------------------
 const notificationStatuses = new Counter({
   name: "nms_notification_status_total",

@@ -19,6 +19,8 @@ const CODES_BEFORE: Record<number, string[]> = {
   404: [
     "not_found",
     "template_not_found",
+    "translation_not_found",
+    "preference_category_not_found",
     "notification_not_found",
     "subscriber_not_found",
     "team_member_not_found",
@@ -36,6 +38,8 @@ const CODES_BEFORE: Record<number, string[]> = {
     "dead_letter_not_found",
     "workflow_run_not_found",
     "plan_not_found",
+    "tenant_not_found",
+    "offboarding_not_found",
   ],
   409: [
     "conflict",
