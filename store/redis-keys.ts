@@ -25,6 +25,7 @@
 // | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
+// | nms:ryw:<key id or user id>               | string  | store/replica.ts                 | 60 s after the caller's last write         |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -39,6 +40,13 @@ export const redisKeys = {
    * `redis-cli GET nms:auth:epoch`
    */
   authEpoch: () => redisKey("auth", "epoch"),
+
+  /**
+   * The primary's WAL position after a caller's last write (only with DATABASE_READ_URL): the caller's
+   * reads go to the primary until the replica has replayed it (read your writes). 60 s.
+   * `redis-cli GET nms:ryw:<api key id>`
+   */
+  lastWrite: (caller: string) => redisKey("ryw", caller),
 
   /**
    * Idempotency record of one (tenant, environment, method, path, Idempotency-Key), the digest
