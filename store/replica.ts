@@ -100,6 +100,3 @@ export async function rememberWrite(caller: string): Promise<void> {
   }
 }
 
-export async function closeReplica(): Promise<void> {
-  await replicaSql?.end({ timeout: 5 });
-}
