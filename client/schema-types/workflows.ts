@@ -197,6 +197,8 @@ export type StepInput = {
   channels?: unknown;
   /** string. fallback: only `not_delivered` (the default). */
   condition?: unknown;
+  /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+  category?: unknown;
   [key: string]: unknown;
 };
 
@@ -265,6 +267,8 @@ export type WorkflowCreateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -300,6 +304,7 @@ export type WorkflowListResponse = {
       duration?: string;
       channels?: string[];
       condition?: string;
+      category?: string;
     }[];
     version: number;
     active: boolean;
@@ -325,6 +330,7 @@ export type WorkflowRecord = {
     duration?: string;
     channels?: string[];
     condition?: string;
+    category?: string;
   }[];
   version: number;
   active: boolean;
@@ -346,6 +352,7 @@ export type WorkflowResponse = {
       duration?: string;
       channels?: string[];
       condition?: string;
+      category?: string;
     }[];
     version: number;
     active: boolean;
@@ -367,6 +374,7 @@ export type WorkflowStep = {
   duration?: string;
   channels?: string[];
   condition?: string;
+  category?: string;
 };
 
 export type WorkflowUpdateBody = {
@@ -388,6 +396,8 @@ export type WorkflowUpdateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
