@@ -56,11 +56,12 @@ export const TemplateCreateBody = t.Object(
     metadata: t.Optional(fields.metadata),
     provider_template_id: t.Optional(fields.provider_template_id),
   },
-  { examples: [CREATE_EXAMPLE] },
+  { additionalProperties: false, examples: [CREATE_EXAMPLE] },
 );
 
 /** PUT is a partial update: every field optional, absent fields keep their value. */
 export const TemplateUpdateBody = t.Partial(TemplateCreateBody, {
+  additionalProperties: false,
   examples: [{ content: "Hello {{name}}, welcome aboard!", status: "active" }],
 });
 
@@ -80,7 +81,7 @@ const LocaleField = t.String({
 
 export const PreviewByIdBody = t.Object(
   { variables: t.Optional(Metadata), locale: t.Optional(LocaleField) },
-  { examples: [{ variables: { name: "Ana", company: "Acme" } }, { variables: { name: "Ana" }, locale: "en" }] },
+  { additionalProperties: false, examples: [{ variables: { name: "Ana", company: "Acme" } }, { variables: { name: "Ana" }, locale: "en" }] },
 );
 
 export const ValidateByIdBody = t.Object({ locale: t.Optional(LocaleField) }, { examples: [{ locale: "pt_BR" }] });
@@ -92,7 +93,7 @@ export const PreviewInlineBody = t.Object(
     variables: t.Optional(Metadata),
     variants: t.Optional(fields.variants),
   },
-  { examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
+  { additionalProperties: false, examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
 );
 
 export const ValidateInlineBody = t.Object(
@@ -102,7 +103,7 @@ export const ValidateInlineBody = t.Object(
     variants: t.Optional(fields.variants),
     variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
   },
-  { examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
+  { additionalProperties: false, examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
 );
 
 export const Template = t.Object({

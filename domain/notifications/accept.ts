@@ -4,7 +4,7 @@ import { recordNotificationStatus } from "../../basics/metrics";
 import { config } from "../../config";
 import { AppError, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
-import { channelSenderAddress, senderMessage } from "../delivery/channel-sender-mail";
+import { byLane, senderMessage } from "../delivery/channel-sender-mail";
 import { CHANNELS, type Channel } from "../../schemas/channels";
 import { counterCtes, type CounterDelta } from "../../store/analytics";
 import { isBlockedEmail } from "../../store/blocked-domains";
@@ -50,8 +50,12 @@ export interface AcceptInput {
   workflowRunId?: string | null;
   /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
   subscriber?: { id: string; external_id: string; locale?: string | null } | null;
+  /** quiet hours and frequency caps do not apply (domain/delivery-policy/) */
+  critical?: boolean;
   /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
   templateForAnyChannel?: boolean;
+  /** the sender's lane (docs/routing.md); normal when absent */
+  priority?: "high" | "normal" | "low" | null;
 }
 
 export interface AcceptedNotification {
@@ -209,10 +213,12 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     locale,
     data,
     metadata,
+    critical: input.critical === true,
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),
     workflowRunId: input.workflowRunId ?? null,
+    priority: input.priority ?? "normal",
   };
   const created = await withinQuota(row, () => acceptBatcher.submit({ row, subscriber: linked }));
   if (created) recordNotificationStatus(channel, "pending");
@@ -292,7 +298,8 @@ async function flushAccepts(items: AcceptItem[]): Promise<boolean[]> {
 async function enqueue(items: AcceptItem[]): Promise<void> {
   if (items.length === 0) return;
   try {
-    await getRuntime().sendMany(channelSenderAddress, items.map((i) => senderMessage(i.row, 1)));
+    const msgs = items.map((i) => senderMessage(i.row, 1));
+    await Promise.all(byLane(msgs, (m) => m).map((lane) => getRuntime().sendMany(lane.address, lane.items)));
   } catch (err) {
     // Committed rows are safe: the reconciler re-enqueues pending notifications without a message.
     logger.error({ err, count: items.length }, "enqueue after commit failed; the reconciler will re-enqueue");

@@ -33,6 +33,9 @@ import { workflowRunRoutes } from "./workflow-runs";
 import { planAdminRoutes, planRoutes } from "./plans";
 import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
+import { topicRoutes } from "./topics";
+import { deliverySettingsRoutes } from "./delivery-settings";
+import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
   healthRoutes,
@@ -70,4 +73,7 @@ export const routePlugins = [
   planRoutes,
   subscriptionRoutes,
   billingWebhookRoutes,
+  topicRoutes,
+  deliverySettingsRoutes,
+  retentionSettingsRoutes,
 ] as const;

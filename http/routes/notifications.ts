@@ -47,6 +47,8 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
         data: data ?? {},
         metadata: body.metadata ?? {},
         category: body.category ?? null,
+        critical: body.critical === true,
+        priority: body.priority ?? "normal",
         locale,
       });
       set.status = 202;

@@ -39,7 +39,7 @@ import {
   type TemplateStatus,
 } from "../../store/templates";
 import { serializeTemplate } from "../responses/templates";
-import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
@@ -142,7 +142,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/preview",
     ({ auth, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return previewOf(body, body.variables ?? {});
@@ -157,7 +157,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/validate",
     ({ auth, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return { data: validateTemplate(body) };
@@ -172,7 +172,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates",
     async ({ auth, body, set }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, body);
       const variants = body.variants ?? {};
       const status = (body.status ?? "draft") as TemplateStatus;
@@ -215,7 +215,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .get(
     "/v1/templates",
     async ({ auth, query }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkEnum(details, "channel", query.channel, CHANNELS);
       checkEnum(details, "status", query.status, TEMPLATE_STATUS_VALUES);
       if (Object.keys(details).length) throw validationFailed(details);
@@ -250,7 +250,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .put(
     "/v1/templates/:id",
     async ({ auth, params, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, body);
       if (Object.keys(details).length) throw validationFailed(details);
       try {
@@ -273,7 +273,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
             provider_template_id: body.provider_template_id !== undefined ? body.provider_template_id : cur.provider_template_id,
           };
           if (next.status === "active") {
-            const errs: ErrorDetails = {};
+            const errs = fieldErrors();
             syntaxDetails(errs, validateTemplate({ content, channel: next.channel, variants }).errors);
             if (Object.keys(errs).length) throw validationFailed(errs);
           }
