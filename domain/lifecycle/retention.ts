@@ -103,6 +103,7 @@ export async function sweepRetention(
     from = page[page.length - 1]!.tenant_id;
     inclusive = false;
   }
-  log.info({ ...totals, ms: Date.now() - started }, "retention sweep done");
+  const removedAny = totals.notifications + totals.events + totals.workflow_runs + totals.inbox_items + totals.webhook_deliveries > 0;
+  (removedAny ? log.info.bind(log) : log.debug.bind(log))({ ...totals, ms: Date.now() - started }, "retention sweep done");
   return { ...totals, resumeFrom: null };
 }
