@@ -164,6 +164,8 @@ export const config = {
   oauthProvider,
   timeScale: numberEnv("TIME_SCALE", 1),
   partitions: numberEnv("PARTITIONS", 16),
+  /** Members a broadcast's fan-out reads per page, each page one transaction with its runs and cursor (docs/topics.md). */
+  broadcastPageSize: numberEnv("BROADCAST_PAGE_SIZE", 1000),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
   /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */
