@@ -194,6 +194,8 @@ export const config = {
   senderShards: numberEnv("SENDER_SHARDS", 256),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
+  /** Handler slots of the low-priority lane's host in a sender process (actors/channel-sender.ts; docs/routing.md). */
+  senderLowConcurrency: Math.max(1, numberEnv("SENDER_LOW_CONCURRENCY", 64) || 64),
   /** In-flight sends past which a process counts as busy and tenant shares apply. */
   senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", 184) || 184),
   /** How long a workflow fallback step waits for a final status before treating it as not delivered (TIME_SCALE applies). */
@@ -222,6 +224,20 @@ export const config = {
    * together with the providers' own timeouts (settings.timeout_ms); the chaos check uses 2 s.
    */
   senderProviderDeadlineMs: Math.max(100, numberEnv("SENDER_PROVIDER_DEADLINE_MS", 15_000)),
+  /**
+   * The circuit breaker of every configured provider entry (docs/routing.md): wall-clock values,
+   * TIME_SCALE never shortens them. It opens after `consecutiveFailures` failures in a row, or when
+   * more than `errorRate` of at least `minCalls` calls in `windowMs` failed; `cooldownMs` after
+   * opening one probe call half-opens it (a probe unanswered for `probeTimeoutMs` lets another try).
+   */
+  circuit: {
+    consecutiveFailures: Math.max(1, numberEnv("CIRCUIT_CONSECUTIVE_FAILURES", 5)),
+    errorRate: Math.min(1, Math.max(0, numberEnv("CIRCUIT_ERROR_RATE", 0.5))),
+    minCalls: Math.max(1, numberEnv("CIRCUIT_MIN_CALLS", 20)),
+    windowMs: durationEnv("CIRCUIT_WINDOW", 30_000),
+    cooldownMs: durationEnv("CIRCUIT_COOLDOWN", 30_000),
+    probeTimeoutMs: durationEnv("CIRCUIT_PROBE_TIMEOUT", 20_000),
+  },
   /** How long POST /v1/channels/:channel/test waits for its test notification's first attempt. */
   channelTestWaitMs: Math.max(100, numberEnv("CHANNEL_TEST_WAIT_MS", 15_000)),
   /** A pending notification untouched this long (and not waiting for a retry) is re-enqueued by the reconciler. */
@@ -232,6 +248,17 @@ export const config = {
   metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
   /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
   metricsToken: env("METRICS_TOKEN"),
+  /** Retention and tenant offboarding (docs/operations.md#retention). */
+  lifecycle: {
+    /** How often the retention job sweeps expired history (one process at a time, under the lease `retention`). */
+    retentionEveryMs: durationEnv("RETENTION_EVERY", 10 * 60_000),
+    /** Rows one DELETE of the retention sweep or of an offboarding removes (each batch is its own short transaction). */
+    batchRows: Math.max(1, numberEnv("RETENTION_BATCH_ROWS", 1000)),
+    /** A pause between two batches, so replicas and vacuum keep up with a long removal (0 = none). */
+    batchPauseMs: Math.max(0, numberEnv("RETENTION_BATCH_PAUSE_MS", 5)),
+    /** A running offboarding whose progress has not moved for this long is resumed by the retention job (its process died). */
+    offboardingStaleMs: durationEnv("OFFBOARDING_STALE_AFTER", 30_000),
+  },
   /** Plans, quotas and subscriptions (docs/billing.md). */
   billing: {
     /** The plan of a tenant without a subscription, and of one whose subscription was cancelled or expired. */

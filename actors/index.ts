@@ -1,7 +1,7 @@
 // The stream actors this service runs and how a process starts hosts for some of them; the periodic
 // jobs are jobs/index.ts, and scripts/process-kinds.ts joins both into the Procfile's kinds.
 import type { Actor, HostOptions } from "../runtime";
-import { channelSender } from "./channel-sender";
+import { channelSender, channelSenderHigh, channelSenderLow, SENDER_LANE_HOST_OPTIONS } from "./channel-sender";
 import { domainHealth } from "./domain-health";
 import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
 import { workflowRun, WORKFLOW_HOST_OPTIONS } from "./workflow-run";
@@ -43,6 +43,19 @@ export async function startActorHosts(names: string[]): Promise<Running> {
     const host = getRuntime().startHost({ ...ownHost[n], actors: [streamActors[n]!] });
     await host.ready;
     running.push(host);
+  }
+  // the channel sender's high and low lanes, each in a host of its own (docs/routing.md): high never
+  // waits for a slot or for read capacity behind normal or low work, and low keeps slots of its own
+  if (names.includes("channel-sender")) {
+    for (const [actor, opts] of [
+      [channelSenderHigh, SENDER_LANE_HOST_OPTIONS.high],
+      [channelSenderLow, SENDER_LANE_HOST_OPTIONS.low],
+    ] as const) {
+      const host = getRuntime().startHost({ ...opts, actors: [actor] });
+      await host.ready;
+      const unwatch = watchHost(host);
+      running.push({ stop: () => host.stop().finally(unwatch) });
+    }
   }
   return {
     async stop() {

@@ -5,7 +5,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 
 /** One registry per process: a process running several kinds (npm start) serves them all on one /metrics. */
 export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry, prefix: "nms_" });
+// The event-loop lag is sampled every 100 ms, not prom-client's 10 ms: that timer alone cost an idle
+// process 7 ms of CPU a second (docs/operations.md, idle burn); lags are still measured to the ms.
+collectDefaultMetrics({ register: metricsRegistry, prefix: "nms_", eventLoopMonitoringPrecision: 100 });
 
 const registers = [metricsRegistry];
 /** Seconds, from 1 ms to 30 s: API answers, handler runs and provider calls all fall in it. */
@@ -86,6 +88,26 @@ const providerCalls = countedAndTimed(
 export function recordProviderCall(provider: string, outcome: ProviderCallOutcome, seconds: number): void {
   providerCalls.count.inc({ provider, outcome });
   providerCalls.seconds.observe({ provider, outcome }, seconds);
+}
+
+// ---- provider circuits (domain/routing/) ----------------------------------------------------------
+const circuitTransitions = new Counter({
+  name: "nms_provider_circuit_transitions_total",
+  help: "Circuit breaker changes of configured provider entries, by channel, provider and the state entered (open, half_open, closed)",
+  labelNames: ["channel", "provider", "state"] as const,
+  registers,
+});
+const circuitSkips = new Counter({
+  name: "nms_provider_circuit_skips_total",
+  help: "Sends routed past a provider entry because its circuit was open (the next provider took them), by channel and provider",
+  labelNames: ["channel", "provider"] as const,
+  registers,
+});
+export function recordCircuitTransition(channel: string, provider: string, state: "open" | "half_open" | "closed"): void {
+  circuitTransitions.inc({ channel, provider, state });
+}
+export function recordCircuitSkip(channel: string, provider: string): void {
+  circuitSkips.inc({ channel, provider });
 }
 
 // ---- notifications --------------------------------------------------------------------------------

@@ -12,6 +12,23 @@ export const CHANNELS_TEXT = `${CHANNELS.slice(0, -1).join(", ")} or ${CHANNELS[
 
 const Obj = t.Record(t.String(), t.Unknown());
 
+/** Most backup providers a channel may have (docs/routing.md). */
+export const MAX_FAILOVER = 3;
+
+/** A backup provider, tried in order when the ones before it fail or their circuit is open. */
+export const FailoverEntryBody = t.Object({
+  provider: t.String({ description: "A provider serving this channel (the same vendor again is fine: say a second Twilio account)" }),
+  credentials: t.Optional(Obj),
+  settings: t.Optional(Obj),
+});
+
+const FailoverList = t.Array(FailoverEntryBody, {
+  maxItems: MAX_FAILOVER,
+  description:
+    "0-3 backup providers, tried in order after the primary. Credentials are encrypted and never returned. On PUT the list replaces the " +
+    "stored one; an entry sent without credentials keeps those of the stored entry at the same position when its provider is the same.",
+});
+
 export const ChannelCreateBody = t.Object(
   {
     channel: t.String({ enum: [...CHANNELS], description: CHANNELS_TEXT }),
@@ -19,6 +36,7 @@ export const ChannelCreateBody = t.Object(
     credentials: t.Optional(Obj),
     settings: t.Optional(Obj),
     active: t.Optional(t.Boolean()),
+    failover: t.Optional(FailoverList),
   },
   {
     examples: [
@@ -40,6 +58,7 @@ export const ChannelUpdateBody = t.Object(
     credentials: t.Optional(Obj),
     settings: t.Optional(Obj),
     active: t.Optional(t.Boolean()),
+    failover: t.Optional(FailoverList),
   },
   { examples: [{ settings: { from_email: "hello@acme.example", from_name: "Acme Support" }, active: true }] },
 );
@@ -51,6 +70,18 @@ export const ChannelTestBody = t.Object(
 
 export const ChannelParams = t.Object({ channel: t.String() });
 
+export const CircuitStateLiteral = t.Union([t.Literal("closed"), t.Literal("open"), t.Literal("half_open")]);
+
+/** One configured provider of a channel with its circuit breaker (GET /v1/channels/:channel). */
+export const ChannelProviderState = t.Object({
+  provider: t.String(),
+  role: t.Union([t.Literal("primary"), t.Literal("failover")]),
+  circuit: CircuitStateLiteral,
+  opened_at: t.Union([t.String(), t.Null()], { description: "when the circuit last opened (null while closed)" }),
+  failures: t.Integer({ description: "failures in a row since the last answered call" }),
+  last_error: t.Union([t.String(), t.Null()], { description: "the provider's last failing answer (code: message)" }),
+});
+
 export const ChannelConfigRecord = t.Object({
   id: t.String(),
   channel: t.String(),
@@ -58,6 +89,12 @@ export const ChannelConfigRecord = t.Object({
   settings: Obj,
   active: t.Boolean(),
   credential_keys: t.Array(t.String(), { description: "Names of the stored credentials; values are never returned" }),
+  failover: t.Array(t.Object({ provider: t.String(), settings: Obj, credential_keys: t.Array(t.String()) }), {
+    description: "The backup providers in order (credentials never; their key names only)",
+  }),
+  providers: t.Optional(
+    t.Array(ChannelProviderState, { description: "GET /v1/channels/:channel: the primary and each backup with its circuit breaker's state" }),
+  ),
   created_at: t.String(),
   updated_at: t.String(),
 });
@@ -69,6 +106,7 @@ const CHANNEL_EXAMPLE = {
   settings: { from_email: "hello@acme.example", from_name: "Acme" },
   active: true,
   credential_keys: ["api_key"],
+  failover: [],
   created_at: "2025-08-01T12:00:00.000Z",
   updated_at: "2025-08-01T12:00:00.000Z",
 };
@@ -87,6 +125,23 @@ export const ChannelTestResponse = t.Object(
       ),
       notification_id: t.Optional(t.String({ description: "the test notification (delivery)" })),
       provider_response: t.Optional(t.Record(t.String(), t.Unknown(), { description: "the provider's answer as recorded (credentials redacted)" })),
+      providers: t.Optional(
+        t.Array(
+          t.Object({
+            provider: t.String(),
+            role: t.Union([t.Literal("primary"), t.Literal("failover")]),
+            success: t.Boolean(),
+            message: t.String(),
+            checked: t.Optional(t.Union([t.Literal("connection"), t.Literal("delivery"), t.Literal("configuration")])),
+            notification_id: t.Optional(t.String()),
+            provider_response: t.Optional(t.Record(t.String(), t.Unknown())),
+          }),
+          {
+            description:
+              "With backup providers: each provider's own result, the primary first (a backup's test with a recipient goes straight through its adapter); success is then true only when every provider passed",
+          },
+        ),
+      ),
     }),
   },
   {

@@ -7,6 +7,11 @@ export const ChannelName = t.Union(ChannelLiteral.anyOf, { description: CHANNELS
 
 const Obj = t.Record(t.String(), t.Any());
 
+/** The sender's lane (docs/routing.md): high never waits behind normal or low work. */
+export const PriorityLiteral = t.Union([t.Literal("high"), t.Literal("normal"), t.Literal("low")], {
+  description: "high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones",
+});
+
 export const CreateNotificationBody = t.Object(
   {
     channel: ChannelName,
@@ -18,6 +23,14 @@ export const CreateNotificationBody = t.Object(
     payload: t.Optional(Obj),
     metadata: t.Optional(Obj),
     category: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Preference category checked before sending" })),
+    critical: t.Optional(t.Boolean({ description: "An OTP or security alert: quiet hours and frequency caps of the delivery policy do not apply (docs/delivery-policy.md)" })),
+    priority: t.Optional(PriorityLiteral),
+    locale: t.Optional(
+      t.String({
+        maxLength: 35,
+        description: "Locale to render the template in when the subscriber has none (pt_BR, pt, en, en-US); docs/localization.md",
+      }),
+    ),
   },
   {
     additionalProperties: true,
@@ -75,7 +88,7 @@ export const NotificationListItem = t.Object({
   id: t.String(),
   channel: t.String(),
   recipient: Nullable(t.String()),
-  status: t.String(),
+  status: t.String({ description: "pending, scheduled (held by quiet hours), sent, delivered, failed, bounced, suppressed" }),
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   workflow_step: Nullable(WorkflowStepRef),
@@ -112,11 +125,15 @@ export const NotificationDetail = t.Object({
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   category: Nullable(t.String()),
+  priority: PriorityLiteral,
+  locale: Nullable(t.String({ description: "The locale the template was rendered in (pt_BR, en_US...); null without a template" })),
   data: t.Any(),
   metadata: t.Any(),
   error: t.Any(),
   provider: Nullable(t.String()),
-  suppressed_reason: Nullable(t.String()),
+  suppressed_reason: Nullable(t.String({ description: "why a suppressed notification was not sent, e.g. frequency_capped (docs/delivery-policy.md)" })),
+  critical: t.Optional(t.Boolean({ description: "quiet hours and frequency caps do not apply" })),
+  scheduled_for: t.Optional(Nullable(t.String({ description: "held by quiet hours (status scheduled) until this time" }))),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() }), {
     description: "Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing)",
   }),
@@ -188,6 +205,8 @@ export const NotificationDetailResponse = t.Object(
           template_id: "welcome",
           subscriber_id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
           category: null,
+          priority: "normal",
+          locale: "pt_BR",
           data: { name: "Ana", company: "Acme" },
           metadata: { order_id: "1042" },
           error: null,

@@ -21,6 +21,9 @@ export const WebhookEventType = t.Union([
   // billing (docs/billing.md): once per tenant and period each, in production
   t.Literal("quota.warning"),
   t.Literal("quota.exceeded"),
+  // delivery routing (docs/routing.md): a provider entry's circuit breaker opened or closed again
+  t.Literal("channel.provider.circuit_opened"),
+  t.Literal("channel.provider.circuit_closed"),
 ]);
 
 export const WebhookEvent = t.Object({

@@ -23,7 +23,7 @@ const Url = t.String({
   description:
     "http(s) address of the receiver, without credentials. Loopback, private, link-local, multicast and unspecified addresses are refused (also after DNS resolution) unless the service runs with WEBHOOK_ALLOW_PRIVATE=true.",
 });
-const Events = t.Array(WebhookEventTypeLiteral, { minItems: 1, maxItems: 17, description: "Event types this webhook receives" });
+const Events = t.Array(WebhookEventTypeLiteral, { minItems: 1, maxItems: EventTypeUnion.anyOf.length, description: "Event types this webhook receives" });
 const Description = Nullable(t.String({ maxLength: 500 }));
 
 export const CreateWebhookBody = t.Object(
@@ -75,7 +75,7 @@ export const ReplayWebhookBody = t.Object(
   {
     since: t.String({ format: "date-time", description: "Start of the window (ISO 8601, inclusive)" }),
     until: t.Optional(t.String({ format: "date-time", description: "End of the window (exclusive); default now" })),
-    events: t.Optional(t.Array(WebhookEventTypeLiteral, { minItems: 1, maxItems: 17, description: "Only these types (default: the webhook's)" })),
+    events: t.Optional(t.Array(WebhookEventTypeLiteral, { minItems: 1, maxItems: EventTypeUnion.anyOf.length, description: "Only these types (default: the webhook's)" })),
   },
   { additionalProperties: false, examples: [{ since: "2026-01-01T00:00:00.000Z" }, { since: "2026-01-01T00:00:00.000Z", until: "2026-01-02T00:00:00.000Z", events: ["notification.failed"] }] },
 );

@@ -219,6 +219,8 @@ export interface StaleCandidate {
   environment: string;
   channel: string;
   attempt_count: number;
+  /** its sender lane (high, normal, low) */
+  priority: string;
   /** when its last message was due: the later of updated_at and next_attempt_at, epoch ms */
   enqueued_ms: number;
   /** its claimed attempt has no attempt row (the sender died mid-attempt) */
@@ -229,7 +231,7 @@ export interface StaleCandidate {
 export async function stalePending(opts: { staleMs: number; limit: number; tenantId?: string }): Promise<StaleCandidate[]> {
   const staleMs = opts.staleMs;
   return await sql<StaleCandidate[]>`
-    select id, tenant_id, environment, channel, attempt_count,
+    select id, tenant_id, environment, channel, attempt_count, priority,
       (extract(epoch from greatest(updated_at, coalesce(next_attempt_at, updated_at))) * 1000)::float8 as enqueued_ms,
       attempt_count > 0 and not exists (
         select 1 from notification_attempts a where a.notification_id = notifications.id and a.attempt_number = notifications.attempt_count) as lost

@@ -17,8 +17,37 @@ export interface ChannelRow {
   credential_keys: string[];
   settings: Record<string, unknown>;
   active: boolean;
+  /** backup providers, tried in order after the primary (credentials sealed per entry) */
+  failover: StoredFailoverEntry[];
   created_at: Date;
   updated_at: Date;
+}
+
+/** One backup provider as stored in channels.failover: its credentials encrypted like the primary's. */
+export interface StoredFailoverEntry {
+  /** stable while the entry keeps its provider and credentials: its circuit is keyed by it */
+  id: string;
+  provider: string;
+  credentials_enc: string | null;
+  credentials_key_id: string | null;
+  credential_keys: string[];
+  settings: Record<string, unknown>;
+}
+
+/** A backup provider as written by the routes: plaintext credentials, sealed by insert/update. `id` keeps an existing entry's. */
+export interface FailoverFields {
+  id?: string;
+  provider: string;
+  credentials: Record<string, unknown>;
+  settings: Record<string, unknown>;
+}
+
+/** A backup provider as delivery sees it: decrypted credentials. */
+export interface FailoverConfig {
+  id: string;
+  provider: string;
+  credentials: Readonly<Record<string, unknown>>;
+  settings: Readonly<Record<string, unknown>>;
 }
 
 export interface ChannelFields {
@@ -26,6 +55,8 @@ export interface ChannelFields {
   credentials: Record<string, unknown>;
   settings: Record<string, unknown>;
   active: boolean;
+  /** backup providers (absent: none) */
+  failover?: FailoverFields[];
 }
 
 /** What delivery needs: decrypted credentials. Frozen: it is shared through the cache. */
@@ -36,6 +67,7 @@ export interface ChannelConfig {
   credentials: Readonly<Record<string, unknown>>;
   settings: Readonly<Record<string, unknown>>;
   active: boolean;
+  failover: readonly FailoverConfig[];
   updatedAt: string;
 }
 
@@ -46,7 +78,7 @@ export class ChannelExistsError extends Error {
 }
 
 const COLUMNS = sql`id, tenant_id, environment, channel, provider, credentials_enc, credentials_key_id, credential_keys,
-  settings, active, created_at, updated_at`;
+  settings, active, failover, created_at, updated_at`;
 
 /**
  * Additional authenticated data of the ciphertext: a credentials blob copied into another
@@ -66,6 +98,37 @@ function sealed(scope: Scope, channel: string, credentials: Record<string, unkno
   };
 }
 
+/** A backup entry's credentials are bound to its id as well: copied into another entry, they fail to decrypt. */
+function failoverAad(tenantId: string, environment: string, channel: string, entryId: string): string {
+  return `${aadOf(tenantId, environment, channel)}:failover:${entryId}`;
+}
+
+function sealFailover(scope: Scope, channel: string, list: FailoverFields[]): StoredFailoverEntry[] {
+  return list.map((f) => {
+    const id = f.id ?? newId();
+    const keys = Object.keys(f.credentials);
+    return {
+      id,
+      provider: f.provider,
+      credentials_enc: keys.length ? encryptJson(f.credentials, failoverAad(scope.tenantId, scope.environment, channel, id)) : null,
+      credentials_key_id: keys.length ? defaultKeyring().currentKeyId : null,
+      credential_keys: keys,
+      settings: f.settings,
+    };
+  });
+}
+
+/** Decrypts one backup entry's credentials; throws DecryptionError like decryptCredentials. */
+export function decryptFailoverCredentials(row: Pick<ChannelRow, "tenant_id" | "environment" | "channel">, entry: StoredFailoverEntry) {
+  if (!entry.credentials_enc) return {} as Record<string, unknown>;
+  return decryptJson<Record<string, unknown>>(entry.credentials_enc, failoverAad(row.tenant_id, row.environment, row.channel, entry.id));
+}
+
+/** The backup list with plaintext credentials (PUT keeps an entry's credentials when it sends none). */
+export function decryptFailover(row: ChannelRow): FailoverFields[] {
+  return (row.failover ?? []).map((e) => ({ id: e.id, provider: e.provider, credentials: decryptFailoverCredentials(row, e), settings: e.settings ?? {} }));
+}
+
 /** Throws DecryptionError (never with the plaintext) when the key is missing or the blob was altered. */
 export function decryptCredentials(row: Pick<ChannelRow, "tenant_id" | "environment" | "channel" | "credentials_enc">) {
   if (!row.credentials_enc) return {} as Record<string, unknown>;
@@ -74,12 +137,13 @@ export function decryptCredentials(row: Pick<ChannelRow, "tenant_id" | "environm
 
 export async function insertChannel(tx: Tx, scope: Scope, channel: string, f: ChannelFields): Promise<ChannelRow> {
   const s = sealed(scope, channel, f.credentials);
+  const failover = sealFailover(scope, channel, f.failover ?? []);
   try {
     const [row] = await tx`
       insert into channels (id, tenant_id, environment, channel, provider, credentials_enc, credentials_key_id,
-                            credential_keys, settings, active)
+                            credential_keys, settings, active, failover)
       values (${newId()}, ${scope.tenantId}, ${scope.environment}, ${channel}, ${f.provider}, ${s.enc}, ${s.keyId},
-              ${s.keys}, ${tx.json(f.settings as any)}, ${f.active})
+              ${s.keys}, ${tx.json(f.settings as any)}, ${f.active}, ${tx.json(failover as any)})
       returning ${COLUMNS}`;
     forgetCached(scope, channel);
     return row as unknown as ChannelRow;
@@ -107,9 +171,11 @@ export async function listChannels(scope: Scope): Promise<ChannelRow[]> {
 
 export async function updateChannel(tx: Tx, scope: Scope, channel: string, f: ChannelFields): Promise<ChannelRow> {
   const s = sealed(scope, channel, f.credentials);
+  const failover = sealFailover(scope, channel, f.failover ?? []);
   const [row] = await tx`
     update channels set provider = ${f.provider}, credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId},
-      credential_keys = ${s.keys}, settings = ${tx.json(f.settings as any)}, active = ${f.active}, updated_at = now()
+      credential_keys = ${s.keys}, settings = ${tx.json(f.settings as any)}, active = ${f.active},
+      failover = ${tx.json(failover as any)}, updated_at = now()
     where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and channel = ${channel}
     returning ${COLUMNS}`;
   forgetCached(scope, channel);
@@ -161,6 +227,7 @@ function toConfig(row: ChannelRow): ChannelConfig {
     credentials: decryptCredentials(row),
     settings: row.settings ?? {},
     active: row.active,
+    failover: (row.failover ?? []).map((e) => ({ id: e.id, provider: e.provider, credentials: decryptFailoverCredentials(row, e), settings: e.settings ?? {} })),
     updatedAt: iso(row.updated_at)!,
   });
 }
@@ -242,12 +309,14 @@ export async function listConfigsForProvider(provider: string): Promise<(Channel
 export async function reencryptChannelCredentials(): Promise<number> {
   const current = defaultKeyring().currentKeyId;
   const rows = (await sql`select ${COLUMNS} from channels
-    where credentials_enc is not null and credentials_key_id is distinct from ${current}`) as unknown as ChannelRow[];
+    where (credentials_enc is not null and credentials_key_id is distinct from ${current})
+       or jsonb_path_exists(failover, '$[*] ? (@.credentials_key_id != null && @.credentials_key_id != $k)', jsonb_build_object('k', ${current}::text))`) as unknown as ChannelRow[];
   for (const row of rows) {
     const scope = { tenantId: row.tenant_id, environment: row.environment };
     const s = sealed(scope, row.channel, decryptCredentials(row));
-    await sql`update channels set credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId}
-      where id = ${row.id} and credentials_enc = ${row.credentials_enc}`;
+    const failover = sealFailover(scope, row.channel, decryptFailover(row));
+    await sql`update channels set credentials_enc = ${s.enc}, credentials_key_id = ${s.keyId}, failover = ${sql.json(failover as any)}
+      where id = ${row.id} and credentials_enc is not distinct from ${row.credentials_enc}`;
     forgetCached(scope, row.channel);
   }
   return rows.length;

@@ -25,6 +25,8 @@
 // | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
+// | nms:fcap:<tenant>:<env>:<who>:<channel>   | zset    | store/frequency-caps.ts          | the longest cap window after the last send |
+// | nms:circuit:<tenant>:<env>:<channel>:<entry> | hash | store/circuits.ts (domain/routing/) | 1 day after its last call (a closed circuit forgets) |
 import { config } from "../config";
 
 /** `<prefix>:<part>:<part>...`: the builders below use it; tests use it to name keys they inspect. */
@@ -79,6 +81,17 @@ export const redisKeys = {
   benchFloorStream: () => redisKey("floor", "stream"),
 
   /**
+   * The circuit breaker of one configured provider entry of a channel (docs/routing.md): a hash of
+   * state (closed|open|half_open), fails (failures in a row), opened_at and probe_until (epoch ms,
+   * Redis clock), wstart/wcalls/werrs (the error-rate window), last_error, provider. Changed only by the
+   * three transition scripts of store/circuits.ts; `entry` is the channel configuration id for the
+   * primary provider, the failover entry's id for a backup.
+   * `redis-cli HGETALL nms:circuit:<tenant>:<env>:<channel>:<entry>` ·
+   * every circuit of a tenant: `redis-cli --scan --pattern 'nms:circuit:<tenant>:*'`
+   */
+  circuit: (tenantId: string, environment: string, channel: string, entryId: string) => redisKey("circuit", tenantId, environment, channel, entryId),
+
+  /**
    * A tenant's production notifications of one billing period (committed and in flight), under one
    * version of its limits (`<plan>.<plan version>.<subscription revision>`); seeded from PostgreSQL,
    * changed only by store/lua/quotaReserve-2.lua and quotaSettle-2.lua. The hash tag keeps it in
@@ -95,6 +108,13 @@ export const redisKeys = {
 
   /** The counters in use (`<tenant>|<start ms>|<end ms>|<v>`), the billing cron's work list. `redis-cli SMEMBERS nms:quota:counters` */
   quotaCounters: () => redisKey("quota", "counters"),
+
+  /**
+   * Frequency caps of the delivery policy: the sends admitted for one subscriber (or literal
+   * address) and channel, notification id -> admitted at (epoch ms), trimmed to the longest window;
+   * changed only by store/lua/frequencyCapAdmit-1.lua. `redis-cli ZRANGE nms:fcap:<tenant>:<env>:<subscriber id>:sms 0 -1 WITHSCORES`
+   */
+  frequencyCap: (tenantId: string, environment: string, who: string, channel: string) => redisKey("fcap", tenantId, environment, who, channel),
 };
 
 /**

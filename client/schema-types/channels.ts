@@ -9,6 +9,24 @@ export type ChannelConfigRecord = {
   active: boolean;
   /** Names of the stored credentials; values are never returned */
   credential_keys: string[];
+  /** The backup providers in order (credentials never; their key names only) */
+  failover: {
+    provider: string;
+    settings: { [key: string]: unknown };
+    credential_keys: string[];
+  }[];
+  /** GET /v1/channels/:channel: the primary and each backup with its circuit breaker's state */
+  providers?: {
+    provider: string;
+    role: "primary" | "failover";
+    circuit: "closed" | "open" | "half_open";
+    /** when the circuit last opened (null while closed) */
+    opened_at: string | null;
+    /** failures in a row since the last answered call */
+    failures: number;
+    /** the provider's last failing answer (code: message) */
+    last_error: string | null;
+  }[];
   created_at: string;
   updated_at: string;
 };
@@ -21,6 +39,13 @@ export type ChannelCreateBody = {
   credentials?: { [key: string]: unknown };
   settings?: { [key: string]: unknown };
   active?: boolean;
+  /** 0-3 backup providers, tried in order after the primary. Credentials are encrypted and never returned. On PUT the list replaces the stored one; an entry sent without credentials keeps those of the stored entry at the same position when its provider is the same. */
+  failover?: {
+    /** A provider serving this channel (the same vendor again is fine: say a second Twilio account) */
+    provider: string;
+    credentials?: { [key: string]: unknown };
+    settings?: { [key: string]: unknown };
+  }[];
 };
 
 export type ChannelListResponse = {
@@ -32,6 +57,24 @@ export type ChannelListResponse = {
     active: boolean;
     /** Names of the stored credentials; values are never returned */
     credential_keys: string[];
+    /** The backup providers in order (credentials never; their key names only) */
+    failover: {
+      provider: string;
+      settings: { [key: string]: unknown };
+      credential_keys: string[];
+    }[];
+    /** GET /v1/channels/:channel: the primary and each backup with its circuit breaker's state */
+    providers?: {
+      provider: string;
+      role: "primary" | "failover";
+      circuit: "closed" | "open" | "half_open";
+      /** when the circuit last opened (null while closed) */
+      opened_at: string | null;
+      /** failures in a row since the last answered call */
+      failures: number;
+      /** the provider's last failing answer (code: message) */
+      last_error: string | null;
+    }[];
     created_at: string;
     updated_at: string;
   }[];
@@ -43,6 +86,18 @@ export type ChannelParams = {
   channel: string;
 };
 
+export type ChannelProviderState = {
+  provider: string;
+  role: "primary" | "failover";
+  circuit: "closed" | "open" | "half_open";
+  /** when the circuit last opened (null while closed) */
+  opened_at: string | null;
+  /** failures in a row since the last answered call */
+  failures: number;
+  /** the provider's last failing answer (code: message) */
+  last_error: string | null;
+};
+
 export type ChannelResponse = {
   data: {
     id: string;
@@ -52,6 +107,24 @@ export type ChannelResponse = {
     active: boolean;
     /** Names of the stored credentials; values are never returned */
     credential_keys: string[];
+    /** The backup providers in order (credentials never; their key names only) */
+    failover: {
+      provider: string;
+      settings: { [key: string]: unknown };
+      credential_keys: string[];
+    }[];
+    /** GET /v1/channels/:channel: the primary and each backup with its circuit breaker's state */
+    providers?: {
+      provider: string;
+      role: "primary" | "failover";
+      circuit: "closed" | "open" | "half_open";
+      /** when the circuit last opened (null while closed) */
+      opened_at: string | null;
+      /** failures in a row since the last answered call */
+      failures: number;
+      /** the provider's last failing answer (code: message) */
+      last_error: string | null;
+    }[];
     created_at: string;
     updated_at: string;
   };
@@ -76,6 +149,16 @@ export type ChannelTestResponse = {
     notification_id?: string;
     /** the provider's answer as recorded (credentials redacted) */
     provider_response?: { [key: string]: unknown };
+    /** With backup providers: each provider's own result, the primary first (a backup's test with a recipient goes straight through its adapter); success is then true only when every provider passed */
+    providers?: {
+      provider: string;
+      role: "primary" | "failover";
+      success: boolean;
+      message: string;
+      checked?: "connection" | "delivery" | "configuration";
+      notification_id?: string;
+      provider_response?: { [key: string]: unknown };
+    }[];
   };
 };
 
@@ -85,4 +168,20 @@ export type ChannelUpdateBody = {
   credentials?: { [key: string]: unknown };
   settings?: { [key: string]: unknown };
   active?: boolean;
+  /** 0-3 backup providers, tried in order after the primary. Credentials are encrypted and never returned. On PUT the list replaces the stored one; an entry sent without credentials keeps those of the stored entry at the same position when its provider is the same. */
+  failover?: {
+    /** A provider serving this channel (the same vendor again is fine: say a second Twilio account) */
+    provider: string;
+    credentials?: { [key: string]: unknown };
+    settings?: { [key: string]: unknown };
+  }[];
+};
+
+export type CircuitStateLiteral = "closed" | "open" | "half_open";
+
+export type FailoverEntryBody = {
+  /** A provider serving this channel (the same vendor again is fine: say a second Twilio account) */
+  provider: string;
+  credentials?: { [key: string]: unknown };
+  settings?: { [key: string]: unknown };
 };

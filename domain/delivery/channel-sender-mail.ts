@@ -17,7 +17,17 @@ export interface SendMessage {
   /** the attempt this message may make: attempt_count must be attempt - 1 to claim it */
   attempt: number;
   shard: number;
+  /**
+   * Optional: the provider entry (0 primary, 1-3 backups) this attempt starts routing from; set when
+   * the previous attempt failed retryably and is retried at once on the next provider (domain/routing/).
+   */
+  entry?: number;
+  /** the notification's lane when not normal (absent: normal); retries stay in the lane they were read from */
+  priority?: "high" | "low";
 }
+
+export type Priority = "high" | "normal" | "low";
+export const PRIORITIES: readonly Priority[] = ["high", "normal", "low"];
 
 /**
  * Keys are `<tenant>:<environment>:<channel>:<shard>`. DESIGN.md 3 keys the sender by
@@ -31,9 +41,37 @@ export const channelSenderAddress: ActorAddress<SendMessage> = {
   keyOf: (m) => `${m.tenantId}:${m.environment}:${m.channel}:${m.shard}`,
 };
 
-/** The message for attempt `attempt` of a notification. */
-export function senderMessage(n: { id: string; tenantId: string; environment: string; channel: string }, attempt: number): SendMessage {
-  return {
+/**
+ * The priority lanes (docs/routing.md): one actor, so one set of streams, per lane, each read by a
+ * runtime host of its own (actors/index.ts), so a high-priority message never waits behind normal or
+ * low ones, and the low lane keeps its own slots. Normal keeps the historical name `channel-sender`
+ * (messages queued before lanes existed are read as they were): `nms:{channel-sender-high:<p>}`,
+ * `nms:{channel-sender:<p>}`, `nms:{channel-sender-low:<p>}`.
+ */
+export const channelSenderLanes: Record<Priority, ActorAddress<SendMessage>> = {
+  high: { ...channelSenderAddress, name: "channel-sender-high" },
+  normal: channelSenderAddress,
+  low: { ...channelSenderAddress, name: "channel-sender-low" },
+};
+
+/** The lane a message travels in. */
+export function senderAddressOf(msg: SendMessage): ActorAddress<SendMessage> {
+  return channelSenderLanes[msg.priority ?? "normal"];
+}
+
+/** Messages grouped by lane, for sendMany/stillQueued calls (one per lane). */
+export function byLane<T>(items: T[], msgOf: (item: T) => SendMessage): { address: ActorAddress<SendMessage>; items: T[] }[] {
+  const groups = new Map<Priority, T[]>();
+  for (const item of items) {
+    const p = msgOf(item).priority ?? "normal";
+    (groups.get(p) ?? groups.set(p, []).get(p)!).push(item);
+  }
+  return [...groups].map(([p, list]) => ({ address: channelSenderLanes[p], items: list }));
+}
+
+/** The message for attempt `attempt` of a notification (its lane from `priority`, normal when absent). */
+export function senderMessage(n: { id: string; tenantId: string; environment: string; channel: string; priority?: string | null }, attempt: number): SendMessage {
+  const msg: SendMessage = {
     v: 1,
     type: "send",
     notificationId: n.id,
@@ -43,4 +81,6 @@ export function senderMessage(n: { id: string; tenantId: string; environment: st
     attempt,
     shard: fnv1a32(n.id) % config.senderShards,
   };
+  if (n.priority === "high" || n.priority === "low") msg.priority = n.priority;
+  return msg;
 }

@@ -3,9 +3,11 @@
 // notification and waits, bounded, for the provider's answer to its first attempt.
 import { config } from "../../config";
 import { createProvider } from "../../providers/registry";
+import type { OutboundMessage } from "../../providers/types";
 import type { Channel } from "../../schemas/channels";
 import { getNotification, listAttempts } from "../../store/notifications";
 import { acceptNotification } from "../notifications/accept";
+import { newId } from "../../store/ids";
 
 const VERIFY_DEADLINE_MS = 10_000;
 
@@ -91,4 +93,35 @@ export async function sendChannelTest(
     }
     await Bun.sleep(100);
   }
+}
+
+/**
+ * A backup provider's test with a recipient: the test message goes straight through that provider's
+ * adapter (no notification is created: a notification is routed, so it would reach the primary).
+ */
+export async function sendDirectTest(
+  scope: { tenantId: string; environment: string },
+  channel: Channel,
+  provider: string,
+  credentials: Record<string, unknown>,
+  settings: Record<string, unknown>,
+  to: string,
+): Promise<ChannelTestOutcome> {
+  const p = createProvider(provider, { credentials, settings }, { timeoutMs: VERIFY_DEADLINE_MS, allowHttpEndpoints: config.allowHttpProviderEndpoints });
+  const payload = testPayload(channel);
+  const msg: OutboundMessage = {
+    notificationId: newId(),
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    channel,
+    to,
+    subject: payload.subject as string | undefined,
+    text: channel === "email" ? TEST_TEXT : undefined,
+    content: payload.content as string | undefined,
+    title: payload.title as string | undefined,
+    body: payload.body as string | undefined,
+  };
+  const r = await p.send(msg, AbortSignal.timeout(VERIFY_DEADLINE_MS));
+  if (r.ok) return { success: true, checked: "delivery", provider_response: r.response, message: `Sent to ${to} through ${provider}; it accepted the message` };
+  return { success: false, checked: "delivery", provider_response: r.response ?? {}, message: `${provider} refused the test to ${to}: ${r.error.message} (${r.error.code})` };
 }

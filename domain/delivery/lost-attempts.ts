@@ -36,7 +36,7 @@ export async function recordLostAttempt(ref: Ref, attempt: number): Promise<{ re
   });
   if (!done) return { recorded: false, next: null };
   if (!done.willRetry) return { recorded: true, next: null };
-  const msg = senderMessage({ id: done.n.id, tenantId: done.n.tenant_id, environment: done.n.environment, channel: done.n.channel }, attempt + 1);
+  const msg = senderMessage({ id: done.n.id, tenantId: done.n.tenant_id, environment: done.n.environment, channel: done.n.channel, priority: done.n.priority }, attempt + 1);
   return { recorded: true, next: { msg, delayMs: Math.max(0, done.dueAt.getTime() - Date.now()) } };
 }
 

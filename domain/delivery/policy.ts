@@ -35,4 +35,6 @@ export const senderTimers = {
   staleClaim: (notificationId: string, attempt: number) => `claim:${notificationId}:${attempt}`,
   /** the same attempt, after the provider's rate limit */
   rateLimited: (notificationId: string, attempt: number) => `rl:${notificationId}:${attempt}`,
+  /** the same attempt, once a provider entry's circuit may half-open (every entry's was open: domain/routing/) */
+  circuitsOpen: (notificationId: string, attempt: number) => `circuits:${notificationId}:${attempt}`,
 };

@@ -3,7 +3,7 @@
 import { config } from "../../config";
 import { pendingByIds, stalePending, touchPending, type StaleCandidate } from "../../store/attempts";
 import { getRuntime } from "../../store/runtime-handle";
-import { channelSenderAddress, senderMessage, type SendMessage } from "./channel-sender-mail";
+import { byLane, senderAddressOf, senderMessage, type SendMessage } from "./channel-sender-mail";
 import { recordLostAttempt } from "./lost-attempts";
 import { recordOutcome } from "./outcomes";
 import { MAX_ATTEMPTS, senderTimers } from "./policy";
@@ -28,11 +28,18 @@ type Candidate = Omit<StaleCandidate, "lost">;
  * collapsed the sender. The runtime answers which (stillQueued).
  */
 async function withoutBacklog(rows: Candidate[]): Promise<{ lost: Candidate[]; inBacklog: number }> {
-  const queued = await getRuntime().stillQueued(
-    channelSenderAddress,
-    rows.map((r) => ({ msg: senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1), sentAtMs: r.enqueued_ms })),
-  );
-  return { lost: rows.filter((_, i) => !queued[i]), inBacklog: queued.filter(Boolean).length };
+  const items = rows.map((r) => ({
+    row: r,
+    msg: senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel, priority: r.priority }, r.attempt_count + 1),
+    sentAtMs: r.enqueued_ms,
+  }));
+  // each lane's streams are asked about their own messages
+  const queued = new Set<Candidate>();
+  for (const lane of byLane(items, (i) => i.msg)) {
+    const answers = await getRuntime().stillQueued(lane.address, lane.items.map((i) => ({ msg: i.msg, sentAtMs: i.sentAtMs })));
+    lane.items.forEach((i, k) => answers[k] && queued.add(i.row));
+  }
+  return { lost: rows.filter((r) => !queued.has(r)), inBacklog: queued.size };
 }
 
 /**
@@ -89,13 +96,11 @@ export async function reconcileOnce(
 }
 
 async function scheduleRetry(msg: SendMessage, delayMs: number) {
-  await getRuntime().schedule(channelSenderAddress, senderTimers.retry(msg.notificationId), delayMs, msg, { unscaled: true });
+  await getRuntime().schedule(senderAddressOf(msg), senderTimers.retry(msg.notificationId), delayMs, msg, { unscaled: true });
 }
 
-async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number }[]) {
-  await getRuntime().sendMany(
-    channelSenderAddress,
-    rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel }, r.attempt_count + 1)),
-  );
+async function sendRequeued(rows: { id: string; tenant_id: string; environment: string; channel: string; attempt_count: number; priority?: string }[]) {
+  const msgs = rows.map((r) => senderMessage({ id: r.id, tenantId: r.tenant_id, environment: r.environment, channel: r.channel, priority: r.priority }, r.attempt_count + 1));
+  for (const lane of byLane(msgs, (m) => m)) await getRuntime().sendMany(lane.address, lane.items);
 }
 

@@ -17,6 +17,9 @@ import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, PROVIDER_DEADLINE_MS, senderTimers
 import { providerFor, rateLimitOf } from "./provider-cache";
 import { prepareOutbound } from "./receipt-links";
 import { checkSuppression } from "./suppression";
+import { applyDeliveryPolicy } from "../delivery-policy/policy";
+import { noteCall } from "../routing/circuit-breaker";
+import { chooseEntry, failoverAfter, type RouteChoice, type RouteEntry } from "../routing/route";
 import { resolveDelivery, type DeliveryTarget } from "./target";
 
 export type { SendContext };
@@ -32,12 +35,15 @@ interface Claimed {
  * attempt row included: a sending domain on hold); or settled here with the outcome to record.
  */
 type Prepared =
-  | { kind: "call"; target: DeliveryTarget; provider: Provider; message: OutboundMessage }
+  | { kind: "call"; target: DeliveryTarget; provider: Provider; message: OutboundMessage; route: Extract<RouteChoice, { kind: "entry" }> }
+  /** every provider entry's circuit is open: the same attempt waits, calling nobody (domain/routing/) */
+  | { kind: "circuits_open"; waitMs: number }
   | { kind: "refused"; target: DeliveryTarget; failure: SendFailure }
-  | { kind: "settled"; outcome: Outcome };
+  | { kind: "settled"; outcome: Outcome }
+  | { kind: "held" };
 
 /**
- * One attempt: `claim` (the rate limit and the attempt claim together), `prepare` (suppression, the
+ * One attempt: `claim` (the rate limit and the attempt claim together), `prepare` (suppression, the delivery policy, the
  * provider, the sending domain), `callProvider` under a deadline, then `recordSuccess` or
  * `recordFailure` (domain/delivery/outcomes.ts writes attempt row, status, events and rollups in one
  * transaction; a retryable failure schedules the next attempt). A message whose claim is taken goes
@@ -47,14 +53,31 @@ export async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<v
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   const claimed = await claim(msg, ctx);
   if (!claimed) return;
-  const prepared = await prepare(msg, claimed);
+  const prepared = await prepare(msg, claimed, ctx);
+  if (prepared.kind === "held") return; // quiet hours: a timer re-sends this message when they end
   if (prepared.kind === "settled") {
     await recordOutcome(prepared.outcome);
     return;
   }
+  if (prepared.kind === "circuits_open") {
+    await releaseClaim(claimed.n.id, msg.attempt);
+    await ctx.schedule(senderTimers.circuitsOpen(msg.notificationId, msg.attempt), prepared.waitMs, msg, { unscaled: true });
+    return;
+  }
   const { result, durationMs } = prepared.kind === "call" ? await callProvider(prepared.provider, prepared.message) : { result: prepared.failure, durationMs: 0 };
+  // the entry's circuit hears every answer; a retryable failure goes on to the next provider at once
+  let failoverTo: number | null = null;
+  if (prepared.kind === "call" && prepared.route.circuit) {
+    await noteCall(prepared.route.circuit, result);
+    failoverTo = failoverAfter(claimed.target!.entries, prepared.route.entry, result);
+  }
   if (result.ok) await recordSuccess(msg, claimed.n, prepared.target, result, durationMs);
-  else await recordFailure(msg, claimed.n, prepared.target, result, durationMs, ctx);
+  else await recordFailure(msg, claimed.n, prepared.target, result, durationMs, ctx, failoverTo);
+}
+
+/** The delivery target of one provider entry: its provider, credentials and settings, the channel's id and version. */
+function entryTarget(target: DeliveryTarget, e: RouteEntry): DeliveryTarget {
+  return e.index === 0 ? target : { ...target, provider: e.provider, credentials: e.credentials, settings: e.settings };
 }
 
 /**
@@ -86,24 +109,31 @@ async function claim(msg: SendMessage, ctx: SendContext): Promise<Claimed | null
 }
 
 /** Everything that may settle the attempt before any provider call: suppression, no channel, no provider, a domain hold. */
-async function prepare(msg: SendMessage, { n, target }: Claimed): Promise<Prepared> {
+async function prepare(msg: SendMessage, { n, target }: Claimed, ctx: SendContext): Promise<Prepared> {
   const settled = (o: Omit<Outcome, "n" | "attempt">): Prepared => ({ kind: "settled", outcome: { n, attempt: msg.attempt, ...o } });
   const { reason, subscriberId } = await checkSuppression(n);
   if (reason) return settled({ provider: target?.provider ?? null, status: "suppressed", suppressedReason: reason });
+  // quiet hours and frequency caps across workflows (domain/delivery-policy/policy.ts)
+  const policy = await applyDeliveryPolicy(msg, n, subscriberId, ctx);
+  if (policy.kind === "held") return { kind: "held" };
+  if (policy.kind === "capped") return settled({ provider: target?.provider ?? null, status: "suppressed", suppressedReason: "frequency_capped" });
   if (!target) {
     return settled({ provider: null, status: "failed", error: { code: "channel_not_configured", message: `The ${n.channel} channel is not configured` } });
   }
+  const route = await chooseEntry(msg, target.entries, msg.entry);
+  if (route.kind === "all_open") return { kind: "circuits_open", waitMs: route.waitMs };
+  const via = entryTarget(target, route.entry);
   let provider: Provider;
   try {
-    provider = providerFor(`${msg.tenantId}:${msg.environment}:${msg.channel}`, target);
+    provider = providerFor(`${msg.tenantId}:${msg.environment}:${msg.channel}:${route.entry.id}`, via);
   } catch (err) {
     const code = (err as { code?: string }).code ?? "provider_unavailable";
-    return settled({ provider: target.provider, status: "failed", error: { code, message: String((err as Error).message) } });
+    return settled({ provider: via.provider, status: "failed", error: { code, message: String((err as Error).message) } });
   }
   // the From domain's DKIM key, a warning, or a hold while the domain fails its checks (domain/sending-domains/mail-signing.ts)
-  const domain = await withSendingDomain(prepareOutbound(outboundMessageOf(n, subscriberId), target), target.settings);
-  if (!domain.ok) return { kind: "refused", target, failure: domain.failure };
-  return { kind: "call", target, provider, message: domain.message };
+  const domain = await withSendingDomain(prepareOutbound(outboundMessageOf(n, subscriberId), via), via.settings);
+  if (!domain.ok) return { kind: "refused", target: via, failure: domain.failure };
+  return { kind: "call", target: via, provider, message: domain.message, route };
 }
 
 /** The provider's answer, bounded by PROVIDER_DEADLINE_MS; a throw or a hang is a retryable failure. */
@@ -138,10 +168,11 @@ async function recordSuccess(msg: SendMessage, n: NotificationRow, target: Deliv
 }
 
 /** The outcome of a failed call: pending with the next attempt due while attempts remain and it may be retried, else failed. */
-function failureOutcome(msg: SendMessage, target: DeliveryTarget, result: SendFailure, durationMs: number): Omit<Outcome, "n" | "attempt"> & { waitMs: number | null; backoffMs: number } {
+function failureOutcome(msg: SendMessage, target: DeliveryTarget, result: SendFailure, durationMs: number, failoverTo: number | null): Omit<Outcome, "n" | "attempt"> & { waitMs: number | null; backoffMs: number } {
   const willRetry = result.retryable && msg.attempt < MAX_ATTEMPTS;
   const backoffMs = retryDelayFor(msg.attempt, DELIVERY_RETRY_POLICY);
-  const waitMs = result.retryAfterMs !== undefined ? Math.max(result.retryAfterMs, 0) : null;
+  // failing over to the next provider waits for nothing
+  const waitMs = failoverTo !== null ? 0 : result.retryAfterMs !== undefined ? Math.max(result.retryAfterMs, 0) : null;
   return {
     provider: target.provider,
     status: willRetry ? "pending" : "failed",
@@ -161,13 +192,14 @@ async function recordFailure(
   result: SendFailure,
   durationMs: number,
   ctx: SendContext,
+  failoverTo: number | null = null,
 ): Promise<void> {
-  const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs);
+  const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs, failoverTo);
   logProviderFailure(n, target.provider, msg.attempt, result, outcome.willRetry === true);
   // an unregistered recipient is listed in the transaction of the status move (domain/delivery/outcomes.ts)
   const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome, recipientUnregistered: result.recipientUnregistered });
   if (!outcome.willRetry || !moved) return;
-  const next = { ...msg, attempt: msg.attempt + 1 };
+  const next: SendMessage = { ...msg, attempt: msg.attempt + 1, entry: failoverTo ?? undefined };
   // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
   if (waitMs !== null) await ctx.schedule(senderTimers.retry(msg.notificationId), waitMs, next, { unscaled: true });
   else await ctx.schedule(senderTimers.retry(msg.notificationId), backoffMs, next);

@@ -2,6 +2,7 @@
 // or a built-in one) and the rendered content stored with each notification at accept.
 import type { Channel } from "../../schemas/channels";
 import { loadChannelConfig } from "../../store/channels";
+import type { RouteEntry } from "../routing/route";
 
 /** The rendered message stored with the notification, so delivery never depends on later template edits. */
 export interface StoredContent {
@@ -27,6 +28,8 @@ export interface DeliveryTarget {
   channelId: string | null;
   /** changes whenever the configuration does: providers are rebuilt when it differs */
   version: string;
+  /** the providers in routing order: the primary (the fields above), then the backups (domain/routing/) */
+  entries: RouteEntry[];
 }
 
 /**
@@ -44,15 +47,37 @@ export function builtInProvider(environment: string, channel: string): "inbox" |
 export async function resolveDelivery(tenantId: string, environment: string, channel: string): Promise<DeliveryTarget | null> {
   const cfg = await loadChannelConfig(tenantId, environment, channel as Channel);
   if (cfg && cfg.active !== false) {
+    const credentials = cfg.credentials as Record<string, unknown>;
+    const settings = cfg.settings as Record<string, unknown>;
     return {
       provider: cfg.provider,
-      credentials: cfg.credentials as Record<string, unknown>,
-      settings: cfg.settings as Record<string, unknown>,
+      credentials,
+      settings,
       builtIn: false,
       channelId: cfg.id,
       version: `${cfg.id}:${cfg.updatedAt}`,
+      entries: [
+        { id: cfg.id, index: 0, role: "primary", provider: cfg.provider, credentials, settings },
+        ...(cfg.failover ?? []).map((f, i) => ({
+          id: f.id,
+          index: i + 1,
+          role: "failover" as const,
+          provider: f.provider,
+          credentials: f.credentials as Record<string, unknown>,
+          settings: f.settings as Record<string, unknown>,
+        })),
+      ],
     };
   }
   const builtIn = builtInProvider(environment, channel);
-  return builtIn ? { provider: builtIn, credentials: {}, settings: {}, builtIn: true, channelId: null, version: `builtin:${builtIn}` } : null;
+  if (!builtIn) return null;
+  return {
+    provider: builtIn,
+    credentials: {},
+    settings: {},
+    builtIn: true,
+    channelId: null,
+    version: `builtin:${builtIn}`,
+    entries: [{ id: `builtin:${builtIn}`, index: 0, role: "primary", provider: builtIn, credentials: {}, settings: {} }],
+  };
 }

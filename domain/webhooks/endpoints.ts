@@ -185,6 +185,19 @@ export function sampleEventData(type: WebhookEventType, at = new Date().toISOStr
       const percent = type === "quota.warning" ? 80 : 100;
       return { plan_id: "growth", period_start: "2026-03-01T00:00:00.000Z", period_end: "2026-04-01T00:00:00.000Z", limit: 100000, usage: percent * 1000, threshold_percent: percent };
     }
+    case "channel.provider.circuit_opened":
+    case "channel.provider.circuit_closed": {
+      const opened = type === "channel.provider.circuit_opened";
+      return {
+        channel: "sms",
+        provider: "twilio",
+        role: "primary",
+        circuit: opened ? "open" : "closed",
+        opened_at: opened ? at : null,
+        failures: opened ? 5 : 0,
+        last_error: opened ? "http_503: Service Unavailable" : null,
+      };
+    }
     case "notification.test":
       return {};
   }

@@ -19,6 +19,8 @@ import { writeAudit } from "../../store/audit";
 import {
   ChannelExistsError,
   decryptCredentials,
+  decryptFailover,
+  type FailoverFields,
   deleteChannel,
   findChannel,
   insertChannel,
@@ -28,8 +30,9 @@ import {
   type ChannelFields,
   type ChannelRow,
 } from "../../store/channels";
-import { serializeChannel } from "../responses/channels";
-import { sendChannelTest, verifyChannel } from "../../domain/delivery/channel-test";
+import { serializeChannel, serializeProviderState } from "../responses/channels";
+import { sendChannelTest, sendDirectTest, verifyChannel, type ChannelTestOutcome } from "../../domain/delivery/channel-test";
+import { readCircuits } from "../../store/circuits";
 import { builtInProvider } from "../../domain/delivery/target";
 import { sql } from "../../store/db";
 import { fieldErrors, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
@@ -88,6 +91,25 @@ function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
   return details;
 }
 
+/** Each backup through the same checks, its fields named `failover[i].provider`, `failover[i].credentials.api_key` ... */
+function checkFailover(channel: Channel, list: FailoverFields[]): ErrorDetails {
+  const details: ErrorDetails = fieldErrors();
+  list.forEach((f, i) => {
+    const found = checkConfig(channel, { provider: f.provider, credentials: f.credentials, settings: f.settings, active: true });
+    for (const [field, messages] of Object.entries(found)) for (const m of messages) add(details, `failover[${i}].${field}`, m);
+  });
+  return details;
+}
+
+/** The body's backups with plaintext credentials: on PUT an entry without credentials keeps the stored entry's at its position (same provider). */
+function failoverOf(body: { provider: string; credentials?: Record<string, unknown>; settings?: Record<string, unknown> }[], current: FailoverFields[] = []): FailoverFields[] {
+  return body.map((e, i) => {
+    const cur = current[i];
+    if (e.credentials === undefined && cur && cur.provider === e.provider) return { id: cur.id, provider: e.provider, credentials: cur.credentials, settings: e.settings ?? cur.settings };
+    return { provider: e.provider, credentials: e.credentials ?? {}, settings: e.settings ?? {} };
+  });
+}
+
 function auditOf(auth: AuthContext, action: string, row: ChannelRow) {
   return {
     tenantId: auth.tenantId,
@@ -103,6 +125,7 @@ function auditOf(auth: AuthContext, action: string, row: ChannelRow) {
       provider: row.provider,
       credential_keys: row.credential_keys,
       active: row.active,
+      failover: (row.failover ?? []).map((e) => ({ provider: e.provider, credential_keys: e.credential_keys })),
     },
     ip: auth.ip,
     userAgent: auth.userAgent,
@@ -122,8 +145,9 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
         credentials: body.credentials ?? {},
         settings: body.settings ?? {},
         active: body.active ?? true,
+        failover: failoverOf(body.failover ?? []),
       };
-      const details = checkConfig(channel, fields);
+      const details = { ...checkConfig(channel, fields), ...checkFailover(channel, fields.failover!) };
       if (Object.keys(details).length) throw validationFailed(details);
       let row: ChannelRow;
       try {
@@ -162,7 +186,13 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       const channel = channelInPath(params.channel);
       const row = await findChannel(sql, scopeOf(auth), channel);
       if (!row) throw notConfigured(channel);
-      return { data: serializeChannel(row) };
+      // each configured provider with its circuit (domain/routing/; Redis is the state every sender shares)
+      const entries = [
+        { id: row.id, provider: row.provider, role: "primary" as const },
+        ...(row.failover ?? []).map((e) => ({ id: e.id, provider: e.provider, role: "failover" as const })),
+      ];
+      const circuits = await readCircuits(entries.map((e) => ({ tenantId: auth.tenantId, environment: auth.environment, channel, entryId: e.id, provider: e.provider })));
+      return { data: { ...serializeChannel(row), providers: entries.map((e, i) => serializeProviderState(e, circuits[i]!)) } };
     },
     {
       access: "secret-read",
@@ -193,13 +223,22 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
             throw validationFailed({ credentials: ["stored credentials cannot be decrypted; send them again"] });
           }
         }
+        let current: FailoverFields[];
+        try {
+          current = decryptFailover(cur);
+        } catch (err) {
+          if (!(err instanceof DecryptionError)) throw err;
+          if (body.failover === undefined) throw validationFailed({ failover: ["stored backup credentials cannot be decrypted; send the list again"] });
+          current = [];
+        }
         const next: ChannelFields = {
           provider,
           credentials,
           settings: body.settings ?? cur.settings ?? {},
           active: body.active ?? cur.active,
+          failover: body.failover === undefined ? current : failoverOf(body.failover, current),
         };
-        const details = checkConfig(channel, next);
+        const details = { ...checkConfig(channel, next), ...checkFailover(channel, next.failover!) };
         if (Object.keys(details).length) throw validationFailed(details);
         const row = await updateChannel(tx, scopeOf(auth), channel, next);
         await writeAudit(tx, auditOf(auth, "channel.updated", row));
@@ -270,8 +309,29 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       if (!row.active) {
         return { data: { success: false, checked: "configuration" as const, message: "The configuration is valid but inactive; activate it to deliver through it" } };
       }
-      if (!to) return { data: await verifyChannel(row.provider, credentials, row.settings ?? {}) };
-      return { data: await sendChannelTest(scopeOf(auth), channel, row.provider, to, recipientField) };
+      const primary = to ? await sendChannelTest(scopeOf(auth), channel, row.provider, to, recipientField) : await verifyChannel(row.provider, credentials, row.settings ?? {});
+      if (!row.failover?.length) return { data: primary };
+      // every backup is tested too (checked the same way, straight through its adapter when there is a recipient)
+      let backups: FailoverFields[];
+      try {
+        backups = decryptFailover(row);
+      } catch (err) {
+        if (!(err instanceof DecryptionError)) throw err;
+        return { data: { ...primary, success: false, message: `${primary.message}. The stored backup credentials cannot be decrypted; save the configuration again` } };
+      }
+      const results: ChannelTestOutcome[] = [];
+      for (const b of backups) {
+        const found = checkConfig(channel, { provider: b.provider, credentials: b.credentials, settings: b.settings, active: true });
+        if (Object.keys(found).length) results.push({ success: false, checked: "configuration", message: `The configuration is invalid: ${Object.keys(found).join(", ")}` });
+        else results.push(to ? await sendDirectTest(scopeOf(auth), channel, b.provider, b.credentials, b.settings, to) : await verifyChannel(b.provider, b.credentials, b.settings));
+      }
+      const providers = [
+        { provider: row.provider, role: "primary" as const, ...primary },
+        ...backups.map((b, i) => ({ provider: b.provider, role: "failover" as const, ...results[i]! })),
+      ];
+      const failed = providers.filter((p) => !p.success);
+      const message = failed.length === 0 ? `${primary.message}; every backup provider passed too` : `${primary.message}; failed: ${failed.map((p) => `${p.role} ${p.provider}`).join(", ")}`;
+      return { data: { ...primary, success: failed.length === 0, message, providers } };
     },
     {
       access: "secret-write",

@@ -55,7 +55,8 @@ const CONFIGS = {
   in_app: { channel: "in_app", provider: "inbox" },
 } as const;
 
-const DESIGN_FIELDS = ["active", "channel", "created_at", "credential_keys", "id", "provider", "settings", "updated_at"];
+// DESIGN.md 6 fields plus `failover` (issue 23: backup providers, credential key names only)
+const DESIGN_FIELDS = ["active", "channel", "created_at", "credential_keys", "failover", "id", "provider", "settings", "updated_at"];
 
 let t: Awaited<ReturnType<typeof createTenant>>;
 let key: string;

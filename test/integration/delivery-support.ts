@@ -1,7 +1,7 @@
 // Test support for delivery tests (notifications engineer): a runtime host for the channel-sender
 // actor on this test process's REDIS_PREFIX with a tiny TIME_SCALE, polling helpers, and the check
 // that no sender host is left running for a file that handles messages itself.
-import { channelSender } from "../../actors/channel-sender";
+import { channelSender, channelSenderHigh, channelSenderLow } from "../../actors/channel-sender";
 import { config } from "../../config";
 import type { Actor } from "../../runtime/actor";
 import { runtimeKeys } from "../../runtime/keys";
@@ -10,7 +10,7 @@ import { channelSenderAddress } from "../../domain/delivery/channel-sender-mail"
 import { sql } from "../../store/db";
 import { connect, deletePrefix, sleep, waitFor } from "../support/runtime-redis";
 
-export async function startDeliveryHost(timeScale = 0.001, actors: Actor<any>[] = [channelSender]) {
+export async function startDeliveryHost(timeScale = 0.001, actors: Actor<any>[] = [channelSender, channelSenderHigh, channelSenderLow]) {
   const runtime = createRuntime({ redisUrl: config.redisUrl, prefix: config.redisPrefix, partitions: config.partitions, timeScale });
   const host = runtime.startHost({ actors, leaseMs: 3000, blockMs: 100, timerPollMs: 20 });
   await host.ready;
