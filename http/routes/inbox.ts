@@ -7,6 +7,7 @@ import { listInboxItems, unreadCount } from "../../store/inbox";
 import { serializeInboxItem } from "../../domain/inbox/item";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
 import { assertRequiredStayOn } from "../../domain/preferences/categories";
+import { recordPreferenceChange } from "../../domain/preferences/center";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox/inbox";
 import type { EventRecord } from "../../domain/events/outbox";
 import { forbidden, validationFailed } from "../../basics/errors";
@@ -239,6 +240,9 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const data = await sql.begin(async (tx) => {
         await assertRequiredStayOn(scope, body.preferences, tx);
         await upsertPreferences(tx, scope, sub.id, body.preferences, "api");
+        if (body.preferences.length) {
+          await recordPreferenceChange(tx, scope, sub, body.preferences, "api", { actorType: auth.actorType, actorId: auth.actorId, ip: auth.ip, userAgent: auth.userAgent });
+        }
         return (await listPreferences(scope, sub.id, tx)) as PreferenceRecord[];
       });
       return { data };

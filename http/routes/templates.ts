@@ -350,8 +350,8 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       body: t.Optional(ValidateByIdBody),
       response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
-        summary: "Validate a stored template (its translations too; `locale`: the text that locale's recipients get)",
-        description: "Checks the stored template's syntax and variants, and each translation's: the same report activation would give.",
+        summary: "Validate a stored template",
+        description: "Checks the stored template's syntax and variants (its translations too): the same report activation would give. `locale` checks the text that locale's recipients get.",
         tags: ["templates"],
       },
     },

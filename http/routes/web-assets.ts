@@ -15,7 +15,7 @@ export const WEB_BUILD_DIR = join(import.meta.dir, "..", "..", ".nms", "web");
  * (DASHBOARD_ROUTES: `GET /*` checks isApiPath first), so an unknown API path keeps its JSON 404.
  * test/http/web-assets.test.ts fails when a route outside this list and DASHBOARD_ROUTES appears.
  */
-export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/health", "/openapi.json", "/docs", "/embed", "/track", "/metrics"];
+export const API_PATH_PREFIXES = ["/v1", "/api", "/api-keys", "/auth", "/webhooks", "/unsubscribe", "/preferences", "/health", "/openapi.json", "/docs", "/embed", "/track", "/metrics"];
 
 export function isApiPath(pathname: string): boolean {
   return API_PATH_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
