@@ -176,15 +176,23 @@ export type WorkflowStep = Workflows.WorkflowStep;
  * One step to define. The body schema leaves every field `unknown` so domain/workflows/definitions.ts
  * can name each bad field; the types a caller sends are the stored step's, one variant per type.
  */
-export type WorkflowStepParams =
+export type WorkflowStepParams = (
   | { type: "send"; channel: ChannelName; template: NonNullable<WorkflowStep["template"]> }
   | { type: "delay"; duration: NonNullable<WorkflowStep["duration"]> }
+  /** wait for the next HH:MM in the recipient's timezone */
+  | { type: "delay"; until: string }
   | {
       type: "fallback";
       channels: ChannelName[];
       template: NonNullable<WorkflowStep["template"]>;
       condition?: "not_delivered";
-    };
+    }
+  | { type: "digest"; window: string; key?: string; max_events?: number }
+  | { type: "throttle"; limit: number; window: string; key?: string }
+) & {
+  /** a JSON Logic rule over data, subscriber and steps; false skips the step */
+  if?: Record<string, unknown>;
+};
 export type WorkflowCreateParams = Pick<Workflow, "slug" | "name"> & { steps: WorkflowStepParams[] };
 /** A new version replaces the active one: name and steps are required, the slug may change. */
 export type WorkflowUpdateParams = Partial<Pick<Workflow, "slug">> & Pick<Workflow, "name"> & { steps: WorkflowStepParams[] };

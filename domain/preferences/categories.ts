@@ -1,7 +1,7 @@
 // Preference categories as data (issue 28, docs/preferences.md): the rules of a category's fields,
 // "a required category cannot be turned off", and a subscriber's effective switch per category and
 // channel (stored choice, else the category's default; required ones always on).
-import { validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { CHANNELS } from "../../schemas/channels";
 import type { Scope, Tx } from "../../store/db";
 import { sql } from "../../store/db";
@@ -24,7 +24,7 @@ export interface CategoryInput {
 
 /** Field-named 422 for a category's input; `current` is the stored row on update. */
 export function categoryFields(b: CategoryInput, current?: PreferenceCategoryRow): PreferenceCategoryFields {
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   const add = (f: string, m: string) => (details[f] ??= []).push(m);
   if (!current) {
     if (b.key === undefined || !CATEGORY_KEY_RE.test(b.key)) add("key", "must be 1-100 characters: lowercase letters, digits, hyphens or underscores");
@@ -56,7 +56,7 @@ export async function assertRequiredStayOn(scope: Scope, preferences: Preference
   const off = preferences.map((p, i) => ({ p, i })).filter(({ p }) => !p.enabled && p.category !== "all");
   if (off.length === 0) return;
   const required = new Set((await listCategories(scope, tx)).filter((c) => c.required).map((c) => c.key));
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   for (const { p, i } of off) {
     if (required.has(p.category)) (details[`preferences[${i}].enabled`] ??= []).push(`category ${p.category} is required and cannot be turned off`);
   }

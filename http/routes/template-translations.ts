@@ -16,7 +16,7 @@ import {
   type TranslationRow,
 } from "../../store/template-translations";
 import { iso } from "../../store/time";
-import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
 import { BODY_ERRORS, errors, KEY_ERRORS, NoContent } from "../route-docs";
@@ -70,7 +70,7 @@ export const templateTranslationRoutes = new Elysia({ name: "routes.template-tra
   .put(
     "/v1/templates/:id/translations/:locale",
     async ({ auth, params, body, set }) => {
-      const details: ErrorDetails = {};
+      const details: ErrorDetails = fieldErrors();
       const locale = normalizeLocale(decodeURIComponent(params.locale));
       if (!locale) (details.locale ??= []).push(LOCALE_MESSAGE);
       if (body.content.trim() === "") (details.content ??= []).push("must not be blank");
@@ -83,7 +83,7 @@ export const templateTranslationRoutes = new Elysia({ name: "routes.template-tra
         const template = await templateOr404(auth, params.id, true, tx);
         // an active template must parse in every locale it can be sent in (drafts may be work in progress)
         if (template.status === "active") {
-          const errs: ErrorDetails = {};
+          const errs: ErrorDetails = fieldErrors();
           for (const e of validateTemplate({ content: body.content, variants, channel: template.channel }).errors) {
             const at = e.indexOf(": ");
             const part = e.slice(0, at);

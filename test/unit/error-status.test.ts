@@ -42,6 +42,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "broadcast_not_found",
     "tenant_not_found",
     "offboarding_not_found",
+    "topic_not_found",
   ],
   409: [
     "conflict",
@@ -61,6 +62,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "plan_already_exists",
     "plan_already_subscribed",
     "subscription_not_cancellable",
+    "topic_already_exists",
   ],
   413: ["payload_too_large"],
   415: ["unsupported_media_type"],
