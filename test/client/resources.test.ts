@@ -926,3 +926,44 @@ describe("NmsError", () => {
     expect(err.requestId).toBeUndefined();
   });
 });
+
+describe("audiences and the delivery policy (issue 22)", () => {
+  test("topics: create, list, retrieve, members added/listed/removed, delete", async () => {
+    const key = `client-${run}`;
+    await sandbox.subscribers.create({ external_id: `${key}-m1` });
+    const t = await sandbox.topics.create({ key, name: "Client topic" });
+    expect(t).toMatchObject({ key, name: "Client topic", subscriber_count: 0 });
+    expect((await sandbox.topics.list({ limit: 100 })).data.map((x) => x.key)).toContain(key);
+    expect(await sandbox.topics.addSubscribers(key, [`${key}-m1`, "nobody"])).toEqual({ added: 1, already: 0, not_found: ["nobody"] });
+    expect((await sandbox.topics.retrieve(key)).subscriber_count).toBe(1);
+    expect((await sandbox.topics.listSubscribers(key)).data.map((s) => s.external_id)).toEqual([`${key}-m1`]);
+    expect(await sandbox.topics.removeSubscribers(key, [`${key}-m1`])).toEqual({ removed: 1, already: 0, not_found: [] });
+    await sandbox.topics.del(key);
+    const gone = await sandbox.topics.retrieve(key).catch((e) => e);
+    expect([gone.status, gone.code]).toEqual([404, "topic_not_found"]);
+  });
+
+  test("broadcasts: bulk trigger, trigger to a topic, retrieve, cancel", async () => {
+    const slug = `client-bcast-${run}`;
+    await sandbox.workflows.create({ slug, name: "b", steps: [{ type: "send", channel: "in_app", template: "x" }] });
+    const runs = await sandbox.broadcasts.triggerBulk(slug, { events: [{ recipient: "a-1" }, { recipient: "a-2" }] });
+    expect(runs.map((r) => r.recipient)).toEqual(["a-1", "a-2"]);
+    await sandbox.topics.create({ key: `${slug}-t`, name: "t" });
+    const b = await sandbox.broadcasts.trigger(slug, { to: { topic: `${slug}-t` }, data: { x: 1 } });
+    expect(b).toMatchObject({ topic: `${slug}-t`, workflow_slug: slug, status: "fanning_out", recipients: null });
+    const got = await sandbox.broadcasts.retrieve(b.id);
+    expect(got.id).toBe(b.id);
+    // no broadcast host runs here: the fan-out has not started, so it can be cancelled
+    if (got.status === "fanning_out") expect((await sandbox.broadcasts.cancel(b.id)).status).toBe("cancelled");
+    const again = await sandbox.broadcasts.cancel(b.id).catch((e) => e);
+    expect([again.status, again.code]).toEqual([409, "broadcast_not_cancellable"]);
+  });
+
+  test("deliverySettings: retrieve the defaults, update, 422 with details", async () => {
+    expect(await sandbox.deliverySettings.retrieve()).toMatchObject({ timezone: "UTC", quiet_hours: null, frequency_caps: [] });
+    const s = await sandbox.deliverySettings.update({ timezone: "Europe/Lisbon", quiet_hours: { start: "22:00", end: "07:00", channels: ["sms"] }, frequency_caps: [{ channel: "push", limit: 2, window: "1h" }] });
+    expect(s).toMatchObject({ timezone: "Europe/Lisbon", frequency_caps: [{ channel: "push", limit: 2, window: "1h" }] });
+    const bad = await sandbox.deliverySettings.update({ timezone: "Nowhere/Else" }).catch((e) => e);
+    expect([bad.status, bad.code, Object.keys(bad.details)]).toEqual([422, "validation_failed", ["timezone"]]);
+  });
+});
