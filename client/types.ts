@@ -23,6 +23,9 @@ import type * as Tenants from "./schema-types/tenants.js";
 import type * as WebhookEvents from "./schema-types/webhook-events.js";
 import type * as Webhooks from "./schema-types/webhooks.js";
 import type * as Workflows from "./schema-types/workflows.js";
+import type * as Topics from "./schema-types/topics.js";
+import type * as Broadcasts from "./schema-types/broadcasts.js";
+import type * as DeliverySettingsSchemas from "./schema-types/delivery-settings.js";
 
 /** Query strings travel as text; the client also takes numbers and booleans for these keys. */
 type Loosen<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | number | boolean };
@@ -235,3 +238,15 @@ export type Subscription = Billing.Subscription;
 export type SubscriptionStatus = Billing.SubscriptionStatus;
 export type SubscriptionUsage = Billing.Usage;
 export type SubscriptionCancelParams = Billing.CancelSubscriptionBody;
+
+// ---- audiences (docs/topics.md) and the delivery policy (docs/delivery-policy.md)
+export type Topic = Topics.TopicRecord;
+export type TopicCreateParams = { key: string; name: string };
+export type TopicListParams = Loosen<Topics.TopicListQuery, "limit">;
+export type TopicMembersAdded = Topics.TopicMembersAdded["data"];
+export type TopicMembersRemoved = Topics.TopicMembersRemoved["data"];
+export type Broadcast = Broadcasts.BroadcastRecord;
+export type BroadcastStarted = Broadcasts.BroadcastStarted;
+export type BulkTriggerParams = { events: WorkflowTriggerParams[] };
+export type DeliverySettings = DeliverySettingsSchemas.DeliverySettingsRecord;
+export type DeliverySettingsParams = Partial<Pick<DeliverySettings, "timezone" | "quiet_hours" | "frequency_caps">>;

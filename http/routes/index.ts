@@ -34,6 +34,7 @@ import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
 import { deliverySettingsRoutes } from "./delivery-settings";
+import { broadcastRoutes } from "./broadcasts";
 import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
@@ -73,5 +74,6 @@ export const routePlugins = [
   billingWebhookRoutes,
   topicRoutes,
   deliverySettingsRoutes,
+  broadcastRoutes,
   retentionSettingsRoutes,
 ] as const;

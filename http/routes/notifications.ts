@@ -19,6 +19,7 @@ import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";
+import { readOnReplica } from "../plugins/read-routing";
 import { accessPlugin } from "../plugins/access";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
@@ -67,7 +68,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (cursor && !isUuid(cursor.id)) throw validationFailed({ cursor: ["is not a valid cursor"] });
-      const rows = await readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor });
+      const rows = await readOnReplica(auth, () => readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor }));
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.id }));
       return { data: page.map(toListItem), meta };
     },
@@ -89,9 +90,13 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: toDetail(n, await listAttempts(n.id)) };
+      // the replica when it is current enough for this caller (http/plugins/read-routing.ts)
+      const found = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && { n, attempts: await listAttempts(n.id) };
+      });
+      if (!found) throw notificationNotFound();
+      return { data: toDetail(found.n, found.attempts) };
     },
     {
       access: "secret-read",
@@ -105,9 +110,12 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id/attempts",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: (await listAttempts(n.id)).map(toAttempt) };
+      const attempts = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && (await listAttempts(n.id));
+      });
+      if (!attempts) throw notificationNotFound();
+      return { data: attempts.map(toAttempt) };
     },
     {
       access: "secret-read",

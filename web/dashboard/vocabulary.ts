@@ -52,6 +52,7 @@ const WEBHOOK_EVENT_LABELS_ = {
   "workflow.step.completed": "step completed",
   "workflow.step.failed": "step failed",
   "workflow.completed": "completed",
+  "broadcast.completed": "a broadcast to a topic created its last run",
   "inbox.notification.received": "notification received",
   "inbox.notification.read": "notification read",
   "quota.warning": "80 % of the period's notifications used",
@@ -63,7 +64,7 @@ const WEBHOOK_EVENT_LABELS_ = {
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = WEBHOOK_EVENT_LABELS_;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_LABELS_) as WebhookEventType[];
 /** The event groups shown as one fieldset each: notification.*, workflow.*, inbox.* */
-export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "inbox", "quota", "channel"] as const;
+export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "broadcast", "inbox", "quota", "channel"] as const;
 
 export type DeliveryStatus = NonNullable<WebhookDeliveryListParams["status"]>;
 const DELIVERY_STATUS_LABELS_ = { success: "Success", failed: "Failed", pending: "Pending" } satisfies Record<DeliveryStatus, string>;
