@@ -12,6 +12,7 @@ export const workflowRun = defineActor<WorkflowRunMessage>({
   handle: (msg, ctx) =>
     advanceRun(msg, {
       timeScale: ctx.timeScale,
+      send: (m) => ctx.send(workflowRunAddress, m),
       schedule: (timerId, delayMs, m, opts) => ctx.schedule(timerId, delayMs, m, { keyBound: true, unscaled: opts?.unscaled }),
     }),
 });

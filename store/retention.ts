@@ -72,12 +72,18 @@ export async function deleteExpiredEvents(tenantId: string, environment: string,
 
 /** One batch of a tenant's finished workflow runs completed before `before`; a running run is never touched. */
 export async function deleteExpiredRuns(tenantId: string, before: Date, limit: number): Promise<number> {
+  // the closed digests these runs led go with them (their members' rows cascade): migration 0700
   const rows = await sql`
-    delete from workflow_runs where id in (
-      select id from workflow_runs where tenant_id = ${tenantId} and status <> 'running' and completed_at < ${before}
-      order by completed_at limit ${limit})
-      and status <> 'running'
-    returning 1`;
+    with del as (
+      delete from workflow_runs where id in (
+        select id from workflow_runs where tenant_id = ${tenantId} and status <> 'running' and completed_at < ${before}
+        order by completed_at limit ${limit})
+        and status <> 'running'
+      returning id
+    ), digests as (
+      delete from workflow_digests where leader_run_id in (select id from del) and status = 'closed'
+    )
+    select 1 from del`;
   return rows.length;
 }
 

@@ -134,6 +134,10 @@ export async function throttlePass(
       select count(*)::int as n from workflow_throttle_passes
       where tenant_id = ${k.tenantId} and environment = ${k.environment} and throttle_key = ${k.key}
         and passed_at > clock_timestamp() - ${Math.max(0, Math.round(windowMs)) + " milliseconds"}::interval`;
+    // passes older than the window never count again: pruned here, under the key's lock
+    await tx`delete from workflow_throttle_passes
+      where tenant_id = ${k.tenantId} and environment = ${k.environment} and throttle_key = ${k.key}
+        and passed_at <= clock_timestamp() - ${Math.max(0, Math.round(windowMs)) + " milliseconds"}::interval`;
     if (count!.n >= limit) return false;
     await tx`insert into workflow_throttle_passes (run_id, step, tenant_id, environment, throttle_key, passed_at)
       values (${run.id}, ${run.step}, ${k.tenantId}, ${k.environment}, ${k.key}, clock_timestamp())`;

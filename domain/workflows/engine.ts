@@ -3,7 +3,7 @@
 import { config } from "../../config";
 import { AppError } from "../../basics/errors";
 import type { Channel } from "../../schemas/channels";
-import { workflowRunAddress, workflowRunTimerId, type WorkflowRunMessage } from "./workflow-run-mail";
+import { workflowRunTimerId, type WorkflowRunMessage } from "./workflow-run-mail";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 import { MicroBatcher } from "../../store/micro-batcher";
@@ -24,7 +24,6 @@ import { versionForRun, type WorkflowStepDef } from "../../store/workflows";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
 import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, type DigestRow } from "../../store/workflow-digests";
 import { cachedDeliverySettings } from "../../store/delivery-settings";
-import { getRuntime } from "../../store/runtime-handle";
 import { logger } from "../../basics/log";
 import { renderTemplate } from "../templates/render";
 import { evaluateCondition } from "./conditions";
@@ -41,6 +40,8 @@ export interface RunTimer {
   schedule(timerId: string, delayMs: number, msg: WorkflowRunMessage, opts?: { unscaled?: boolean }): Promise<number>;
   /** The runtime's TIME_SCALE (digest and throttle windows are scaled like delays). */
   readonly timeScale: number;
+  /** Enqueues a message for another run (a digest's leader, woken when its digest filled). */
+  send(msg: WorkflowRunMessage): Promise<unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -421,7 +422,7 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
     const role = await joinOrOpenDigest(k, d.run, windowMs, step.max_events ?? null);
     if (role.role === "member") {
       // the join that filled the digest wakes its leader now rather than at the window's end
-      if (role.closedNow) await wakeLeader(role.digest.leader_run_id);
+      if (role.closedNow) await wakeLeader(timer, role.digest.leader_run_id);
       d.endAt({ type: "digest", step: i, status: "merged", digest_run_id: role.digest.leader_run_id });
       return "next";
     }
@@ -448,9 +449,9 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
   return "next";
 }
 
-async function wakeLeader(runId: string): Promise<void> {
+async function wakeLeader(timer: RunTimer, runId: string): Promise<void> {
   try {
-    await getRuntime().send(workflowRunAddress, { v: 1, type: "run", runId });
+    await timer.send({ v: 1, type: "run", runId });
   } catch (err) {
     logger.warn({ err, runId }, "digest leader not woken; it closes at its window's end");
   }

@@ -76,12 +76,13 @@ async function expectEachInExactlyOneDigest(ids: string[]) {
   return { leaders, merged };
 }
 
-test("Redis emptied during an open window: the late triggers join the digest in PostgreSQL, the reconciler closes it, exactly one digest", async () => {
+test("Redis emptied during an open window: the late triggers' lost jobs are re-enqueued and join the digest in PostgreSQL, exactly one digest", async () => {
   await createWorkflow(T.sandboxKey, {
     slug: "dr-wipe",
     name: "Digest survives Redis",
-    // 2h lasts 7.2 s here
-    steps: [{ type: "digest", window: "2h" }, { type: "send", channel: "email", template: "dr-email" }],
+    // 1d lasts 86 s here, longer than any load makes the wipe and the restart: the window is still open
+    // when the late triggers join, and the 15th closes the digest (max_events)
+    steps: [{ type: "digest", window: "1d", max_events: 15 }, { type: "send", channel: "email", template: "dr-email" }],
   });
   const to = "wipe@example.com";
   const host = await startWorkflowHost({ timeScale: 0.001 });
@@ -97,7 +98,7 @@ test("Redis emptied during an open window: the late triggers join the digest in 
   await wipeRedis();
   const second = await startWorkflowHost({ timeScale: 0.001 });
   stops.push(() => second.stop());
-  // the reconciler (every 50 ms, overdue at once) re-enqueues the lost jobs and, past its window, the leader
+  // the reconciler (every 50 ms, overdue at once) re-enqueues the lost jobs from PostgreSQL; they join the open digest
   const reconciler = startReconciler({ everyMs: 50, staleAfterMs: 0, tenantId: T.tenant.id });
   stops.push(() => reconciler.stop());
   expect(await waitFor(allDone(ids), 30_000, 100)).toBe(true);

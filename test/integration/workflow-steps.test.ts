@@ -140,6 +140,32 @@ describe("digest", () => {
     expect(fourth.step_state.kind).toBe("digest");
     await call("POST", `/v1/workflow-runs/${ids[3]}/cancel`, { key: T.sandboxKey });
   }, 30_000);
+
+  test("a digest opened under v1 closes under v1: a run of v2 joins it, and the leader renders with v1's later step", async () => {
+    const sub = await subscriber({});
+    const v1 = await createWorkflow(T.sandboxKey, {
+      slug: "dg-ver",
+      name: "Digest versions",
+      steps: [{ type: "digest", window: "1h", max_events: 2 }, { type: "send", channel: "in_app", template: "ds-inbox" }],
+    });
+    const first = await trigger(T.sandboxKey, "dg-ver", { to: sub.external_id, data: { comment: "v1" } });
+    expect(await waitFor(async () => (await sql`select 1 from workflow_digest_members where run_id = ${first.id}`).length === 1, 5000, 10)).toBe(true);
+    const put = await call("PUT", `/v1/workflows/${v1.id}`, {
+      key: T.sandboxKey,
+      body: { name: "Digest versions", steps: [{ type: "digest", window: "1h", max_events: 2 }, { type: "send", channel: "in_app", template: "ds-plain" }] },
+    });
+    expect(put.status).toBe(200);
+    const second = await trigger(T.sandboxKey, "dg-ver", { to: sub.external_id, data: { comment: "v2", name: "B" } });
+    const leader = await waitForRun(first.id, 20_000);
+    const member = await waitForRun(second.id, 20_000);
+    expect(member).toMatchObject({ workflow_version: 2, status: "completed" });
+    expect(member.step_results[0]).toEqual({ type: "digest", step: 0, status: "merged", digest_run_id: first.id });
+    expect(leader.workflow_version).toBe(1);
+    expect(leader.step_results[0]).toMatchObject({ status: "completed", event_count: 2, run_ids: [first.id, second.id] });
+    const [n] = await notificationsOf(first.id);
+    expect(n.template_slug).toBe("ds-inbox");
+    expect(JSON.stringify(n.content)).toContain("2 new comments: v1;v2;");
+  }, 30_000);
 });
 
 describe("throttle", () => {
