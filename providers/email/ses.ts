@@ -142,6 +142,12 @@ export const sesDefinition: ProviderDefinition = {
     { name: "from_name", required: false, description: "sender display name", type: "string" },
     { name: "configuration_set", required: false, description: "SES configuration set (its event destination publishes delivery events to SNS)", type: "string" },
     { name: "base_url", required: false, description: "API base URL (default https://email.<region>.amazonaws.com)", type: "string" },
+    {
+      name: "sns_topic_arn",
+      required: false,
+      description: "the SNS topic the configuration set publishes events to; POST /webhooks/ses/<channel id> refuses every other topic, and everything until it is set",
+      type: "string",
+    },
     { name: "rate_limit_per_second", required: false, description: "sends per second (default 14, SES's production starting rate)", type: "number" },
   ],
   validate(credentials, settings) {
@@ -160,6 +166,10 @@ export const sesDefinition: ProviderDefinition = {
     const set = checks.optionalString("settings", "configuration_set");
     if (set !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(set)) checks.add("settings", "configuration_set", "must be 1-64 letters, digits, '-' or '_'");
     checks.optionalUrl("settings", "base_url");
+    const arn = checks.optionalString("settings", "sns_topic_arn");
+    if (arn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn)) {
+      checks.add("settings", "sns_topic_arn", "must be an SNS topic ARN such as arn:aws:sns:eu-west-1:123456789012:ses-events");
+    }
     checks.sharedSettings();
     return checks.errors;
   },

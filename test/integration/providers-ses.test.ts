@@ -144,3 +144,15 @@ describe("ses validate (POST /v1/channels 422 details)", () => {
     });
   });
 });
+
+describe("SNS signing certificate URLs (SES receipts)", () => {
+  test("only https://sns.<region>.amazonaws.com/*.pem; local hosts only when allowed (tests)", async () => {
+    const { snsUrlAllowed } = await import("../../providers/email/ses-events");
+    expect(snsUrlAllowed("https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-abc.pem", { pem: true })).toBe(true);
+    expect(snsUrlAllowed("https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-abc.pem", { pem: true })).toBe(true);
+    for (const bad of ["http://sns.eu-west-1.amazonaws.com/x.pem", "https://sns.eu-west-1.amazonaws.com.evil.test/x.pem", "https://evil.test/sns.eu-west-1.amazonaws.com/x.pem", "https://sns.eu-west-1.amazonaws.com:8443/x.pem", "https://sns.eu-west-1.amazonaws.com/x.txt", "http://127.0.0.1:1234/x.pem"]) {
+      expect([bad, snsUrlAllowed(bad, { pem: true })]).toEqual([bad, false]);
+    }
+    expect(snsUrlAllowed("http://127.0.0.1:1234/x.pem", { pem: true, allowLocal: true })).toBe(true);
+  });
+});
