@@ -25,6 +25,12 @@ export const CreateNotificationBody = t.Object(
     category: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Preference category checked before sending" })),
     critical: t.Optional(t.Boolean({ description: "An OTP or security alert: quiet hours and frequency caps of the delivery policy do not apply (docs/delivery-policy.md)" })),
     priority: t.Optional(PriorityLiteral),
+    locale: t.Optional(
+      t.String({
+        maxLength: 35,
+        description: "Locale to render the template in when the subscriber has none (pt_BR, pt, en, en-US); docs/localization.md",
+      }),
+    ),
   },
   {
     additionalProperties: true,
@@ -120,6 +126,7 @@ export const NotificationDetail = t.Object({
   subscriber_id: Nullable(t.String()),
   category: Nullable(t.String()),
   priority: PriorityLiteral,
+  locale: Nullable(t.String({ description: "The locale the template was rendered in (pt_BR, en_US...); null without a template" })),
   data: t.Any(),
   metadata: t.Any(),
   error: t.Any(),
@@ -199,6 +206,7 @@ export const NotificationDetailResponse = t.Object(
           subscriber_id: "0198c3b2-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
           category: null,
           priority: "normal",
+          locale: "pt_BR",
           data: { name: "Ana", company: "Acme" },
           metadata: { order_id: "1042" },
           error: null,

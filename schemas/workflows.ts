@@ -31,6 +31,8 @@ export const StepInput = t.Object(
     if: Field("object", "any step: a JSON Logic rule over `data`, `subscriber` and `steps`; false skips the step (`skipped`, `condition_false`)."),
     channels: Field("array of string", "fallback: channels tried in order until one is delivered or sent (at least one)."),
     condition: Field("string", "fallback: only `not_delivered` (the default)."),
+    category: Field("string", "send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as \"other\")."),
+    priority: Field("string", "send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md)."),
   },
   { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
 );
@@ -110,6 +112,8 @@ export const WorkflowStep = t.Object({
   max_events: t.Optional(t.Integer({ description: "digest" })),
   limit: t.Optional(t.Integer({ description: "throttle" })),
   if: t.Optional(t.Record(t.String(), t.Unknown(), { description: "JSON Logic condition" })),
+  category: t.Optional(t.String()),
+  priority: t.Optional(t.String({ description: "send and fallback: high, normal or low (absent: normal)" })),
 });
 
 export const WorkflowRecord = t.Object({

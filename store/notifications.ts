@@ -1,7 +1,7 @@
 // Notification rows for everyone but the sender: the batched insert of the accept path, the API's reads,
 // warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
-import { sql, type Tx } from "./db";
+import { reader, sql, type Tx } from "./db";
 
 export interface NotificationRow {
   id: string;
@@ -12,6 +12,8 @@ export interface NotificationRow {
   subscriber_id: string | null;
   template_slug: string | null;
   category: string | null;
+  /** the locale the template was rendered in (migration 0780); null without a template */
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
@@ -71,6 +73,7 @@ export interface NewNotification {
   subscriberId: string | null;
   templateSlug: string | null;
   category: string | null;
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
@@ -97,6 +100,7 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       subscriber_id: r.subscriberId,
       template_slug: r.templateSlug,
       category: r.category,
+      locale: r.locale ?? null,
       data: r.data,
       metadata: r.metadata,
       content: r.content,
@@ -109,12 +113,12 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
+      locale, data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
+      locale, coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
       coalesce(critical, false), coalesce(priority, 'normal')
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
-      subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
+      subscriber_id uuid, template_slug text, category text, locale text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
       created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
     on conflict do nothing
     returning id`;
@@ -127,7 +131,7 @@ export async function findByIdempotencyKey(tenantId: string, environment: string
 }
 
 export async function getNotification(tenantId: string, environment: string, id: string): Promise<NotificationRow | null> {
-  const rows = await sql<NotificationRow[]>`select * from notifications
+  const rows = await reader()<NotificationRow[]>`select * from notifications
     where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
   return rows[0] ?? null;
 }
@@ -139,7 +143,7 @@ export async function addNotificationWarning(id: string, w: NotificationWarning)
 }
 
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
-  return await sql<AttemptRow[]>`select * from notification_attempts
+  return await reader()<AttemptRow[]>`select * from notification_attempts
     where notification_id = ${notificationId} order by attempt_number`;
 }
 

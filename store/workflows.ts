@@ -24,6 +24,10 @@ export interface WorkflowStepDef {
   limit?: number;
   /** any step: a JSON Logic rule; false skips the step */
   if?: Record<string, unknown>;
+  /** send and fallback: the preference category of its notifications (issue 28) */
+  category?: string;
+  /** send and fallback: the notifications' sender lane (absent: normal) */
+  priority?: "high" | "normal" | "low";
 }
 
 export interface WorkflowRow {

@@ -245,6 +245,10 @@ export type StepInput = {
   channels?: unknown;
   /** string. fallback: only `not_delivered` (the default). */
   condition?: unknown;
+  /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+  category?: unknown;
+  /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+  priority?: unknown;
   [key: string]: unknown;
 };
 
@@ -337,6 +341,10 @@ export type WorkflowCreateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -384,6 +392,9 @@ export type WorkflowListResponse = {
       limit?: number;
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
+      category?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -421,6 +432,9 @@ export type WorkflowRecord = {
     limit?: number;
     /** JSON Logic condition */
     if?: { [key: string]: unknown };
+    category?: string;
+    /** send and fallback: high, normal or low (absent: normal) */
+    priority?: string;
   }[];
   version: number;
   active: boolean;
@@ -454,6 +468,9 @@ export type WorkflowResponse = {
       limit?: number;
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
+      category?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -487,6 +504,9 @@ export type WorkflowStep = {
   limit?: number;
   /** JSON Logic condition */
   if?: { [key: string]: unknown };
+  category?: string;
+  /** send and fallback: high, normal or low (absent: normal) */
+  priority?: string;
 };
 
 export type WorkflowUpdateBody = {
@@ -520,6 +540,10 @@ export type WorkflowUpdateBody = {
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;

@@ -1,6 +1,6 @@
 // The delivery policy's settings (GET/PUT /v1/settings/delivery, issue 22): the body's rules with
 // every failure keyed by its field path (422), then the upsert of store/delivery-settings.ts.
-import { validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { CHANNELS } from "../../schemas/channels";
 import type { Scope } from "../../store/db";
 import { putDeliverySettings, type DeliverySettings, type FrequencyCap, type QuietHours } from "../../store/delivery-settings";
@@ -74,7 +74,7 @@ function checkCaps(v: unknown, details: ErrorDetails): FrequencyCap[] {
 
 /** PUT: the whole policy replaces the stored one (absent quiet_hours: none; absent frequency_caps: none). */
 export async function replaceDeliverySettings(scope: Scope, body: Record<string, unknown>): Promise<DeliverySettings> {
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   let timezone = "UTC";
   if (body.timezone !== undefined) {
     const tz = typeof body.timezone === "string" ? canonicalTimezone(body.timezone) : null;

@@ -1,6 +1,6 @@
 // A tenant's retention windows (GET/PUT /v1/settings/retention): defaults, the plan's longest window
 // (plans.retention_days), validation, and the windows the retention sweep applies (capped by the plan now).
-import { validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { billingOf } from "../billing/cache";
 import { sql } from "../../store/db";
 import { writeAudit, type ActorType } from "../../store/audit";
@@ -46,7 +46,7 @@ export interface RetentionActor {
 /** Changes the given windows (absent ones keep their value); above the plan's window is 422 and changes nothing. */
 export async function putRetention(tenantId: string, input: Partial<RetentionDays>, actor: RetentionActor): Promise<RetentionView> {
   const cap = await planCap(tenantId);
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   for (const k of RETENTION_KEYS) {
     const v = input[k];
     if (v === undefined) continue;

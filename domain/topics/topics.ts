@@ -1,6 +1,6 @@
 // Topics (issue 22): named groups of subscribers per tenant and environment. Field rules, create
 // (409 topic_already_exists on a taken key), and member changes answered as added/already/not_found.
-import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { sql, type Scope } from "../../store/db";
 import { newId } from "../../store/ids";
 import { addMembers, findTopic, insertTopic, removeMembers, resolveSubscriberRefs, type TopicRow } from "../../store/topics";
@@ -20,7 +20,7 @@ export function topicKeyProblems(key: unknown): string[] {
 }
 
 export async function createTopic(scope: Scope, body: Record<string, unknown>): Promise<TopicRow> {
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   const keyProblems = topicKeyProblems(body.key);
   if (keyProblems.length) details.key = keyProblems;
   const name = body.name;
@@ -41,7 +41,7 @@ function memberRefs(body: Record<string, unknown>): string[] {
   if (list.length < 1 || list.length > TOPIC_LIMITS.members) {
     throw validationFailed({ subscribers: [`must hold 1 to ${TOPIC_LIMITS.members} subscribers`] });
   }
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   list.forEach((v, i) => {
     if (typeof v !== "string" || v.trim() === "" || v.length > 255) details[`subscribers[${i}]`] = ["must be an external_id or id (1-255 characters)"];
   });

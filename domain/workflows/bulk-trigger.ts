@@ -1,7 +1,7 @@
 // POST /v1/workflows/:slug/trigger/bulk (issue 22): 1-1,000 trigger events validated all or nothing
 // (details keyed `events[i].field`), then every run and its event in one statement, answered in order.
 import { logger } from "../../basics/log";
-import { validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { activeWorkflow, subscribersOfRecipients } from "../../store/audiences";
 import { sql, type Scope } from "../../store/db";
 import { newId } from "../../store/ids";
@@ -20,7 +20,7 @@ export async function triggerWorkflowBulk(scope: Scope, slug: string, body: Reco
   const events = body.events;
   if (!Array.isArray(events)) throw validationFailed({ events: ["must be an array of trigger events"] });
   if (events.length < 1 || events.length > BULK_TRIGGER_MAX) throw validationFailed({ events: [`must hold 1 to ${BULK_TRIGGER_MAX} events`] });
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   for (const k of Object.keys(body)) if (k !== "events") details[k] = ["is not a known field"];
   events.forEach((e, i) => {
     if (e === null || typeof e !== "object" || Array.isArray(e)) details[`events[${i}]`] = ["must be an object with recipient (or to) and data (or payload)"];

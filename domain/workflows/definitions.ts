@@ -19,6 +19,7 @@ const SLUG_RE = /^[a-z0-9_-]+$/;
 const DURATION_RE = /^(\d+)([mhd])$/;
 const UNIT_SECONDS = { m: 60, h: 3600, d: 86400 } as const;
 const TEMPLATE_MAX = 255;
+const CATEGORY_MAX = 100;
 
 /** Seconds of a `<N>m|<N>h|<N>d` duration (N a positive integer), or null when malformed. */
 export function durationSeconds(duration: string): number | null {
@@ -30,9 +31,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template", "if"],
+  send: ["type", "channel", "template", "category", "priority", "if"],
   delay: ["type", "duration", "until", "if"],
-  fallback: ["type", "channels", "template", "condition", "if"],
+  fallback: ["type", "channels", "template", "condition", "category", "priority", "if"],
   digest: ["type", "window", "key", "max_events", "if"],
   throttle: ["type", "limit", "window", "key", "if"],
 };
@@ -95,6 +96,18 @@ function checkChannel(details: ErrorDetails, field: string, v: unknown) {
   if (!isString(v) || !(CHANNELS as readonly string[]).includes(v)) add(details, field, `must be one of ${CHANNELS.join(", ")}`);
 }
 
+const PRIORITIES = ["high", "normal", "low"] as const;
+
+/** A send or fallback step's lane (docs/routing.md): kept only when given. */
+function withPriority(details: ErrorDetails, at: string, v: unknown, step: WorkflowStepDef): WorkflowStepDef {
+  if (v === undefined || v === null) return step;
+  if (!(PRIORITIES as readonly unknown[]).includes(v)) {
+    add(details, `${at}.priority`, `must be one of ${PRIORITIES.join(", ")}`);
+    return step;
+  }
+  return { ...step, priority: v as WorkflowStepDef["priority"] };
+}
+
 function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowStepDef | null {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     add(details, at, "must be an object");
@@ -125,7 +138,10 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
     case "send":
       checkChannel(details, `${at}.channel`, s.channel);
       checkText(details, `${at}.template`, s.template, TEMPLATE_MAX, true);
-      return { type, channel: s.channel as string, template: s.template as string };
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      const send: WorkflowStepDef = { type, channel: s.channel as string, template: s.template as string };
+      if (isString(s.category)) send.category = s.category;
+      return withPriority(details, at, s.priority, send);
     case "delay": {
       if (s.until !== undefined) {
         if (s.duration !== undefined) add(details, `${at}.until`, "must not be given with duration (one of duration or until)");
@@ -155,7 +171,9 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       if (s.condition !== undefined && s.condition !== "not_delivered") add(details, `${at}.condition`, "must be not_delivered");
       const step: WorkflowStepDef = { type, channels: s.channels as string[], template: s.template as string };
       if (s.condition !== undefined) step.condition = s.condition as string;
-      return step;
+      checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
+      if (isString(s.category)) step.category = s.category;
+      return withPriority(details, at, s.priority, step);
     }
     case "digest": {
       checkWindow(details, `${at}.window`, s.window, MAX_DIGEST_WINDOW_SECONDS, "24 hours (1440m, 24h, 1d)");

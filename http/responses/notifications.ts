@@ -68,6 +68,7 @@ export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
     subscriber_id: r.subscriber_id,
     category: r.category,
     priority: r.priority ?? "normal",
+    locale: r.locale ?? null,
     data: r.data ?? {},
     metadata: r.metadata ?? {},
     error: r.error ? { code: r.error.code, message: r.error.message } : null,

@@ -93,7 +93,7 @@ function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
 
 /** Each backup through the same checks, its fields named `failover[i].provider`, `failover[i].credentials.api_key` ... */
 function checkFailover(channel: Channel, list: FailoverFields[]): ErrorDetails {
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   list.forEach((f, i) => {
     const found = checkConfig(channel, { provider: f.provider, credentials: f.credentials, settings: f.settings, active: true });
     for (const [field, messages] of Object.entries(found)) for (const m of messages) add(details, `failover[${i}].${field}`, m);

@@ -8,6 +8,8 @@ import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
+import { templateTranslationRoutes } from "./template-translations";
+import { preferenceCategoryRoutes } from "./preference-categories";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -32,6 +34,7 @@ import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
 import { deliverySettingsRoutes } from "./delivery-settings";
+import { broadcastRoutes } from "./broadcasts";
 import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
@@ -43,6 +46,8 @@ export const routePlugins = [
   inboxEmbedRoutes,
   auditLogRoutes,
   templateRoutes,
+  templateTranslationRoutes,
+  preferenceCategoryRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
@@ -69,5 +74,6 @@ export const routePlugins = [
   billingWebhookRoutes,
   topicRoutes,
   deliverySettingsRoutes,
+  broadcastRoutes,
   retentionSettingsRoutes,
 ] as const;

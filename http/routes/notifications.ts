@@ -13,11 +13,13 @@ import {
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
 import { getNotification, listAttempts } from "../../store/notifications";
+import { LOCALE_MESSAGE, normalizeLocale } from "../../domain/templates/locale";
 import { readFeed } from "../../domain/notifications/feed";
 import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";
+import { readOnReplica } from "../plugins/read-routing";
 import { accessPlugin } from "../plugins/access";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
@@ -33,6 +35,8 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       if (recipient === undefined) throw validationFailed({ to: ["is required (or recipient)"] });
       const templateField = body.template !== undefined ? "template" : "template_id";
       const data = body.data ?? body.payload;
+      const locale = body.locale === undefined ? null : normalizeLocale(body.locale);
+      if (body.locale !== undefined && !locale) throw validationFailed({ locale: [LOCALE_MESSAGE] });
       const n = await acceptNotification({
         tenantId: auth.tenantId,
         environment: auth.environment,
@@ -46,6 +50,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
         category: body.category ?? null,
         critical: body.critical === true,
         priority: body.priority ?? "normal",
+        locale,
       });
       set.status = 202;
       return { data: { id: n.id, channel: n.channel, recipient: n.recipient, status: n.status, created_at: n.created_at } };
@@ -63,7 +68,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (cursor && !isUuid(cursor.id)) throw validationFailed({ cursor: ["is not a valid cursor"] });
-      const rows = await readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor });
+      const rows = await readOnReplica(auth, () => readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor }));
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.id }));
       return { data: page.map(toListItem), meta };
     },
@@ -85,9 +90,13 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: toDetail(n, await listAttempts(n.id)) };
+      // the replica when it is current enough for this caller (http/plugins/read-routing.ts)
+      const found = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && { n, attempts: await listAttempts(n.id) };
+      });
+      if (!found) throw notificationNotFound();
+      return { data: toDetail(found.n, found.attempts) };
     },
     {
       access: "secret-read",
@@ -101,9 +110,12 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id/attempts",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: (await listAttempts(n.id)).map(toAttempt) };
+      const attempts = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && (await listAttempts(n.id));
+      });
+      if (!attempts) throw notificationNotFound();
+      return { data: attempts.map(toAttempt) };
     },
     {
       access: "secret-read",

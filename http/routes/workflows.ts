@@ -1,10 +1,11 @@
 // /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
 // PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflows/definitions";
 import { triggerWorkflow } from "../../domain/workflows/runs";
 import { triggerWorkflowBulk } from "../../domain/workflows/bulk-trigger";
-import { BulkRunsResponse, BulkTriggerBody } from "../../schemas/broadcasts";
+import { BroadcastStartedResponse, BulkRunsResponse, BulkTriggerBody } from "../../schemas/broadcasts";
+import { startBroadcast, topicTarget } from "../../domain/broadcasts/broadcasts";
 import {
   RunResponse,
   TriggerBody,
@@ -120,6 +121,13 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
   .post(
     "/v1/workflows/:slug/trigger",
     async ({ auth, params, body, set }) => {
+      // {"to":{"topic":"<key>"}}: a broadcast, fanned out by the broadcast actor (domain/broadcasts/)
+      const topic = topicTarget(body as Record<string, unknown>);
+      if (topic !== null) {
+        const b = await startBroadcast(scopeOf(auth), params.slug, topic, body as Record<string, unknown>);
+        set.status = 202;
+        return { data: { id: b.id, topic: b.topic_key, workflow_slug: b.workflow_slug, status: b.status, recipients: null } };
+      }
       const run = await triggerWorkflow(scopeOf(auth), params.slug, body as Record<string, unknown>);
       set.status = 202;
       return { data: serializeRun(run) };
@@ -128,8 +136,11 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-write",
       params: WorkflowSlugParams,
       body: TriggerBody,
-      response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Start a run of the active version for one recipient (202; steps run asynchronously)", tags: ["workflows"] },
+      response: { 202: t.Union([RunResponse, BroadcastStartedResponse]), ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
+      detail: {
+        summary: "Start a run of the active version for one recipient, or a broadcast to a topic with {\"to\":{\"topic\":\"<key>\"}} (202; steps and fan-out run asynchronously)",
+        tags: ["workflows"],
+      },
     },
   )
   .post(
