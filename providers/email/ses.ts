@@ -4,7 +4,7 @@ import { awsConfig, awsCredentialFields, checkAwsConfig, signAwsPost, type AwsCr
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendFailure, SendResult } from "../types";
 
 
@@ -32,7 +32,7 @@ export function sesFailure(res: HttpCallResponse): SendFailure {
   const code = type ? `ses_${type}` : undefined;
   const retryable = type && RETRYABLE_TYPES.has(type) ? true : undefined;
   const f = failureFromHttp(res, { code, message, retryable }, parseRetryAfter(res.headers.get("retry-after")));
-  return type && CALLER_FAULT_TYPES.has(type) ? callerFault(f) : f;
+  return type && CALLER_FAULT_TYPES.has(type) ? callerFault(f) : providerFault(f);
 }
 
 export class SesProvider implements Provider {

@@ -3,7 +3,7 @@
 import { awsConfig, awsCredentialFields, checkAwsConfig, signAwsPost, type AwsCredentials } from "../aws-sign";
 import { ConfigChecks, isE164, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendFailure, SendResult } from "../types";
 
 const SENDER_ID_RE = /^(?=.*[A-Za-z])[A-Za-z0-9-]{1,11}$/;
@@ -30,7 +30,7 @@ export function snsFailure(res: HttpCallResponse): SendFailure {
   if (code && INVALID_PARAMETER_CODES.has(code) && !f.retryable && /PhoneNumber|Message\b|message too long/i.test(message ?? "") && !/Origination|SenderID/i.test(message ?? "")) {
     return callerFault(f);
   }
-  return f;
+  return providerFault(f);
 }
 
 export class SnsProvider implements Provider {

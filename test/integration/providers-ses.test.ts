@@ -72,7 +72,7 @@ describe("ses provider (POST {base_url}/v2/email/outbound-emails, SigV4)", () =>
   test("a wrong secret: the fake's SignatureDoesNotMatch 403 is permanent and not the caller's fault", async () => {
     const result = await provider({ secret: "not-the-secret-at-all-0123456789" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "ses_SignatureDoesNotMatch" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
     expect(ses.accepted).toHaveLength(0);
   });
 
@@ -114,7 +114,7 @@ describe("ses provider (POST {base_url}/v2/email/outbound-emails, SigV4)", () =>
     ses.script({ kind: "error", status: 400, code: "AccountSuspendedException", message: "Account is suspended." });
     const result = await provider().send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "ses_AccountSuspendedException" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("no answer before the deadline: retryable timeout", async () => {
