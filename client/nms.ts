@@ -16,6 +16,7 @@ import { Suppressions } from "./resources/suppressions.js";
 import { Topics } from "./resources/topics.js";
 import { Broadcasts } from "./resources/broadcasts.js";
 import { DeliverySettingsResource } from "./resources/delivery-settings.js";
+import { RetentionSettingsResource } from "./resources/retention-settings.js";
 import { TeamMembers } from "./resources/team-members.js";
 import { Templates } from "./resources/templates.js";
 import { Tenants } from "./resources/tenants.js";
@@ -45,6 +46,7 @@ export class Nms {
   readonly topics: Topics;
   readonly broadcasts: Broadcasts;
   readonly deliverySettings: DeliverySettingsResource;
+  readonly retentionSettings: RetentionSettingsResource;
   readonly subscription: Subscription;
   /** list: any key or session; admin.*: the admin token */
   readonly plans: Plans;
@@ -76,6 +78,7 @@ export class Nms {
     this.topics = new Topics(t);
     this.broadcasts = new Broadcasts(t);
     this.deliverySettings = new DeliverySettingsResource(t);
+    this.retentionSettings = new RetentionSettingsResource(t);
     this.subscription = new Subscription(t);
     this.plans = new Plans(t);
     this.me = new Me(t);

@@ -20,6 +20,8 @@ export const WebhookEventType = t.Union([
   t.Literal("broadcast.completed"),
   t.Literal("inbox.notification.received"),
   t.Literal("inbox.notification.read"),
+  // a subscriber's preferences changed (the hosted preference center or the API; docs/preferences.md)
+  t.Literal("subscriber.preferences_updated"),
   // billing (docs/billing.md): once per tenant and period each, in production
   t.Literal("quota.warning"),
   t.Literal("quota.exceeded"),

@@ -214,6 +214,12 @@ export function sampleEventData(type: WebhookEventType, at = new Date().toISOStr
     }
     case "notification.test":
       return {};
+    case "subscriber.preferences_updated":
+      return {
+        subscriber: { id: "00000000-0000-7000-8000-000000000003", external_id: "user-123" },
+        source: "preference_center",
+        preferences: [{ category: "marketing", channel: "email", enabled: false }],
+      };
   }
 }
 

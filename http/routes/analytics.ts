@@ -28,7 +28,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const delivery_rate = c.sent > 0 ? Math.round((c.delivered / c.sent) * 10_000) / 10_000 : 0;
       return { data: { period, ...c, delivery_rate } };
     },
-    { access: "secret-read", query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", description: "The period's totals by status for the environment.", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/channels",
@@ -36,7 +36,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const period = query.period ?? "24h";
       return { data: await readOnReplica(auth, () => byChannel(auth.tenantId, auth.environment, periodStart(period))) };
     },
-    { access: "secret-read", query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", description: "The same counters as the overview, one row per channel.", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/timeseries",
@@ -59,7 +59,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       access: "secret-read",
       query: TimeseriesQuery,
       response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "Counters per minute (the last hour), hour or day", tags: ["analytics"] },
+      detail: { summary: "Counters per minute (the last hour), hour or day", description: "A time series of the counters, one bucket per minute, hour or day.", tags: ["analytics"] },
     },
   )
   .get(
@@ -69,5 +69,5 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       const limit = parseLimit(query.limit, 10, 100);
       return { data: await readOnReplica(auth, () => byTemplate(auth.tenantId, auth.environment, periodStart(period), limit)) };
     },
-    { access: "secret-read", query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
+    { access: "secret-read", query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", description: "Templates ranked by how many notifications used them in the period, with their counters.", tags: ["analytics"] } },
   );

@@ -10,6 +10,7 @@ import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { templateTranslationRoutes } from "./template-translations";
 import { preferenceCategoryRoutes } from "./preference-categories";
+import { preferenceCenterRoutes } from "./preference-center";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -48,6 +49,7 @@ export const routePlugins = [
   templateRoutes,
   templateTranslationRoutes,
   preferenceCategoryRoutes,
+  preferenceCenterRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,

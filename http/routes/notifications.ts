@@ -59,7 +59,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       access: "secret-write",
       body: CreateNotificationBody,
       response: { 202: AcceptedNotificationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Send a notification (queued; 202 before delivery)", tags: ["notifications"] },
+      detail: { summary: "Send a notification (queued; 202 before delivery)", description: "Validates the recipient for the channel, the template and the channel's configuration, stores the notification as pending and queues it; delivery happens afterwards, with retries. Follow it with GET /v1/notifications/{id} or the notification.* webhooks.", tags: ["notifications"] },
     },
   )
   .get(
@@ -102,7 +102,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       access: "secret-read",
       params: NotificationIdParams,
       response: { 200: NotificationDetailResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A notification with its delivery attempts and the content it sent", tags: ["notifications"] },
+      detail: { summary: "A notification with its delivery attempts and the content it sent", description: "The status (pending, sent, delivered, failed ...), the provider's message id, the rendered content and every attempt with the provider's answer.", tags: ["notifications"] },
     },
   )
   .get(
@@ -121,6 +121,6 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       access: "secret-read",
       params: NotificationIdParams,
       response: { 200: AttemptListResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Delivery attempts, ordered by attempt_number", tags: ["notifications"] },
+      detail: { summary: "Delivery attempts, ordered by attempt_number", description: "One entry per call to the provider: its outcome, the provider's answer and timing. A retryable failure is followed by another attempt (up to 5, backing off).", tags: ["notifications"] },
     },
   );

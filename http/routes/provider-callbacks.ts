@@ -49,8 +49,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: TwilioStatusCallbackBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends",
-        tags: ["public"],
+        summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends", description: "Twilio POSTs an SMS or WhatsApp message's status changes here; the signature is checked with the channel's auth token and the status moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -75,8 +75,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: SendgridEventBatch,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)",
-        tags: ["public"],
+        summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)", description: "SendGrid POSTs batches of email events (delivered, bounce, open, click ...); the signature is checked with the channel's verification key and each event moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )

@@ -59,12 +59,14 @@ const WEBHOOK_EVENT_LABELS_ = {
   "quota.exceeded": "the period's notifications used up",
   "channel.provider.circuit_opened": "a provider's circuit opened (sends go to the next provider)",
   "channel.provider.circuit_closed": "a provider's circuit closed again",
+  "subscriber.preferences_updated": "preferences updated",
 } satisfies Record<WebhookEventType, string>;
 /** Every event type a webhook may subscribe to, with a short label inside its group. */
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = WEBHOOK_EVENT_LABELS_;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_LABELS_) as WebhookEventType[];
 /** The event groups shown as one fieldset each: notification.*, workflow.*, inbox.* */
-export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "broadcast", "inbox", "quota", "channel"] as const;
+export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "broadcast", "inbox", "quota", "channel", "subscriber"] as const;
+
 
 export type DeliveryStatus = NonNullable<WebhookDeliveryListParams["status"]>;
 const DELIVERY_STATUS_LABELS_ = { success: "Success", failed: "Failed", pending: "Pending" } satisfies Record<DeliveryStatus, string>;
