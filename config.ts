@@ -218,6 +218,13 @@ export const config = {
     return this.nodeEnv !== "production";
   },
   /**
+   * SES receipts arrive as SNS messages whose signing certificate must come from
+   * https://sns.<region>.amazonaws.com; tests (NODE_ENV=test only) may serve it from 127.0.0.1.
+   */
+  get allowLocalSnsCertificates(): boolean {
+    return this.nodeEnv === "test";
+  },
+  /**
    * Requests through app.handle() have no socket: under NODE_ENV=test the X-Test-Client-Ip header
    * stands in for the peer address (never elsewhere, where it would let a client pick its IP).
    */

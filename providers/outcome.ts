@@ -39,8 +39,13 @@ export function failure(
   if (extra.retryAfterMs !== undefined) result.retryAfterMs = extra.retryAfterMs;
   if (extra.response !== undefined) result.response = extra.response;
   if (extra.recipientUnregistered) result.recipientUnregistered = true;
-  if (extra.callerFault) result.callerFault = true;
+  if (extra.callerFault !== undefined) result.callerFault = extra.callerFault;
   return result;
+}
+
+/** Marks a failure as the provider's (or its configuration's) fault: counted against the provider's health. */
+export function providerFault(f: SendFailure): SendFailure {
+  return { ...f, callerFault: false };
 }
 
 /**

@@ -52,11 +52,12 @@ export type SendResult =
        */
       recipientUnregistered?: true;
       /**
-       * The provider refused this one request for something the caller gave (an invalid recipient,
-       * a malformed or rejected message): permanent, and no sign of the provider's health, so a
-       * circuit breaker does not count it as a failure of the provider.
+       * Whose fault the failure is, when the adapter knows: true, the caller's (an invalid recipient,
+       * a malformed or rejected message: permanent, and no sign of the provider's health, so a circuit
+       * breaker does not count it); false, the provider's or the configuration's (counted). Absent:
+       * the adapter does not say, and the circuit breaker judges by the HTTP status.
        */
-      callerFault?: true;
+      callerFault?: boolean;
     };
 
 export type SendFailure = Extract<SendResult, { ok: false }>;

@@ -180,6 +180,23 @@ export const VonageStatusBody = t.Object(
   },
 );
 
+/** What Amazon SNS POSTs (as text/plain): a JSON message, here as its text; the route reads and verifies it. */
+export const SnsMessageBody = t.String({
+  description: "an Amazon SNS message (Type, MessageId, TopicArn, Message, Timestamp, SignatureVersion, Signature, SigningCertURL ...), sent by SNS as text/plain",
+  examples: [
+    JSON.stringify({
+      Type: "Notification",
+      MessageId: "22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324",
+      TopicArn: "arn:aws:sns:eu-west-1:123456789012:ses-events",
+      Message: '{"eventType":"Delivery","mail":{"messageId":"0102018f..."},"delivery":{"timestamp":"2026-11-26T11:15:00.000Z"}}',
+      Timestamp: "2026-11-26T11:15:01.000Z",
+      SignatureVersion: "2",
+      Signature: "EXAMPLEpH+..",
+      SigningCertURL: "https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-0000000000000000000000.pem",
+    }),
+  ],
+});
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

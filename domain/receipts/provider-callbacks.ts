@@ -1,9 +1,11 @@
 // Provider status callbacks (/webhooks/<twilio|sendgrid|mailgun|...>/:channel_id, /webhooks/whatsapp):
 // each verified by the provider's own scheme with the secret of the configuration that decides the tenant.
 import { AppError } from "../../basics/errors";
+import { config } from "../../config";
 import { mailgunReceipt, verifyMailgunSignature } from "../../providers/email/mailgun";
 import { postmarkReceipt, verifyPostmarkBasicAuth } from "../../providers/email/postmark";
 import { resendReceipt, verifySvixSignature } from "../../providers/email/resend";
+import { confirmSnsSubscription, readSnsMessage, sesReceipt, snsUrlAllowed, verifySnsMessage } from "../../providers/email/ses-events";
 import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import { verifyVonageWebhook, vonageReceipt } from "../../providers/sms/vonage";
@@ -211,6 +213,43 @@ export async function vonageStatusWebhook(q: { channelId: string; rawBody: strin
   if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
   const { matched, applied } = await applyAll(cfg, [receipt], "vonage");
   if (matched === 0) throw unknownMessage(`the message_uuid ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * SES events through Amazon SNS (POST /webhooks/ses/:channel_id): the topic must be the channel's
+ * settings.sns_topic_arn and the SNS signature must verify under SNS's signing certificate. A
+ * SubscriptionConfirmation is confirmed by visiting its SubscribeURL (an SNS URL only).
+ */
+export async function sesSnsWebhook(q: { channelId: string; rawBody: string }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "ses");
+  const topic = cfg.settings.sns_topic_arn;
+  if (typeof topic !== "string" || topic === "") {
+    throw invalidSignature("This channel has no settings.sns_topic_arn: store the ARN of the SNS topic its configuration set publishes to");
+  }
+  const m = readSnsMessage(parseJsonObject(q.rawBody));
+  if (typeof m === "string") throw new AppError("validation_failed", "Validation failed", { body: [`must be an Amazon SNS message: ${m}`] });
+  if (m.TopicArn !== topic) throw invalidSignature("TopicArn is not this channel's settings.sns_topic_arn");
+  const allowLocal = config.allowLocalSnsCertificates;
+  const verified = await verifySnsMessage(m, { allowLocal });
+  if (verified === "certificate_unavailable") throw new AppError("gateway_error", "The SNS signing certificate could not be fetched; try again");
+  if (!verified) throw invalidSignature("Signature does not verify under the SNS signing certificate (or SigningCertURL is not an SNS URL)");
+  if (m.Type === "SubscriptionConfirmation") {
+    if (!m.SubscribeURL || !snsUrlAllowed(m.SubscribeURL, { allowLocal })) throw invalidSignature("SubscribeURL is not an Amazon SNS URL");
+    if (!(await confirmSnsSubscription(m.SubscribeURL))) throw new AppError("gateway_error", "Confirming the SNS subscription failed; SNS will send the confirmation again");
+    return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  }
+  if (m.Type !== "Notification") return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  let event: unknown;
+  try {
+    event = JSON.parse(m.Message);
+  } catch {
+    return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  }
+  const receipt = sesReceipt(event, m.MessageId);
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "ses");
+  if (matched === 0) throw unknownMessage(`the SES messageId ${JSON.stringify(receipt.messageId.slice(0, 128))}`);
   return { received: 1, matched, applied, ignored: 0 };
 }
 

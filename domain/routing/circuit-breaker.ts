@@ -19,10 +19,14 @@ export function circuitSettings(): CircuitSettings {
  * Whose fault a failed call is. The provider's: anything retryable (5xx, 429, timeouts, network) and
  * a refusal of our credentials (401, 403): the entry cannot send. The caller's: every other permanent
  * 4xx (an invalid number, a malformed address): the provider answered, so it counts as an answered call.
+ * An adapter that classifies its vendor's errors (callerFault true or false) decides instead: a
+ * suspended SES account (a 400) is the provider's, a recipient Apple no longer knows (a 410) the caller's.
  */
 export function faultOf(result: SendResult): "none" | "provider" | "caller" {
   if (result.ok) return "none";
   if (result.retryable) return "provider";
+  // the adapters that classify their vendor's errors say so (providers/types.ts SendFailure.callerFault)
+  if (result.callerFault !== undefined) return result.callerFault ? "caller" : "provider";
   const status = Number((result.response as { status?: unknown } | undefined)?.status);
   if (status === 401 || status === 403) return "provider";
   return "caller";

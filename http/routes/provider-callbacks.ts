@@ -1,7 +1,7 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
 // callbacks), /webhooks/sendgrid|mailgun|.../:channel_id (webhooks). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, twilioStatusCallback, vonageStatusWebhook } from "../../domain/receipts/provider-callbacks";
+import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, sesSnsWebhook, twilioStatusCallback, vonageStatusWebhook } from "../../domain/receipts/provider-callbacks";
 import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
@@ -10,6 +10,7 @@ import {
   MailgunWebhookBody,
   PostmarkWebhookBody,
   ResendWebhookBody,
+  SnsMessageBody,
   VonageStatusBody,
   SendgridEventBatch,
   TwilioStatusCallbackBody,
@@ -158,6 +159,24 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       detail: {
         summary: "Vonage Messages API status webhook (Bearer JWT, HS256 under the signature secret, payload_hash of the body); set as webhook_url on every message NMS sends", description: "Vonage POSTs a message's status changes here; a request with a valid token moves its notification.",
         tags: ["provider-callbacks"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/ses/:channel_id",
+    // SNS posts its JSON as text/plain: the parser hands the text over as it is
+    async ({ params, body, request }) => ({
+      data: await sesSnsWebhook({ channelId: params.channel_id, rawBody: typeof body === "string" ? body : ((request as { __rawBody?: string }).__rawBody ?? "") }),
+    }),
+    {
+      access: "public",
+      parse: ["text/plain"],
+      params: CallbackChannelParams,
+      body: SnsMessageBody,
+      response: { 200: CallbackOutcomeBody, 502: ErrorBody, ...errors },
+      detail: {
+        summary: "SES events through an Amazon SNS HTTPS subscription (the SNS message signature, verified under SNS's signing certificate)",
+        tags: ["public"],
       },
     },
   );

@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendFailure, SendResult } from "../types";
 
 export const MAILGUN_BASE_URL = "https://api.mailgun.net";
@@ -19,7 +19,7 @@ export function mailgunFailure(res: HttpCallResponse): SendFailure {
   // a 400 is Mailgun refusing this message's parameters (an invalid `to`, an empty body): the request's
   // fault, unless it names the sender, which is the configuration's
   if (res.status === 400 && !/\bfrom\b|domain/i.test(message ?? "")) return callerFault(f);
-  return f;
+  return providerFault(f);
 }
 
 export class MailgunProvider implements Provider {

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendFailure, SendResult } from "../types";
 
 export const POSTMARK_BASE_URL = "https://api.postmarkapp.com";
@@ -22,7 +22,7 @@ export function postmarkFailure(res: HttpCallResponse): SendFailure {
     { code: code !== undefined && code !== 0 ? `postmark_${code}` : undefined, message: typeof b?.Message === "string" ? b.Message : undefined },
     parseRetryAfter(res.headers.get("retry-after")),
   );
-  return code !== undefined && CALLER_FAULT_CODES.has(code) && !f.retryable ? callerFault(f) : f;
+  return code !== undefined && CALLER_FAULT_CODES.has(code) && !f.retryable ? callerFault(f) : providerFault(f);
 }
 
 export class PostmarkProvider implements Provider {

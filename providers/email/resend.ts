@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendFailure, SendResult } from "../types";
 
 export const RESEND_BASE_URL = "https://api.resend.com";
@@ -34,7 +34,7 @@ export function resendFailure(res: HttpCallResponse): SendFailure {
   );
   // an unverified sending domain is also a validation_error (403): the configuration's, not the message's
   if (name && CALLER_FAULT_NAMES.has(name) && res.status === 422 && !/\bdomain\b|\bfrom\b/i.test(message ?? "")) return callerFault(f);
-  return f;
+  return providerFault(f);
 }
 
 export class ResendProvider implements Provider {

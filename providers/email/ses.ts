@@ -1,14 +1,12 @@
 // The `ses` email provider: Amazon SES v2 SendEmail (POST /v2/email/outbound-emails, JSON, SigV4-signed
 // by aws-sign.ts with `aws4`); MessageId is the message id; errors by x-amzn-ErrorType.
-import { signAwsPost } from "../aws-sign";
+import { awsConfig, awsCredentialFields, checkAwsConfig, signAwsPost, type AwsCredentials } from "../aws-sign";
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendFailure, SendResult } from "../types";
 
-const REGION_RE = /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/;
-const ACCESS_KEY_RE = /^(AKIA|ASIA)[A-Z0-9]{12,124}$/;
 
 export function sesBaseUrl(region: string): string {
   return `https://email.${region}.amazonaws.com`;
@@ -34,14 +32,12 @@ export function sesFailure(res: HttpCallResponse): SendFailure {
   const code = type ? `ses_${type}` : undefined;
   const retryable = type && RETRYABLE_TYPES.has(type) ? true : undefined;
   const f = failureFromHttp(res, { code, message, retryable }, parseRetryAfter(res.headers.get("retry-after")));
-  return type && CALLER_FAULT_TYPES.has(type) ? callerFault(f) : f;
+  return type && CALLER_FAULT_TYPES.has(type) ? callerFault(f) : providerFault(f);
 }
 
 export class SesProvider implements Provider {
   readonly name = "ses";
-  private readonly accessKeyId: string;
-  private readonly secretAccessKey: string;
-  private readonly sessionToken: string;
+  private readonly aws: AwsCredentials;
   private readonly region: string;
   private readonly baseUrl: string;
   private readonly fromEmail: string;
@@ -49,10 +45,7 @@ export class SesProvider implements Provider {
   private readonly configurationSet: string;
 
   constructor(config: ProviderConfig, private readonly deps: ProviderDeps) {
-    this.accessKeyId = stringSetting(config.credentials, "access_key_id");
-    this.secretAccessKey = stringSetting(config.credentials, "secret_access_key");
-    this.sessionToken = stringSetting(config.credentials, "session_token");
-    this.region = stringSetting(config.settings, "region", "us-east-1");
+    ({ credentials: this.aws, region: this.region } = awsConfig(config));
     this.baseUrl = stringSetting(config.settings, "base_url", sesBaseUrl(this.region));
     this.fromEmail = stringSetting(config.settings, "from_email");
     this.fromName = stringSetting(config.settings, "from_name");
@@ -95,11 +88,7 @@ export class SesProvider implements Provider {
   /** the request SES v2 expects, signed (SigV4, service `ses`) by aws4 */
   signedRequest(body: string): { url: string; headers: Record<string, string> } {
     const url = new URL(joinUrl(this.baseUrl, "/v2/email/outbound-emails"));
-    const headers = signAwsPost(url, body, "application/json", "ses", this.region, {
-      accessKeyId: this.accessKeyId,
-      secretAccessKey: this.secretAccessKey,
-      sessionToken: this.sessionToken || undefined,
-    });
+    const headers = signAwsPost(url, body, "application/json", "ses", this.region, this.aws);
     return { url: url.toString(), headers };
   }
 
@@ -131,35 +120,34 @@ export const sesDefinition: ProviderDefinition = {
   name: "ses",
   channels: ["email"],
   defaultRateLimitPerSecond: 14,
-  credentialFields: [
-    { name: "access_key_id", required: true, description: "IAM access key id (AKIA... or ASIA...) allowed ses:SendEmail", type: "string" },
-    { name: "secret_access_key", required: true, description: "the access key's secret", type: "string" },
-    { name: "session_token", required: false, description: "session token of temporary (ASIA...) credentials", type: "string" },
-  ],
+  credentialFields: awsCredentialFields("ses:SendEmail"),
   settingFields: [
     { name: "region", required: true, description: "AWS region of the SES account, e.g. eu-west-1", type: "string" },
     { name: "from_email", required: true, description: "verified sender address (its domain or the address verified in SES)", type: "string" },
     { name: "from_name", required: false, description: "sender display name", type: "string" },
     { name: "configuration_set", required: false, description: "SES configuration set (its event destination publishes delivery events to SNS)", type: "string" },
     { name: "base_url", required: false, description: "API base URL (default https://email.<region>.amazonaws.com)", type: "string" },
+    {
+      name: "sns_topic_arn",
+      required: false,
+      description: "the SNS topic the configuration set publishes events to; POST /webhooks/ses/<channel id> refuses every other topic, and everything until it is set",
+      type: "string",
+    },
     { name: "rate_limit_per_second", required: false, description: "sends per second (default 14, SES's production starting rate)", type: "number" },
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
-    const key = checks.requireString("credentials", "access_key_id");
-    if (key !== undefined && !ACCESS_KEY_RE.test(key)) checks.add("credentials", "access_key_id", "must be an AWS access key id (AKIA... or ASIA..., upper-case letters and digits)");
-    const secret = checks.requireString("credentials", "secret_access_key");
-    if (secret !== undefined && secret.length < 16) checks.add("credentials", "secret_access_key", "is too short to be an AWS secret access key");
-    const token = checks.optionalString("credentials", "session_token");
-    if (key?.startsWith("ASIA") && token === undefined) checks.add("credentials", "session_token", "is required with temporary (ASIA...) credentials");
-    const region = checks.requireString("settings", "region");
-    if (region !== undefined && !REGION_RE.test(region)) checks.add("settings", "region", "must be an AWS region such as us-east-1 or eu-west-1");
+    checkAwsConfig(checks);
     const from = checks.requireString("settings", "from_email");
     if (from !== undefined && !isEmailAddress(from)) checks.add("settings", "from_email", "must be an email address");
     checks.optionalString("settings", "from_name");
     const set = checks.optionalString("settings", "configuration_set");
     if (set !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(set)) checks.add("settings", "configuration_set", "must be 1-64 letters, digits, '-' or '_'");
     checks.optionalUrl("settings", "base_url");
+    const arn = checks.optionalString("settings", "sns_topic_arn");
+    if (arn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn)) {
+      checks.add("settings", "sns_topic_arn", "must be an SNS topic ARN such as arn:aws:sns:eu-west-1:123456789012:ses-events");
+    }
     checks.sharedSettings();
     return checks.errors;
   },

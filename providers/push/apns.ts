@@ -4,7 +4,7 @@ import { createHash, createPrivateKey } from "node:crypto";
 import http2 from "node:http2";
 import { importPKCS8, SignJWT } from "jose";
 import { ConfigChecks, stringSetting } from "../config-checks";
-import { callerFault, failure, isAbortError, parseRetryAfter, unregistered } from "../outcome";
+import { callerFault, providerFault, failure, isAbortError, parseRetryAfter, unregistered } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendFailure, SendResult } from "../types";
 import { DEFAULT_TIMEOUT_MS } from "../types";
 
@@ -41,9 +41,9 @@ export function apnsFailure(status: number, headers: Record<string, string | str
   const retryAfter = headers["retry-after"];
   const f = failure(retryable, code, message, { response, retryAfterMs: retryable ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) : undefined });
   // 410: the token is no longer valid for the topic (app uninstalled): never send to it again
-  if (status === 410 || reason === "Unregistered" || reason === "ExpiredToken") return unregistered(f);
+  if (status === 410 || reason === "Unregistered" || reason === "ExpiredToken") return callerFault(unregistered(f));
   if (CALLER_FAULT_REASONS.has(reason)) return callerFault(f);
-  return f;
+  return providerFault(f);
 }
 
 // ---------------------------------------------------------------------------------------------

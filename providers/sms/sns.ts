@@ -1,13 +1,11 @@
 // The `sns` sms provider: Amazon SNS Publish to a phone number (query API, form POST, SigV4-signed by
 // the `aws4` library); MessageId is the id; errors are XML <Error><Code> classified like SES's.
-import { signAwsPost } from "../aws-sign";
+import { awsConfig, awsCredentialFields, checkAwsConfig, signAwsPost, type AwsCredentials } from "../aws-sign";
 import { ConfigChecks, isE164, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, SendFailure, SendResult } from "../types";
 
-const REGION_RE = /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$/;
-const ACCESS_KEY_RE = /^(AKIA|ASIA)[A-Z0-9]{12,124}$/;
 const SENDER_ID_RE = /^(?=.*[A-Za-z])[A-Za-z0-9-]{1,11}$/;
 
 export function snsBaseUrl(region: string): string {
@@ -32,14 +30,12 @@ export function snsFailure(res: HttpCallResponse): SendFailure {
   if (code && INVALID_PARAMETER_CODES.has(code) && !f.retryable && /PhoneNumber|Message\b|message too long/i.test(message ?? "") && !/Origination|SenderID/i.test(message ?? "")) {
     return callerFault(f);
   }
-  return f;
+  return providerFault(f);
 }
 
 export class SnsProvider implements Provider {
   readonly name = "sns";
-  private readonly accessKeyId: string;
-  private readonly secretAccessKey: string;
-  private readonly sessionToken: string;
+  private readonly aws: AwsCredentials;
   private readonly region: string;
   private readonly baseUrl: string;
   private readonly senderId: string;
@@ -47,10 +43,7 @@ export class SnsProvider implements Provider {
   private readonly smsType: string;
 
   constructor(config: ProviderConfig, private readonly deps: ProviderDeps) {
-    this.accessKeyId = stringSetting(config.credentials, "access_key_id");
-    this.secretAccessKey = stringSetting(config.credentials, "secret_access_key");
-    this.sessionToken = stringSetting(config.credentials, "session_token");
-    this.region = stringSetting(config.settings, "region", "us-east-1");
+    ({ credentials: this.aws, region: this.region } = awsConfig(config));
     this.baseUrl = stringSetting(config.settings, "base_url", snsBaseUrl(this.region));
     this.senderId = stringSetting(config.settings, "sender_id");
     this.originationNumber = stringSetting(config.settings, "origination_number");
@@ -75,11 +68,7 @@ export class SnsProvider implements Provider {
     if (form.get("Message") === "") return failure(false, "empty_content", "message has no content");
     const body = form.toString();
     const url = new URL(joinUrl(this.baseUrl, "/"));
-    const headers = signAwsPost(url, body, "application/x-www-form-urlencoded; charset=utf-8", "sns", this.region, {
-      accessKeyId: this.accessKeyId,
-      secretAccessKey: this.secretAccessKey,
-      sessionToken: this.sessionToken || undefined,
-    });
+    const headers = signAwsPost(url, body, "application/x-www-form-urlencoded; charset=utf-8", "sns", this.region, this.aws);
     const call = await httpCall({ url: url.toString(), headers, body }, this.deps, signal);
     if (!call.ok) return call.failure;
     const res = call.res;
@@ -96,11 +85,7 @@ export const snsDefinition: ProviderDefinition = {
   name: "sns",
   channels: ["sms"],
   defaultRateLimitPerSecond: 20,
-  credentialFields: [
-    { name: "access_key_id", required: true, description: "IAM access key id (AKIA... or ASIA...) allowed sns:Publish", type: "string" },
-    { name: "secret_access_key", required: true, description: "the access key's secret", type: "string" },
-    { name: "session_token", required: false, description: "session token of temporary (ASIA...) credentials", type: "string" },
-  ],
+  credentialFields: awsCredentialFields("sns:Publish"),
   settingFields: [
     { name: "region", required: true, description: "AWS region whose SNS sends the SMS, e.g. eu-west-1", type: "string" },
     { name: "sms_type", required: false, description: "Transactional (default: highest reliability, for OTPs) or Promotional", type: "string" },
@@ -111,14 +96,7 @@ export const snsDefinition: ProviderDefinition = {
   ],
   validate(credentials, settings) {
     const checks = new ConfigChecks(credentials, settings);
-    const key = checks.requireString("credentials", "access_key_id");
-    if (key !== undefined && !ACCESS_KEY_RE.test(key)) checks.add("credentials", "access_key_id", "must be an AWS access key id (AKIA... or ASIA..., upper-case letters and digits)");
-    const secret = checks.requireString("credentials", "secret_access_key");
-    if (secret !== undefined && secret.length < 16) checks.add("credentials", "secret_access_key", "is too short to be an AWS secret access key");
-    const token = checks.optionalString("credentials", "session_token");
-    if (key?.startsWith("ASIA") && token === undefined) checks.add("credentials", "session_token", "is required with temporary (ASIA...) credentials");
-    const region = checks.requireString("settings", "region");
-    if (region !== undefined && !REGION_RE.test(region)) checks.add("settings", "region", "must be an AWS region such as us-east-1 or eu-west-1");
+    checkAwsConfig(checks);
     const type = checks.optionalString("settings", "sms_type");
     if (type !== undefined && type !== "Transactional" && type !== "Promotional") checks.add("settings", "sms_type", "must be Transactional or Promotional");
     const sender = checks.optionalString("settings", "sender_id");

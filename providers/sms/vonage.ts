@@ -4,7 +4,7 @@ import { createHash, createPrivateKey } from "node:crypto";
 import { importPKCS8, jwtVerify, SignJWT, type CryptoKey } from "jose";
 import { ConfigChecks, isE164, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
-import { callerFault, failure, parseRetryAfter } from "../outcome";
+import { callerFault, providerFault, failure, parseRetryAfter } from "../outcome";
 import type { OutboundMessage, Provider, ProviderConfig, ProviderDefinition, ProviderDeps, ProviderReceipt, SendFailure, SendResult } from "../types";
 
 export const VONAGE_BASE_URL = "https://api.nexmo.com";
@@ -24,7 +24,7 @@ export function vonageFailure(res: HttpCallResponse): SendFailure {
   const f = failureFromHttp(res, { code: number ? `vonage_${number}` : undefined, message: detail ? `${message ?? "Invalid params"} (${detail})` : message }, parseRetryAfter(res.headers.get("retry-after")));
   // 422 Invalid params names the request's fields: the caller's fault unless it is the sender (configuration)
   if ((res.status === 422 || res.status === 400) && !params.some((p) => p.name === "from")) return callerFault(f);
-  return f;
+  return providerFault(f);
 }
 
 export class VonageProvider implements Provider {

@@ -19,8 +19,8 @@ CASES.push({
   provider: "ses",
   channel: "email",
   valid: { credentials: { access_key_id: "AKIAIOSFODNN7EXAMPLE", secret_access_key: sesSecret }, settings: { region: "eu-west-1", from_email: "no-reply@acme.com" } },
-  invalid: { credentials: { access_key_id: "nope", secret_access_key: sesSecret }, settings: { region: "Mars", from_email: "x" } },
-  details: ["credentials.access_key_id", "settings.from_email", "settings.region"],
+  invalid: { credentials: { access_key_id: "nope", secret_access_key: sesSecret }, settings: { region: "Mars", from_email: "x", sns_topic_arn: "ses-events" } },
+  details: ["credentials.access_key_id", "settings.from_email", "settings.region", "settings.sns_topic_arn"],
   secret: sesSecret,
 });
 

@@ -93,7 +93,7 @@ describe("apns provider (HTTP/2 POST /3/device/<token>, ES256 provider token)", 
     const other = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
     const result = await provider({ privateKey: other }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "apns_invalid_provider_token" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("another app's topic: 400 DeviceTokenNotForTopic (the caller's token does not belong to this app)", async () => {

@@ -65,14 +65,14 @@ describe("mailgun provider (POST {base_url}/v3/{domain}/messages, basic auth api
   test("a wrong key gets Mailgun's plain-text 401 Forbidden: permanent, counted against the provider", async () => {
     const result = await provider({ apiKey: "key-wrong-wrong-wrong" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "http_401", message: "Forbidden" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
     expect(JSON.stringify(result)).not.toContain("key-wrong-wrong-wrong");
   });
 
   test("an unknown domain is 404: permanent, not the caller's fault", async () => {
     const result = await provider({ domain: "other.acme.test" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "http_404", message: "Domain not found: other.acme.test" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("an invalid recipient gets Mailgun's 400: the caller's fault", async () => {

@@ -69,7 +69,7 @@ describe("postmark provider (POST {base_url}/email, X-Postmark-Server-Token)", (
   test("a wrong server token: Postmark's 401 ErrorCode 10, permanent and counted against the provider", async () => {
     const result = await provider({ token: "00000000-0000-0000-0000-000000000000" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "postmark_10", message: "Request does not contain a valid Server token." } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("an invalid To is Postmark's 422 ErrorCode 300: the caller's fault", async () => {
@@ -85,7 +85,7 @@ describe("postmark provider (POST {base_url}/email, X-Postmark-Server-Token)", (
     expect(await provider().send(message())).toMatchObject({ ok: false, retryable: false, callerFault: true, error: { code: "postmark_406" } });
     const sender = await provider().send(message());
     expect(sender).toMatchObject({ ok: false, retryable: false, error: { code: "postmark_400" } });
-    if (!sender.ok) expect(sender.callerFault).toBeUndefined();
+    if (!sender.ok) expect(sender.callerFault).toBe(false);
   });
 
   test("429 is retryable after Retry-After; 503 retryable; then success", async () => {

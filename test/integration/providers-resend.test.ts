@@ -74,7 +74,7 @@ describe("resend provider (POST {base_url}/emails, Bearer api_key)", () => {
   test("a wrong key is 403 invalid_api_key: permanent, counted against the provider", async () => {
     const result = await provider({ apiKey: "re_wrongwrongwrong" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "resend_invalid_api_key", message: "API key is invalid" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("an invalid recipient is 422 validation_error: the caller's fault", async () => {
@@ -86,7 +86,7 @@ describe("resend provider (POST {base_url}/emails, Bearer api_key)", () => {
     rs.script({ kind: "error", status: 403, code: "validation_error", message: "The acme.test domain is not verified. Please, add and verify your domain on https://resend.com/domains" });
     const result = await provider().send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "resend_validation_error" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("429 rate_limit_exceeded: retryable after Retry-After, else after ratelimit-reset", async () => {

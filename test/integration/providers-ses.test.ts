@@ -72,7 +72,7 @@ describe("ses provider (POST {base_url}/v2/email/outbound-emails, SigV4)", () =>
   test("a wrong secret: the fake's SignatureDoesNotMatch 403 is permanent and not the caller's fault", async () => {
     const result = await provider({ secret: "not-the-secret-at-all-0123456789" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "ses_SignatureDoesNotMatch" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
     expect(ses.accepted).toHaveLength(0);
   });
 
@@ -114,7 +114,7 @@ describe("ses provider (POST {base_url}/v2/email/outbound-emails, SigV4)", () =>
     ses.script({ kind: "error", status: 400, code: "AccountSuspendedException", message: "Account is suspended." });
     const result = await provider().send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "ses_AccountSuspendedException" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("no answer before the deadline: retryable timeout", async () => {
@@ -142,5 +142,17 @@ describe("ses validate (POST /v1/channels 422 details)", () => {
     expect(def.validate({ access_key_id: "ASIAIOSFODNN7EXAMPLE", secret_access_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" }, { region: "us-east-1", from_email: "a@acme.com" })).toEqual({
       "credentials.session_token": ["is required with temporary (ASIA...) credentials"],
     });
+  });
+});
+
+describe("SNS signing certificate URLs (SES receipts)", () => {
+  test("only https://sns.<region>.amazonaws.com/*.pem; local hosts only when allowed (tests)", async () => {
+    const { snsUrlAllowed } = await import("../../providers/email/ses-events");
+    expect(snsUrlAllowed("https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-abc.pem", { pem: true })).toBe(true);
+    expect(snsUrlAllowed("https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-abc.pem", { pem: true })).toBe(true);
+    for (const bad of ["http://sns.eu-west-1.amazonaws.com/x.pem", "https://sns.eu-west-1.amazonaws.com.evil.test/x.pem", "https://evil.test/sns.eu-west-1.amazonaws.com/x.pem", "https://sns.eu-west-1.amazonaws.com:8443/x.pem", "https://sns.eu-west-1.amazonaws.com/x.txt", "http://127.0.0.1:1234/x.pem"]) {
+      expect([bad, snsUrlAllowed(bad, { pem: true })]).toEqual([bad, false]);
+    }
+    expect(snsUrlAllowed("http://127.0.0.1:1234/x.pem", { pem: true, allowLocal: true })).toBe(true);
   });
 });

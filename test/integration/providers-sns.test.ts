@@ -39,7 +39,7 @@ describe("sns provider (Publish to a phone number, SigV4)", () => {
   test("a wrong secret: SignatureDoesNotMatch 403, permanent, counted against the provider", async () => {
     const result = await provider({ secret: "wrong/secret/0123456789abcdefghij" }).send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "sns_SignatureDoesNotMatch" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
     expect(sns.published).toHaveLength(0);
   });
 
@@ -52,7 +52,7 @@ describe("sns provider (Publish to a phone number, SigV4)", () => {
     sns.script({ kind: "error", status: 400, code: "InvalidParameter", message: "Invalid parameter: MessageAttributes Reason: SenderID is not supported in the destination country" });
     const result = await provider().send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "sns_InvalidParameter" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("Throttling (a 400) is retryable with Retry-After; InternalError retryable; then success", async () => {

@@ -69,7 +69,7 @@ describe("vonage provider (POST {base_url}/v1/messages)", () => {
     try {
       const result = await provider({ credentials: { application_id: vg.applicationId, private_key: other.privateKey } }).send(message());
       expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "vonage_1010", message: "Unauthorized: You did not provide correct credentials." } });
-      if (!result.ok) expect(result.callerFault).toBeUndefined();
+      if (!result.ok) expect(result.callerFault).toBe(false);
     } finally {
       await other.stop();
     }
@@ -85,7 +85,7 @@ describe("vonage provider (POST {base_url}/v1/messages)", () => {
     vg.script({ kind: "error", status: 402, code: "1100", message: "This request could not be performed due to your account balance being low." });
     const result = await provider().send(message());
     expect(result).toMatchObject({ ok: false, retryable: false, error: { code: "vonage_1100" } });
-    if (!result.ok) expect(result.callerFault).toBeUndefined();
+    if (!result.ok) expect(result.callerFault).toBe(false);
   });
 
   test("429 is retryable with Retry-After; 500 retryable; then success", async () => {

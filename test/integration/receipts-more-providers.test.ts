@@ -7,6 +7,7 @@ import { app, call, createTenant } from "../support/fixtures";
 import * as fakeMailgun from "../support/fake-mailgun";
 import * as fakePostmark from "../support/fake-postmark";
 import * as fakeResend from "../support/fake-resend";
+import * as fakeSes from "../support/fake-ses";
 import * as fakeVonage from "../support/fake-vonage";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startDeliveryHost, waitForStatus } from "./delivery-support";
@@ -16,6 +17,7 @@ let mg: fakeMailgun.FakeMailgun;
 let pm: fakePostmark.FakePostmark;
 let rs: fakeResend.FakeResend;
 let vg: fakeVonage.FakeVonage;
+let ses: fakeSes.FakeSes;
 const tenants: Awaited<ReturnType<typeof createTenant>>[] = [];
 const inProcess = (req: Request) => app().handle(req);
 const base = config.publicUrl.replace(/\/+$/, "");
@@ -46,12 +48,12 @@ async function eventTypes(id: string) {
 
 beforeAll(async () => {
   delivery = await startDeliveryHost();
-  [mg, pm, rs, vg] = await Promise.all([fakeMailgun.start(), fakePostmark.start(), fakeResend.start(), fakeVonage.start()]);
+  [mg, pm, rs, vg, ses] = await Promise.all([fakeMailgun.start(), fakePostmark.start(), fakeResend.start(), fakeVonage.start(), fakeSes.start()]);
 });
 
 afterAll(async () => {
   await delivery.stop();
-  await Promise.all([mg.stop(), pm.stop(), rs.stop(), vg.stop()]);
+  await Promise.all([mg.stop(), pm.stop(), rs.stop(), vg.stop(), ses.stop()]);
   await deleteTenants(tenants.map((t) => t.tenant.id));
 });
 
@@ -287,5 +289,77 @@ describe("Vonage status webhooks (POST /webhooks/vonage/:channel_id, JWT-signed)
       expect(r.body.error.code).toBe("invalid_signature");
     }
     expect((await row(n.id)).status).toBe("sent");
+  });
+});
+
+describe("SES events through SNS (POST /webhooks/ses/:channel_id)", () => {
+  let S: Awaited<ReturnType<typeof createTenant>>;
+  let channelId: string;
+  const url = () => `${base}/webhooks/ses/${channelId}`;
+  const email = (to: string, want?: string[]) => send(S.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
+
+  beforeAll(async () => {
+    S = await createTenant();
+    tenants.push(S);
+    channelId = await channel(S.secretKey, {
+      channel: "email",
+      provider: "ses",
+      credentials: { access_key_id: ses.accessKeyId, secret_access_key: ses.secretAccessKey },
+      settings: { region: ses.region, from_email: "hello@acme.test", configuration_set: "nms-events", base_url: ses.url, sns_topic_arn: ses.topicArn },
+    });
+  });
+
+  test("a SubscriptionConfirmation is confirmed by visiting its SubscribeURL", async () => {
+    const r = await json(await ses.postSubscriptionConfirmation(url(), { deliver: inProcess }));
+    expect(r).toEqual({ status: 200, body: { data: { received: 1, matched: 0, applied: 0, ignored: 1 } } });
+    expect(ses.confirmations).toHaveLength(1);
+  });
+
+  test("Delivery (SignatureVersion 2) then Open (version 1): delivered, opened; an SNS redelivery changes nothing", async () => {
+    const n = await email("ana@example.com");
+    const mid = n.provider_message_id as string;
+    expect((ses.accepted.find((a) => a.messageId === mid)!.body.EmailTags as any[])[0]).toEqual({ Name: "notification_id", Value: n.id });
+    const delivered = await json(await ses.postNotification(url(), ses.event(mid, "Delivery"), { deliver: inProcess, messageId: "sns-msg-1" }));
+    expect(delivered).toEqual({ status: 200, body: { data: { received: 1, matched: 1, applied: 1, ignored: 0 } } });
+    expect((await json(await ses.postNotification(url(), ses.event(mid, "Delivery"), { deliver: inProcess, messageId: "sns-msg-1" }))).body.data.applied).toBe(0);
+    expect((await json(await ses.postNotification(url(), ses.event(mid, "Open"), { deliver: inProcess, signatureVersion: "1" }))).body.data.applied).toBe(1);
+    const r = await row(n.id);
+    expect(r.status).toBe("delivered");
+    expect(r.opened_at).toBeInstanceOf(Date);
+    expect(await eventTypes(n.id)).toEqual(["notification.created", "notification.sent", "notification.delivered", "notification.opened"]);
+  });
+
+  test("a Permanent bounce: bounced with the diagnostic code, the address suppressed", async () => {
+    const address = `ses-bounce-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const n = await email(address);
+    expect((await json(await ses.postNotification(url(), ses.event(n.provider_message_id, "Bounce"), { deliver: inProcess }))).body.data.applied).toBe(1);
+    const d = await call("GET", `/v1/notifications/${n.id}`, { key: S.secretKey });
+    expect(d.body.data.status).toBe("bounced");
+    expect(d.body.data.error).toMatchObject({ code: "ses_bounce_permanent", message: "smtp; 550 5.1.1 user unknown" });
+    expect((await email(address, ["suppressed"])).suppressed_reason).toBe("bounced");
+  });
+
+  test("a forged signature, a foreign certificate URL or another topic: 401, nothing changes", async () => {
+    const n = await email("flor@example.com");
+    const ev = ses.event(n.provider_message_id, "Delivery");
+    const otherKey = (await import("node:crypto")).generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    for (const o of [{ privateKey: otherKey }, { signature: "AAAA" }, { certUrl: "https://evil.example.com/SimpleNotificationService-1.pem" }, { topicArn: "arn:aws:sns:eu-west-1:123456789012:other" }]) {
+      const r = await json(await ses.postNotification(url(), ev, { deliver: inProcess, ...o }));
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("invalid_signature");
+    }
+    expect((await row(n.id)).status).toBe("sent");
+  });
+
+  test("a body that is not an SNS message is 422; a channel without sns_topic_arn refuses (401)", async () => {
+    const bad = await inProcess(new Request(url(), { method: "POST", headers: { "content-type": "text/plain" }, body: '{"hello":"world"}' }));
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).error.code).toBe("validation_failed");
+    const T = await createTenant();
+    tenants.push(T);
+    const id = await channel(T.secretKey, { channel: "email", provider: "ses", credentials: { access_key_id: ses.accessKeyId, secret_access_key: ses.secretAccessKey }, settings: { region: ses.region, from_email: "a@acme.test", base_url: ses.url } });
+    const r = await json(await ses.postNotification(`${base}/webhooks/ses/${id}`, ses.event("x", "Delivery"), { deliver: inProcess }));
+    expect(r.status).toBe(401);
+    expect(r.body.error.message).toContain("sns_topic_arn");
   });
 });

@@ -232,9 +232,21 @@ describe("caller's fault (SendFailure.callerFault): permanent, not a sign of the
   test("SES: x-amzn-ErrorType decides; MessageRejected is the caller's, AccountSuspended the provider's, Throttling later", () => {
     const ses = (status: number, type: string) => sesFailure(res(status, { message: type }, { "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazonaws.sesv2/` }));
     expect(ses(400, "MessageRejected")).toMatchObject({ retryable: false, callerFault: true, error: { code: "ses_MessageRejected" } });
-    expect(ses(400, "AccountSuspendedException").callerFault).toBeUndefined();
+    expect(ses(400, "AccountSuspendedException").callerFault).toBe(false);
     expect(ses(400, "LimitExceededException")).toMatchObject({ retryable: true, error: { code: "ses_LimitExceededException" } });
     expect(ses(500, "InternalFailure").retryable).toBe(true);
     expect(sesFailure(res(400, { __type: "com.amazon.coral.validate#BadRequestException", message: "m" }))).toMatchObject({ callerFault: true, error: { code: "ses_BadRequestException" } });
+  });
+});
+
+describe("the circuit breaker's judgement follows an adapter's own classification", () => {
+  test("callerFault true: the caller's; false: the provider's (even on a 400); absent: by status", async () => {
+    const { faultOf } = await import("../../domain/routing/circuit-breaker");
+    const ses = (status: number, type: string) => sesFailure(res(status, { message: type }, { "x-amzn-errortype": type }));
+    expect(faultOf(ses(400, "MessageRejected"))).toBe("caller");
+    expect(faultOf(ses(400, "AccountSuspendedException"))).toBe("provider");
+    expect(faultOf(ses(503, "ServiceUnavailable"))).toBe("provider");
+    expect(faultOf(failureFromHttp(res(400), {}))).toBe("caller");
+    expect(faultOf(failureFromHttp(res(401), {}))).toBe("provider");
   });
 });
