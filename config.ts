@@ -248,6 +248,17 @@ export const config = {
   metricsPort: env("METRICS_PORT") === undefined ? undefined : numberEnv("METRICS_PORT", 0),
   /** When set, GET /metrics wants Authorization: Bearer <METRICS_TOKEN>. */
   metricsToken: env("METRICS_TOKEN"),
+  /** Retention and tenant offboarding (docs/operations.md#retention). */
+  lifecycle: {
+    /** How often the retention job sweeps expired history (one process at a time, under the lease `retention`). */
+    retentionEveryMs: durationEnv("RETENTION_EVERY", 10 * 60_000),
+    /** Rows one DELETE of the retention sweep or of an offboarding removes (each batch is its own short transaction). */
+    batchRows: Math.max(1, numberEnv("RETENTION_BATCH_ROWS", 1000)),
+    /** A pause between two batches, so replicas and vacuum keep up with a long removal (0 = none). */
+    batchPauseMs: Math.max(0, numberEnv("RETENTION_BATCH_PAUSE_MS", 5)),
+    /** A running offboarding whose progress has not moved for this long is resumed by the retention job (its process died). */
+    offboardingStaleMs: durationEnv("OFFBOARDING_STALE_AFTER", 30_000),
+  },
   /** Plans, quotas and subscriptions (docs/billing.md). */
   billing: {
     /** The plan of a tenant without a subscription, and of one whose subscription was cancelled or expired. */

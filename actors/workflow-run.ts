@@ -9,7 +9,11 @@ export const workflowRun = defineActor<WorkflowRunMessage>({
   ...workflowRunAddress,
   // ctx.schedule: the host's TIME_SCALE applies to delays and the fallback bound; the run's one
   // timer id (wfrun:<run id>) always goes with the run's key, so replacing it stays in its partition
-  handle: (msg, ctx) => advanceRun(msg, { schedule: (timerId, delayMs, m) => ctx.schedule(timerId, delayMs, m, { keyBound: true }) }),
+  handle: (msg, ctx) =>
+    advanceRun(msg, {
+      timeScale: ctx.timeScale,
+      schedule: (timerId, delayMs, m, opts) => ctx.schedule(timerId, delayMs, m, { keyBound: true, unscaled: opts?.unscaled }),
+    }),
 });
 
 /**

@@ -2,6 +2,16 @@
 // as Retry-After), but no HTTP status: http/plugins/errors.ts maps every code to its status in one table.
 export type ErrorDetails = Record<string, string[]>;
 
+/**
+ * An empty details map without a prototype. Its keys are field paths, often the client's own JSON
+ * keys ("__proto__", "constructor", "toString"): on a plain `{}` those already name inherited
+ * members, so `(details[k] ??= []).push(m)` pushed onto a function (a 500) or set the prototype.
+ * Every details map is built from this (test/http/body-fuzz.test.ts refuses `ErrorDetails = {}`).
+ */
+export function fieldErrors(): ErrorDetails {
+  return Object.create(null) as ErrorDetails;
+}
+
 export class AppError extends Error {
   constructor(
     public readonly code: string,

@@ -5,7 +5,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 
 /** One registry per process: a process running several kinds (npm start) serves them all on one /metrics. */
 export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry, prefix: "nms_" });
+// The event-loop lag is sampled every 100 ms, not prom-client's 10 ms: that timer alone cost an idle
+// process 7 ms of CPU a second (docs/operations.md, idle burn); lags are still measured to the ms.
+collectDefaultMetrics({ register: metricsRegistry, prefix: "nms_", eventLoopMonitoringPrecision: 100 });
 
 const registers = [metricsRegistry];
 /** Seconds, from 1 ms to 30 s: API answers, handler runs and provider calls all fall in it. */

@@ -3,6 +3,7 @@
 import { startBillingCron } from "./billing-cron";
 import { startDomainHealthCron } from "./domain-health-cron";
 import { startReconciler } from "./reconciler";
+import { startRetentionJob } from "./retention";
 import { startWebhookRelay } from "./webhook-relay";
 
 export interface Running {
@@ -12,6 +13,8 @@ export interface Running {
 const periodic: Record<string, () => Running> = {
   reconciler: () => startReconciler(),
   billing: () => startBillingCron(),
+  // expired history and offboardings left by a dead process (docs/operations.md#retention)
+  retention: () => startRetentionJob(),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
   "domain-health": () => startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed

@@ -7,6 +7,9 @@ import { startWebhookRepair, type RepairLoopOptions, type RunningRepair } from "
 
 export type { RepairLoopOptions };
 
+/** Longest pause of an idle relay: the most a first event after a quiet spell waits in the outbox. */
+export const RELAY_IDLE_MAX_MS = 1000;
+
 export interface RunningRelay {
   stop(): Promise<void>;
   /** runs of the relay loop that failed (each is retried at the next tick) */
@@ -23,9 +26,15 @@ export interface RunningRelay {
  */
 export function startWebhookRelay(opts: { everyMs?: number; runtime?: Runtime; repair?: RepairLoopOptions | false } = {}): RunningRelay {
   const log = logger.child({ component: "webhook-relay" });
-  const loop = new Loop({ name: "webhook relay", everyMs: opts.everyMs ?? 100, runDeadlineMs: 30_000, log }, async () => {
+  const everyMs = opts.everyMs ?? 100;
+  // Idle, the pause doubles up to RELAY_IDLE_MAX_MS (an idle process asks PostgreSQL once a second,
+  // not ten times); the first row moved brings it back to everyMs.
+  let pause = everyMs;
+  const loop = new Loop({ name: "webhook relay", everyMs, runDeadlineMs: 30_000, log }, async () => {
     const moved = await relayOnce({ runtime: opts.runtime });
-    return moved >= RELAY_BATCH;
+    if (moved >= RELAY_BATCH) return true;
+    pause = moved > 0 ? everyMs : Math.min(Math.max(everyMs, RELAY_IDLE_MAX_MS), pause * 2);
+    return pause;
   }).start();
   const repair = opts.repair === false ? null : startWebhookRepair({ runtime: opts.runtime, ...opts.repair });
   return {

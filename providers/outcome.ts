@@ -1,5 +1,5 @@
 // Pure outcome classification shared by every adapter (DESIGN.md 7): network error, timeout,
-// 429 and 5xx are retryable; any other 4xx is permanent. Retry-After becomes retryAfterMs.
+// 429 and 5xx are retryable; any other 4xx is permanent (callerFault when the request itself was at fault).
 import type { SendFailure } from "./types";
 
 /** true when an HTTP status is worth retrying (429, 408 and every 5xx) */
@@ -33,13 +33,23 @@ export function failure(
   retryable: boolean,
   code: string,
   message: string,
-  extra: { retryAfterMs?: number; response?: Record<string, unknown>; recipientUnregistered?: boolean } = {},
+  extra: { retryAfterMs?: number; response?: Record<string, unknown>; recipientUnregistered?: boolean; callerFault?: boolean } = {},
 ): SendFailure {
   const result: SendFailure = { ok: false, retryable, error: { code, message } };
   if (extra.retryAfterMs !== undefined) result.retryAfterMs = extra.retryAfterMs;
   if (extra.response !== undefined) result.response = extra.response;
   if (extra.recipientUnregistered) result.recipientUnregistered = true;
+  if (extra.callerFault) result.callerFault = true;
   return result;
+}
+
+/**
+ * Marks a failure as the caller's fault (invalid recipient, rejected content): permanent, and not
+ * counted against the provider's health (SendFailure.callerFault).
+ */
+export function callerFault(f: SendFailure): SendFailure {
+  const { retryAfterMs: _dropped, ...rest } = f;
+  return { ...rest, retryable: false, callerFault: true };
 }
 
 /** Marks a failure as "this recipient no longer exists" (FCM UNREGISTERED, Web Push 404/410). */
@@ -117,9 +127,8 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
     }
     if (Array.isArray(v)) return v.map(scrub);
     if (v && typeof v === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = scrub(x);
-      return out;
+      // fromEntries defines own keys: a provider's "__proto__" key stays a key (assignment would set the prototype)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x)]));
     }
     return v;
   };

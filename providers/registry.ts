@@ -1,6 +1,10 @@
 // The one registry of delivery providers: name -> definition (channels, fields, validate, create).
 // The channels API validates through it and the channel sender builds providers through it.
+import { mailgunDefinition } from "./email/mailgun";
+import { postmarkDefinition } from "./email/postmark";
+import { resendDefinition } from "./email/resend";
 import { sendgridDefinition } from "./email/sendgrid";
+import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
 import { inboxDefinition } from "./in-app/inbox";
 import { fcmDefinition } from "./push/fcm";
@@ -17,6 +21,10 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
   [
     smtpDefinition,
     sendgridDefinition,
+    sesDefinition,
+    mailgunDefinition,
+    postmarkDefinition,
+    resendDefinition,
     twilioDefinition,
     whatsappCloudDefinition,
     fcmDefinition,

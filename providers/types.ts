@@ -51,6 +51,12 @@ export type SendResult =
        * address goes on the tenant's suppression list with reason `unregistered`.
        */
       recipientUnregistered?: true;
+      /**
+       * The provider refused this one request for something the caller gave (an invalid recipient,
+       * a malformed or rejected message): permanent, and no sign of the provider's health, so a
+       * circuit breaker does not count it as a failure of the provider.
+       */
+      callerFault?: true;
     };
 
 export type SendFailure = Extract<SendResult, { ok: false }>;

@@ -13,6 +13,7 @@ export class AckBuffer {
 
   ack(w: PartitionWorker, id: string, clearAttempts: boolean): void {
     w.acks.push(id);
+    w.untrimmed = true;
     if (clearAttempts) w.clearAttempts.push(id);
     if (++this.buffered >= this.core.opts.batch) this.flush();
     else if (!this.scheduled) {

@@ -3,6 +3,7 @@
 import { leaseTarget, planLeases } from "./balance";
 import type { ActorRunner, HostCore, PartitionWorker } from "./host-state";
 import { SlotBatch } from "./slot-batch";
+import { isLocalPeer, provablyDead } from "./host-identity";
 
 /** What the lease keeper asks of the host when it wins, loses or gives back a partition. */
 export interface PartitionOwner {
@@ -13,10 +14,28 @@ export interface PartitionOwner {
 }
 
 export class LeaseKeeper {
+  /** Live hosts of this machine seen in the registries: the watchdog checks each second whether one died. */
+  private readonly localPeers = new Set<string>();
+
   constructor(
     private readonly core: HostCore,
     private readonly owner: PartitionOwner,
   ) {}
+
+  /**
+   * True when a host of this machine seen alive at the last round has died since (its pid is gone):
+   * the caller runs a lease round at once instead of waiting for its lease to expire.
+   */
+  peerDied(): boolean {
+    let died = false;
+    for (const peer of this.localPeers) {
+      if (provablyDead(peer)) {
+        this.localPeers.delete(peer);
+        died = true;
+      }
+    }
+    return died;
+  }
 
   /** Leaves every actor's host registry (graceful stop): the others raise their targets. */
   async leave(): Promise<void> {
@@ -38,7 +57,19 @@ export class LeaseKeeper {
     const stopping = this.core.stopping;
     for (const runner of this.core.runners) {
       const name = runner.actor.name;
-      const live = stopping ? 1 : Number(await redis.nmsRuntime_heartbeat(keys.hosts(name), id, opts.leaseMs, 0));
+      let live = stopping ? 1 : Number(await redis.nmsRuntime_heartbeat(keys.hosts(name), id, opts.leaseMs, 0));
+      if (!stopping) {
+        // A host of this machine whose process is gone is dropped from the registry now, not after
+        // leaseMs of silence, so the balance target counts only the living (docs/runtime.md, takeover)
+        const members = (await redis.zrange(keys.hosts(name), "0", "-1")) as string[];
+        const dead = members.filter((m) => m !== id && provablyDead(m));
+        if (dead.length) {
+          await redis.zrem(keys.hosts(name), ...dead);
+          live = Math.max(1, live - dead.length);
+          this.core.log.info({ actor: name, dead }, "hosts of this machine died: taking their partitions now");
+        }
+        for (const m of members) if (!dead.includes(m) && isLocalPeer(m)) this.localPeers.add(m);
+      }
 
       const held = [...runner.partitions.values()].filter((w) => w.state !== "lost");
       if (held.length) {
@@ -70,17 +101,36 @@ export class LeaseKeeper {
 
       const candidates = runner.order.filter((p) => !runner.partitions.has(p));
       const existing = new SlotBatch(redis);
-      for (const p of candidates) existing.add(keys.lease(name, p), (pipeline) => pipeline.exists(keys.lease(name, p)));
-      const exists = await existing.exec();
-      const free = candidates.filter((_, i) => Number(exists[i]?.[1]) === 0);
+      for (const p of candidates) existing.add(keys.lease(name, p), (pipeline) => pipeline.get(keys.lease(name, p)));
+      const holders = await existing.exec();
+      // free: nobody holds it, or its holder is a process of this machine that is gone (kill -9,
+      // OOM): taken now by compare-and-set instead of after its lease runs out
+      const deadHolder = new Map<number, string>();
+      const free = candidates.filter((p, i) => {
+        const [err, holder] = holders[i] ?? [null, null];
+        if (err) return false;
+        if (holder === null || holder === undefined) return true;
+        if (holder !== id && provablyDead(String(holder))) {
+          deadHolder.set(p, String(holder));
+          return true;
+        }
+        return false;
+      });
       const plan = planLeases({ owned: active, free, target, order: runner.order });
       if (!plan.acquire.length) continue;
       const acquire = new SlotBatch(redis);
-      for (const p of plan.acquire) acquire.add(keys.lease(name, p), (pipeline) => pipeline.set(keys.lease(name, p), id, "PX", opts.leaseMs, "NX"));
+      for (const p of plan.acquire) {
+        const lease = keys.lease(name, p);
+        const dead = deadHolder.get(p);
+        if (dead) acquire.add(lease, (pipeline) => pipeline.nmsRuntime_takeLease(lease, dead, id, opts.leaseMs));
+        else acquire.add(lease, (pipeline) => pipeline.set(lease, id, "PX", opts.leaseMs, "NX"));
+      }
       const won = await acquire.exec();
+      if (deadHolder.size) this.core.log.info({ actor: name, partitions: plan.acquire.filter((p) => deadHolder.has(p)) }, "took partitions of a dead host of this machine");
       const started: Promise<void>[] = [];
       plan.acquire.forEach((p, i) => {
-        if (won[i]?.[1] === "OK" && !this.core.stopping) started.push(this.owner.startPartition(runner, p));
+        const reply = won[i]?.[1];
+        if ((reply === "OK" || Number(reply) === 1) && !this.core.stopping) started.push(this.owner.startPartition(runner, p));
       });
       if (awaitStarts) await Promise.all(started);
     }

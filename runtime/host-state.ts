@@ -14,6 +14,7 @@ export interface ResolvedHostOptions {
   concurrency: number;
   maxInFlight: number;
   timerPollMs: number;
+  timerIdleMs: number;
   trimIntervalMs: number;
   deadLetterMaxLen: number;
   forgetIdleConsumersMs: number;
@@ -27,7 +28,8 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
   const leaseMs = opts.leaseMs ?? 10_000;
   const batch = opts.batch ?? 500;
   const concurrency = opts.concurrency ?? 200;
-  const blockMs = opts.blockMs ?? 1000;
+  // Each idle read is a round trip per partition: 5 s keeps an idle host's reads at a few a second
+  const blockMs = opts.blockMs ?? 5000;
   return {
     leaseMs,
     batch,
@@ -35,6 +37,7 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
     concurrency,
     maxInFlight: opts.maxInFlight ?? Math.max(batch * 4, concurrency * 2),
     timerPollMs: opts.timerPollMs ?? 200,
+    timerIdleMs: Math.max(opts.timerIdleMs ?? 5000, opts.timerPollMs ?? 0),
     trimIntervalMs: opts.trimIntervalMs ?? 10_000,
     deadLetterMaxLen: opts.deadLetterMaxLen ?? 100_000,
     forgetIdleConsumersMs: opts.forgetIdleConsumersMs ?? Math.max(60_000, leaseMs * 6),
@@ -81,6 +84,8 @@ export interface PartitionWorker {
   inFlight: number;
   drainWaiters: Array<() => void>;
   acks: string[];
+  /** Something was acked since the last trim (or the partition is new here): an idle stream is not trimmed again. */
+  untrimmed: boolean;
   clearAttempts: string[];
   /** Keys whose earlier message was left pending at stop: later ones must wait for the next owner too. */
   abandoned: Set<string>;
@@ -107,6 +112,8 @@ export interface HostCore {
   readonly slots: FairSemaphore;
   readonly counters: HostCounters;
   readonly stopping: boolean;
+  /** Runs the timer promotion within `ms` (a timer was scheduled or deferred for then). */
+  wakeTimers(ms: number): void;
 }
 
 /**

@@ -1,10 +1,10 @@
 // A host's lifecycle: it wires the parts (leases, partition readers, mailboxes, acks, maintenance),
 // owns the background loops, and stops gracefully. Each part lives in a file of its own.
-import { hostname } from "node:os";
 import { AckBuffer } from "./acks";
 import { preferenceOrder } from "./balance";
 import { FairSemaphore } from "./fair-semaphore";
 import { LeaseKeeper, type PartitionOwner } from "./host-leases";
+import { forgetHostId, newHostId } from "./host-identity";
 import { Capacity, resolveHostOptions, type ActorRunner, type HostCore, type HostCounters, type PartitionWorker, type ResolvedHostOptions } from "./host-state";
 import { Loop } from "./loop";
 import { Mailboxes } from "./mailboxes";
@@ -12,6 +12,7 @@ import { promoteTimers, trimStreams, Watchdog } from "./maintenance";
 import { PartitionReader } from "./partition-reader";
 import type { RuntimeLogger } from "./actor";
 import type { ScriptedRedis } from "./scripts";
+import type { RedisClient } from "./redis-client";
 import { Semaphore } from "./semaphore";
 import type { Host, HostOptions, HostStats, Runtime } from "./types";
 
@@ -38,6 +39,8 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   private readonly trimLoop: Loop;
   private readonly watchdogLoop: Loop;
   private readonly gone = new WeakMap<PartitionWorker, Promise<void>>();
+  /** Subscriber of `<prefix>:timers-wake`: a timer scheduled earlier than the promotion's sleep wakes it. */
+  private wakeSub?: RedisClient;
   private stopPromise?: Promise<void>;
 
   constructor(
@@ -47,7 +50,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     if (!hostOpts.actors?.length) throw new Error("startHost needs at least one actor");
     const names = new Set(hostOpts.actors.map((a) => a.name));
     if (names.size !== hostOpts.actors.length) throw new Error("startHost: actor names must be unique");
-    this.id = hostOpts.hostId ?? `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.id = hostOpts.hostId ?? newHostId();
     this.redis = runtime.redis;
     // the runtime's logger already names the component; the host id is bound once here
     this.log = runtime.logger.child ? runtime.logger.child({ host: this.id }) : runtime.logger;
@@ -85,7 +88,11 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     );
     // Often enough to expire the shortest handler deadline on time, at most once a second.
     const watchEvery = Math.max(20, Math.min(this.opts.watchdogMs, Math.floor(this.mailboxes.shortestDeadlineMs() / 4)));
-    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => watchdog.check());
+    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => {
+      // a host of this machine died (kill -9): a lease round now takes its partitions (docs/runtime.md, takeover)
+      if (!this.stopping && this.leases.peerDied()) void this.leaseLoop.runOnce();
+      return watchdog.check();
+    });
 
     // A failed first round (Redis not up yet) is retried by the lease loop.
     this.ready = this.leases
@@ -95,9 +102,48 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
         if (this.stopping) return;
         this.leaseLoop.start(leaseEvery);
         this.timerLoop.start(0);
+        this.listenForTimers();
         this.trimLoop.start(this.opts.trimIntervalMs);
         this.watchdogLoop.start(watchEvery);
       });
+  }
+
+  wakeTimers(ms: number): void {
+    this.timerLoop.wakeIn(ms);
+  }
+
+  /** A timer of `actor` partition `p` was scheduled in this process (no round trip through pub/sub needed). */
+  wakeTimersFor(actor: string, p: number, ms: number): void {
+    const w = this.runners.find((r) => r.actor.name === actor)?.partitions.get(p);
+    if (w && (w.state === "reading" || w.state === "starting")) this.timerLoop.wakeIn(ms);
+  }
+
+  /**
+   * One subscriber connection per host. A wake names `<actor>:<p>:<delay ms>`; only the owner of
+   * that partition acts on it. After a reconnect the promotion runs at once (a wake may have been
+   * missed meanwhile), and timerIdleMs bounds any other miss.
+   */
+  private listenForTimers() {
+    const channel = this.runtime.keys.timersWake();
+    const sub = (this.redis as { duplicate(): RedisClient }).duplicate();
+    this.wakeSub = sub;
+    sub.on("error", (err: Error) => this.log.debug?.({ err }, "timer wake subscriber error; it reconnects"));
+    sub.on("ready", () => this.timerLoop.wakeIn(0));
+    sub.on("message", (_channel: string, message: string) => {
+      const j = message.lastIndexOf(":");
+      const i = message.lastIndexOf(":", j - 1);
+      if (i <= 0) return;
+      const actor = message.slice(0, i);
+      const p = Number(message.slice(i + 1, j));
+      const runner = this.runners.find((r) => r.actor.name === actor);
+      const w = runner?.partitions.get(p);
+      if (w && (w.state === "reading" || w.state === "starting")) this.timerLoop.wakeIn(Number(message.slice(j + 1)) || 0);
+    });
+    // a timer scheduled while the subscription was on its way published to nobody: look once it is in place
+    sub.subscribe(channel).then(
+      () => this.timerLoop.wakeIn(0),
+      (err: Error) => this.log.warn({ err }, "timer wake subscription failed; timers are found within timerIdleMs"),
+    );
   }
 
   owned(): Map<string, number[]> {
@@ -124,7 +170,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   }
 
   trimNow(): Promise<number> {
-    return trimStreams(this);
+    return trimStreams(this, true);
   }
 
   stop(): Promise<void> {
@@ -136,6 +182,9 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     this.stopping = true;
     await this.ready;
     await Promise.all([this.timerLoop.stop(), this.trimLoop.stop()]);
+    const sub = this.wakeSub;
+    this.wakeSub = undefined;
+    await sub?.quit().catch(() => sub.disconnect());
     // A lease round that started before stopping may still be acquiring; later rounds only renew.
     await this.leaseLoop.settled();
     // Leave the registry first: the others raise their targets and take each partition as it is released.
@@ -145,6 +194,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     const workers = this.runners.flatMap((r) => [...r.partitions.values()]);
     await Promise.all(workers.map((w) => this.releasePartition(w)));
     await Promise.all([this.leaseLoop.stop(), this.watchdogLoop.stop()]);
+    forgetHostId(this.id);
     this.log.info({}, "runtime host stopped");
   }
 
@@ -157,7 +207,10 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
       w.state = "releasing";
       w.stopping = true;
       await this.finishWorker(w, true);
+      return;
     }
+    // its timers may be due already (the previous owner died or gave it back)
+    this.timerLoop.wakeIn(0);
   }
 
   loseLease(w: PartitionWorker): void {
@@ -195,6 +248,20 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
   }
 }
 
+/** The hosts of this process by runtime: a timer scheduled here wakes its partition's owner here at once. */
+const localHosts = new WeakMap<Runtime, Set<RuntimeHost>>();
+
 export function startHost(runtime: Runtime, opts: HostOptions): Host {
-  return new RuntimeHost(runtime, opts);
+  const host = new RuntimeHost(runtime, opts);
+  let set = localHosts.get(runtime);
+  if (!set) localHosts.set(runtime, (set = new Set()));
+  set.add(host);
+  const stop = host.stop.bind(host);
+  host.stop = () => stop().finally(() => set.delete(host));
+  return host;
+}
+
+/** Called by runtime.schedule after the timer is stored. */
+export function wakeLocalTimers(runtime: Runtime, actor: string, p: number, ms: number): void {
+  for (const h of localHosts.get(runtime) ?? []) h.wakeTimersFor(actor, p, ms);
 }

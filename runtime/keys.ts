@@ -22,6 +22,8 @@ export function runtimeKeys(prefix: string) {
     namedLease: (name: string) => `${prefix}:lease:{${name}}`,
     /** Sorted set of live hosts running an actor: member = host id, score = last heartbeat (Redis clock, ms). */
     hosts: (actor: string) => `${prefix}:hosts:${actor}`,
+    /** Pub/sub channel: `<actor>:<p>:<delay ms>` when a timer became the earliest of its partition (its owner wakes for it). */
+    timersWake: () => `${prefix}:timers-wake`,
     /** Dead-letter stream: messages that failed maxDeliveries times, with error, stack and delivery count. */
     dead: (actor: string) => `${prefix}:dead:${actor}`,
     /** GCRA state of one rate limit: the theoretical arrival time (ms) of the next request. */

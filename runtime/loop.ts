@@ -4,7 +4,7 @@ import type { RuntimeLogger } from "./actor";
 
 export interface LoopOptions {
   name: string;
-  /** Pause between the end of one run and the start of the next (a run may ask for 0: more to do). */
+  /** Pause between the end of one run and the start of the next (a run may ask for 0: more to do, or for its own pause: a number). */
   everyMs: number;
   /** A run still unsettled after this long is logged and left behind; the loop goes on. */
   runDeadlineMs?: number;
@@ -22,12 +22,18 @@ export class Loop {
   /** performance.now() of the last run's end (or of the start). */
   lastRunEnd = performance.now();
   runs = 0;
+  /** The pause before the next run as planned at the end of the last one (everyMs, or what the run asked for). */
+  private plannedMs: number;
+  /** performance.now() at which the next run is due (Infinity while running or stopped). */
+  private nextAt = Infinity;
 
   constructor(
     private readonly opts: LoopOptions,
-    /** Returns true when there is more to do at once (the next run starts without the pause). */
-    private readonly fn: () => Promise<boolean | void>,
-  ) {}
+    /** Returns true when there is more to do at once (the next run starts without the pause), or the pause (ms) before the next run. */
+    private readonly fn: () => Promise<boolean | number | void>,
+  ) {
+    this.plannedMs = opts.everyMs;
+  }
 
   start(delayMs = 0): this {
     this.schedule(delayMs);
@@ -37,14 +43,28 @@ export class Loop {
   private schedule(ms: number) {
     if (this.stopped) return;
     clearTimeout(this.timer);
+    this.nextAt = performance.now() + ms;
     this.timer = setTimeout(() => void this.runOnce(), ms);
   }
+
+  /** Brings the next run forward to at most `ms` from now (a run in progress reschedules itself: it is woken again after it). */
+  wakeIn(ms: number): void {
+    if (this.stopped) return;
+    const at = performance.now() + Math.max(0, ms);
+    if (this.current) {
+      this.wakeAfterRun = Math.min(this.wakeAfterRun, at);
+      return;
+    }
+    if (at < this.nextAt) this.schedule(Math.max(0, ms));
+  }
+  private wakeAfterRun = Infinity;
 
   /** One run now (callers may await it); the loop's cadence continues after it. */
   runOnce(): Promise<void> {
     if (this.current) return this.current;
     const deadlineMs = this.opts.runDeadlineMs ?? Math.max(30_000, this.opts.everyMs * 10);
-    let more = false;
+    let more: boolean | number = false;
+    this.nextAt = Infinity;
     const run = (async () => {
       let deadline: ReturnType<typeof setTimeout> | undefined;
       try {
@@ -55,7 +75,7 @@ export class Loop {
           this.failures++;
           this.opts.log.error({ ...this.opts.context, loop: this.opts.name, deadlineMs, failures: this.failures }, "background loop run did not settle in time; starting the next run anyway");
           result.catch((err) => this.opts.log.error({ ...this.opts.context, loop: this.opts.name, err }, "late background loop run failed"));
-        } else more = outcome === true;
+        } else more = outcome === true ? true : typeof outcome === "number" ? outcome : false;
       } catch (err) {
         this.failures++;
         this.opts.log.error({ ...this.opts.context, loop: this.opts.name, err, failures: this.failures }, "background loop run failed; it runs again at the next tick");
@@ -67,7 +87,11 @@ export class Loop {
       this.current = null;
       this.runs++;
       this.lastRunEnd = performance.now();
-      this.schedule(more ? 0 : this.opts.everyMs);
+      let pause = more === true ? 0 : typeof more === "number" ? Math.max(0, more) : this.opts.everyMs;
+      if (this.wakeAfterRun < Infinity) pause = Math.min(pause, Math.max(0, this.wakeAfterRun - this.lastRunEnd));
+      this.wakeAfterRun = Infinity;
+      this.plannedMs = pause;
+      this.schedule(pause);
     });
     return this.current;
   }
@@ -76,7 +100,7 @@ export class Loop {
   overdue(now = performance.now(), factor = 5): boolean {
     if (this.stopped) return false;
     const deadlineMs = this.opts.runDeadlineMs ?? Math.max(30_000, this.opts.everyMs * 10);
-    return now - this.lastRunEnd > this.opts.everyMs * factor + (this.current ? deadlineMs : 0) + 1000;
+    return now - this.lastRunEnd > Math.max(this.opts.everyMs * factor, this.plannedMs + this.opts.everyMs * factor) + (this.current ? deadlineMs : 0) + 1000;
   }
 
   /** Resolves once a run in progress (if any) has settled. */

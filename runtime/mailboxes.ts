@@ -51,6 +51,9 @@ class HandlerContext implements ActorContext {
     readonly deliveries: number,
     readonly partition: number,
   ) {}
+  get timeScale(): number {
+    return this.core.runtime.timeScale;
+  }
   schedule<N>(timerId: string, delayMs: number, msg: N, opts?: TimerOptions) {
     return this.core.runtime.schedule(this.runner.actor as Actor<N>, timerId, delayMs, msg, opts);
   }
@@ -331,6 +334,7 @@ export class Mailboxes {
       return;
     }
     this.core.counters.deferred++;
+    this.core.wakeTimers(delay);
     observe(this.core, "deferred", { actor: w.runner.actor.name, partition: w.p });
   }
 

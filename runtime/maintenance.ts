@@ -18,29 +18,44 @@ function readingWorkers(core: HostCore): PartitionWorker[] {
   return core.runners.flatMap((r) => [...r.partitions.values()].filter((w) => w.state === "reading"));
 }
 
-/** Moves due timers of every owned partition into its stream; true when some partition had more than one call moves. */
-export async function promoteTimers(core: HostCore): Promise<boolean> {
+/**
+ * Moves due timers of every owned partition into its stream. Resolves to true when some partition
+ * had more than one call moves, else to the pause before the next run: until the earliest timer
+ * left is due (at least timerPollMs after a run that moved timers, so a busy host batches them; at
+ * most timerIdleMs, which bounds a lost wake-up).
+ */
+export async function promoteTimers(core: HostCore): Promise<boolean | number> {
   const workers = readingWorkers(core);
-  if (!workers.length) return false;
+  if (!workers.length) return core.opts.timerIdleMs;
   const batch = new SlotBatch(core.redis);
   for (const w of workers) batch.add(w.timers, (pipeline) => pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch));
   const results = await batch.exec(); // in the order of workers
   const failed = firstError(results);
   if (failed) throw failed;
   let more = false;
+  let movedAny = false;
+  let next = Infinity;
   results.forEach(([, reply], i) => {
-    const [moved, ...latenessMs] = (reply as number[]).map(Number);
+    const [moved, nextIn, ...latenessMs] = (reply as number[]).map(Number);
     if (moved! >= core.opts.batch) more = true;
+    if (moved! > 0) movedAny = true;
+    if (nextIn! >= 0) next = Math.min(next, nextIn!);
     const w = workers[i]!;
     if (latenessMs.length) observe(core, "timersPromoted", { actor: w.runner.actor.name, partition: w.p, latenessMs });
   });
-  return more;
+  if (more) return true;
+  return Math.min(core.opts.timerIdleMs, Math.max(movedAny ? core.opts.timerPollMs : 0, next));
 }
 
-/** Trims every owned partition stream below its oldest pending entry; returns entries deleted. */
-export async function trimStreams(core: HostCore): Promise<number> {
-  const workers = readingWorkers(core);
+/**
+ * Trims every owned partition stream below its oldest pending entry; returns entries deleted.
+ * Only partitions with acks since their last trim (or new to this host, whose gone consumers are
+ * forgotten then): an idle host trims nothing. `all` trims every owned partition (trimNow).
+ */
+export async function trimStreams(core: HostCore, all = false): Promise<number> {
+  const workers = readingWorkers(core).filter((w) => all || w.untrimmed);
   if (!workers.length) return 0;
+  for (const w of workers) w.untrimmed = false;
   const batch = new SlotBatch(core.redis);
   for (const w of workers) batch.add(w.stream, (pipeline) => pipeline.nmsRuntime_trimStream(w.stream, core.opts.forgetIdleConsumersMs));
   const results = await batch.exec();

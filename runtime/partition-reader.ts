@@ -32,6 +32,7 @@ export class PartitionReader {
       inFlight: 0,
       drainWaiters: [],
       acks: [],
+      untrimmed: true,
       clearAttempts: [],
       abandoned: new Set(),
       unstarted: [],

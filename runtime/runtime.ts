@@ -2,7 +2,7 @@
 // limiter) and the factory for hosts. Takes its Redis connection and prefix as parameters.
 import { silentLogger, type ActorAddress, type RuntimeLogger, type TimerOptions } from "./actor";
 import { compareEntryIds, encodeTimerPayload } from "./codec";
-import { startHost } from "./host";
+import { startHost, wakeLocalTimers } from "./host";
 import { GROUP } from "./keys";
 import { runtimeKeys } from "./keys";
 import { partitionOf } from "./partition";
@@ -116,11 +116,12 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       }
       const timers = keys.timers(actor.name, home);
       batch.add(timers, (pipeline) =>
-        pipeline.nmsRuntime_scheduleTimer(timers, keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg)),
+        pipeline.nmsRuntime_scheduleTimer(timers, keys.timerData(actor.name, home), timerId, Math.round(delay), encodeTimerPayload(key, msg), keys.timersWake(), `${actor.name}:${home}`),
       );
       const results = await batch.exec();
       const err = firstError(results);
       if (err) throw err;
+      wakeLocalTimers(runtime, actor.name, home, delay);
       return Number(results[results.length - 1]![1]);
     },
 

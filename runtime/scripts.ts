@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
+const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -28,10 +28,12 @@ const defined = new WeakSet<object>();
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
-  /** Resolves to [moved, lateness ms of each timer moved into the stream ...]. */
+  /** Resolves to [moved, ms until the earliest timer left is due (-1: none), lateness ms of each timer moved into the stream ...]. */
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
-  nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string): Promise<number>;
+  /** With `channel` and `tag`, publishes `<tag>:<delay>` on the channel when the timer became the partition's earliest. */
+  nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string, channel?: string, tag?: string): Promise<number>;
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
+  nmsRuntime_takeLease(lease: string, deadHolder: string, hostId: string, leaseMs: number): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
   nmsRuntime_trimStream(stream: string, forgetIdleConsumersMs: number): Promise<[number, string]>;

@@ -53,12 +53,18 @@ export interface HostOptions {
   batch?: number;
   /** Most handlers running at once in this host, over all actors (shared fairly, see fair-semaphore.ts). */
   concurrency?: number;
-  /** XREADGROUP BLOCK timeout; stop() unblocks readers at once, so this only bounds idle loops. */
+  /** XREADGROUP BLOCK timeout (default 5000); stop() unblocks readers at once, so this only bounds idle loops. */
   blockMs?: number;
   /** Messages read but not finished before readers pause (back-pressure). */
   maxInFlight?: number;
-  /** How often owned partitions move due timers into their streams. */
+  /**
+   * Least pause between timer promotions that moved timers (a busy host batches its timers at this
+   * rate). An idle host sleeps until its earliest timer is due; a timer scheduled earlier than that
+   * wakes it through the `<prefix>:timers-wake` channel.
+   */
   timerPollMs?: number;
+  /** Longest sleep of the timer promotion with nothing due (a lost wake-up is found within this long). Default 5000. */
+  timerIdleMs?: number;
   /** How often owned partition streams are trimmed below their oldest pending entry. */
   trimIntervalMs?: number;
   /** At trim time, consumers (host ids) with nothing pending and idle this long are deleted from the group. */

@@ -15,13 +15,13 @@ export const CreateKeyBody = t.Object(
     permissions: t.Optional(t.Array(t.String(), { description: "read, write or both (default both)" })),
     allowed_ips: t.Optional(Nullable(t.Array(t.String(), { description: "IPv4/IPv6 addresses or CIDR ranges; empty or null: any" }))),
   },
-  { examples: [{ key_type: "secret", label: "CI sandbox", environment: "sandbox", permissions: ["read", "write"], allowed_ips: ["203.0.113.0/24"] }] },
+  { additionalProperties: false, examples: [{ key_type: "secret", label: "CI sandbox", environment: "sandbox", permissions: ["read", "write"], allowed_ips: ["203.0.113.0/24"] }] },
 );
 
 export const RotateKeyBody = t.Optional(
   t.Object(
     { grace_period_hours: t.Optional(t.Integer({ minimum: 0, maximum: 720, description: "default 24" })) },
-    { examples: [{ grace_period_hours: 24 }] },
+    { additionalProperties: false, examples: [{ grace_period_hours: 24 }] },
   ),
 );
 
@@ -92,7 +92,7 @@ export const CreateGuideKeyBody = t.Object(
     permissions: t.Optional(t.Array(t.String())),
     allowed_ips: t.Optional(Nullable(t.Array(t.String()))),
   },
-  { examples: [{ name: "Reporting job", permissions: ["read"], allowed_ips: ["10.0.0.0/8"] }] },
+  { additionalProperties: false, examples: [{ name: "Reporting job", permissions: ["read"], allowed_ips: ["10.0.0.0/8"] }] },
 );
 
 export const GuideListQuery = t.Object({

@@ -37,6 +37,10 @@ export const PlanLimits = t.Object(
     domains: Count("Production sending domains; null = unlimited"),
     team_members: Nullable(t.Integer({ minimum: 1 }), "Dashboard users of the tenant; null = unlimited"),
     subscribers: Count("Production subscribers (erased ones do not count); null = unlimited"),
+    retention_days: Nullable(
+      t.Integer({ minimum: 1, maximum: 3650 }),
+      "The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited",
+    ),
   },
   { additionalProperties: false },
 );
@@ -64,7 +68,7 @@ const PLAN_EXAMPLE = {
   price_cents: 4900,
   currency: "usd",
   interval: "month",
-  limits: { notifications_per_month: 100000, api_requests_per_minute: 1200, webhooks: 5, domains: 3, team_members: 10, subscribers: 50000 },
+  limits: { notifications_per_month: 100000, api_requests_per_minute: 1200, webhooks: 5, domains: 3, team_members: 10, subscribers: 50000, retention_days: 90 },
   gateway_price_id: "price_1QGrowthMonthly",
   default: false,
   created_at: "2026-01-05T10:00:00.000Z",
@@ -75,7 +79,7 @@ const FREE_EXAMPLE = {
   id: "free",
   name: "Free",
   price_cents: 0,
-  limits: { notifications_per_month: 1000, api_requests_per_minute: null, webhooks: 1, domains: 1, team_members: 2, subscribers: 500 },
+  limits: { notifications_per_month: 1000, api_requests_per_minute: null, webhooks: 1, domains: 1, team_members: 2, subscribers: 500, retention_days: 30 },
   gateway_price_id: null,
   default: true,
 };
@@ -105,7 +109,7 @@ export const CreatePlanBody = t.Object(
         price_cents: 4900,
         currency: "usd",
         interval: "month",
-        limits: { notifications_per_month: 100000, api_requests_per_minute: 1200, webhooks: 5, domains: 3, team_members: 10, subscribers: 50000 },
+        limits: { notifications_per_month: 100000, api_requests_per_minute: 1200, webhooks: 5, domains: 3, team_members: 10, subscribers: 50000, retention_days: 90 },
         gateway_price_id: "price_1QGrowthMonthly",
       },
     ],

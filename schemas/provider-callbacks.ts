@@ -65,6 +65,95 @@ export const SendgridEventBatch = t.Array(SendgridEvent, {
   ],
 });
 
+/** Mailgun's webhook body: the signature object and one event. */
+export const MailgunWebhookBody = t.Object(
+  {
+    signature: t.Object(
+      {
+        timestamp: t.String({ description: "Unix seconds" }),
+        token: t.String({ description: "50 random characters" }),
+        signature: t.String({ description: "hex HMAC-SHA256 of timestamp + token under the webhook signing key" }),
+      },
+      { additionalProperties: true },
+    ),
+    "event-data": t.Object(
+      {
+        event: t.String({ description: "accepted, delivered, failed, rejected, opened, clicked, complained, unsubscribed, ..." }),
+        id: t.Optional(t.String()),
+        timestamp: t.Optional(t.Number({ description: "Unix seconds with a fraction" })),
+        severity: t.Optional(t.String({ description: "failed events: permanent or temporary (temporary ones are ignored: Mailgun retries)" })),
+        message: t.Optional(t.Object({ headers: t.Optional(t.Object({ "message-id": t.Optional(t.String()) }, { additionalProperties: true })) }, { additionalProperties: true })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        signature: {
+          timestamp: "1764000000",
+          token: "a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0",
+          signature: "d2271d12299f6592d9d44cd9d250f0704e4674c30d79d07c47a66f95ce71cf55",
+        },
+        "event-data": {
+          event: "delivered",
+          id: "CPgfbmQMTCKtHW6uIWtuVe",
+          timestamp: 1764000000.1234,
+          recipient: "ana@example.com",
+          message: { headers: { "message-id": "20261126111500.1.ABCDEF@mg.acme.com" } },
+          "user-variables": { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" },
+        },
+      },
+    ],
+  },
+);
+
+/** A Postmark webhook: one record; only the fields NMS reads are described (Postmark sends more). */
+export const PostmarkWebhookBody = t.Object(
+  {
+    RecordType: t.String({ description: "Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange" }),
+    MessageID: t.Optional(t.String({ description: "the provider message id stored on the notification" })),
+    ID: t.Optional(t.Union([t.Number(), t.String()], { description: "bounces and complaints: the bounce id" })),
+    Type: t.Optional(t.String({ description: "bounces: HardBounce, SoftBounce, Transient, BadEmailAddress, ..." })),
+    Inactive: t.Optional(t.Boolean({ description: "bounces: Postmark deactivated the address" })),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        RecordType: "Delivery",
+        ServerID: 23,
+        MessageStream: "outbound",
+        MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
+        Recipient: "ana@example.com",
+        DeliveredAt: "2026-11-26T11:15:00.000Z",
+        Details: "smtp;250 2.0.0 OK",
+        Metadata: { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" },
+      },
+    ],
+  },
+);
+
+/** A Resend webhook event (Svix-signed); only the fields NMS reads are described. */
+export const ResendWebhookBody = t.Object(
+  {
+    type: t.String({ description: "email.sent, email.delivered, email.bounced, email.complained, email.opened, email.clicked, email.failed, ..." }),
+    created_at: t.Optional(t.String()),
+    data: t.Object({ email_id: t.Optional(t.String({ description: "the provider message id stored on the notification" })) }, { additionalProperties: true }),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        type: "email.delivered",
+        created_at: "2026-11-26T11:15:00.000Z",
+        data: { email_id: "56761188-7520-42d8-8898-ff6fc54ce618", to: ["ana@example.com"], tags: { notification_id: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70" } },
+      },
+    ],
+  },
+);
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

@@ -56,11 +56,12 @@ export const TemplateCreateBody = t.Object(
     metadata: t.Optional(fields.metadata),
     provider_template_id: t.Optional(fields.provider_template_id),
   },
-  { examples: [CREATE_EXAMPLE] },
+  { additionalProperties: false, examples: [CREATE_EXAMPLE] },
 );
 
 /** PUT is a partial update: every field optional, absent fields keep their value. */
 export const TemplateUpdateBody = t.Partial(TemplateCreateBody, {
+  additionalProperties: false,
   examples: [{ content: "Hello {{name}}, welcome aboard!", status: "active" }],
 });
 
@@ -73,10 +74,17 @@ export const TemplateListQuery = t.Object({
 
 export const TemplateParams = t.Object({ id: t.String({ description: "Template id or slug" }) });
 
+const LocaleField = t.String({
+  maxLength: 35,
+  description: "Render or check the text a recipient of this locale gets (its translation, or the fallback: pt_BR -> pt -> the template's language)",
+});
+
 export const PreviewByIdBody = t.Object(
-  { variables: t.Optional(Metadata) },
-  { examples: [{ variables: { name: "Ana", company: "Acme" } }] },
+  { variables: t.Optional(Metadata), locale: t.Optional(LocaleField) },
+  { additionalProperties: false, examples: [{ variables: { name: "Ana", company: "Acme" } }, { variables: { name: "Ana" }, locale: "en" }] },
 );
+
+export const ValidateByIdBody = t.Object({ locale: t.Optional(LocaleField) }, { examples: [{ locale: "pt_BR" }] });
 
 export const PreviewInlineBody = t.Object(
   {
@@ -85,7 +93,7 @@ export const PreviewInlineBody = t.Object(
     variables: t.Optional(Metadata),
     variants: t.Optional(fields.variants),
   },
-  { examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
+  { additionalProperties: false, examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
 );
 
 export const ValidateInlineBody = t.Object(
@@ -95,7 +103,7 @@ export const ValidateInlineBody = t.Object(
     variants: t.Optional(fields.variants),
     variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
   },
-  { examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
+  { additionalProperties: false, examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
 );
 
 export const Template = t.Object({
@@ -114,18 +122,67 @@ export const Template = t.Object({
   updated_at: t.String(),
 });
 
+const UsedLocale = t.String({ description: "Stored templates: the locale of the text checked or rendered (a translation's, or the template's language)" });
+
 export const ValidationResult = t.Object({
   valid: t.Boolean(),
   errors: t.Array(t.String()),
   warnings: t.Array(t.String()),
   variables: t.Array(t.String()),
+  locale: t.Optional(UsedLocale),
 });
 
 export const PreviewResult = t.Object({
   rendered: t.Record(t.String(), t.String(), { description: "body, and subject/html_body/... for each variant" }),
   variables: t.Array(t.String()),
   validation: t.Object({ valid: t.Boolean(), errors: t.Array(t.String()), warnings: t.Array(t.String()) }),
+  locale: t.Optional(UsedLocale),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Translations (docs/localization.md): one text per locale of a template.
+
+export const TranslationParams = t.Object({
+  id: t.String({ description: "Template id or slug" }),
+  locale: t.String({ description: "pt_BR, pt, en, en-US... (pt-BR and pt_BR are the same locale; stored as pt_BR)" }),
+});
+
+export const TranslationBody = t.Object(
+  {
+    content: t.String({ maxLength: MAX_CONTENT, description: "Liquid text in this locale" }),
+    variants: t.Optional(
+      t.Record(t.String(), t.String({ maxLength: MAX_CONTENT }), {
+        description: "This locale's subject, html_body, title...; a variant left out is the base template's",
+      }),
+    ),
+  },
+  { examples: [{ content: "Hi {{name}}, your code is {{code}}", variants: { subject: "Your code" } }] },
+);
+
+export const Translation = t.Object({
+  template_id: t.String(),
+  locale: t.String({ description: "Stored spelling: language lower case, region upper case, joined by _ (en_US)" }),
+  content: t.String(),
+  variants: t.Record(t.String(), t.String()),
+  variables: t.Array(t.String({ description: "Variables this translation uses" })),
+  warnings: t.Array(t.String({ description: "e.g. a variable the base template does not use" })),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+
+const TRANSLATION_EXAMPLE = {
+  template_id: "0198c3c1-aaaa-7bbb-8ccc-ddddeeeeffff",
+  locale: "en",
+  content: "Hi {{name}}, your code is {{code}}",
+  variants: { subject: "Your code" },
+  variables: ["name", "code"],
+  warnings: [],
+  created_at: "2025-08-01T12:00:00.000Z",
+  updated_at: "2025-08-01T12:00:00.000Z",
+};
+
+export const TranslationResponse = t.Object({ data: Translation }, { examples: [{ data: TRANSLATION_EXAMPLE }] });
+export const TranslationListResponse = t.Object({ data: t.Array(Translation) }, { examples: [{ data: [TRANSLATION_EXAMPLE] }] });
 
 const TEMPLATE_EXAMPLE = {
   id: "0198c3c1-aaaa-7bbb-8ccc-ddddeeeeffff",

@@ -66,3 +66,40 @@ export const TenantWithKeyResponse = t.Object(
     ],
   },
 );
+
+export const TenantIdParams = t.Object({ id: t.String() });
+
+export const Offboarding = t.Object({
+  tenant_id: t.String(),
+  tenant_name: t.String(),
+  status: t.Union([t.Literal("running"), t.Literal("completed")]),
+  current_table: t.Union([t.String(), t.Null()], { description: "The table being emptied now; null once completed" }),
+  tables_done: t.Array(t.String(), { description: "Tables emptied so far, in order" }),
+  tables_total: t.Integer({ description: "Tables holding the tenant's records (the audit log is kept and not counted)" }),
+  rows_deleted: t.Integer(),
+  requested_at: t.String(),
+  updated_at: t.String({ description: "The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job" }),
+  completed_at: t.Union([t.String(), t.Null()]),
+});
+
+export const OffboardingResponse = t.Object(
+  { data: Offboarding },
+  {
+    examples: [
+      {
+        data: {
+          tenant_id: "0198c3a0-1111-7222-8333-444455556666",
+          tenant_name: "Acme Store",
+          status: "running",
+          current_table: "notification_attempts",
+          tables_done: ["api_keys", "sessions", "allowed_origins"],
+          tables_total: 31,
+          rows_deleted: 120000,
+          requested_at: "2026-11-26T12:00:00.000Z",
+          updated_at: "2026-11-26T12:00:41.000Z",
+          completed_at: null,
+        },
+      },
+    ],
+  },
+);

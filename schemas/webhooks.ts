@@ -42,6 +42,7 @@ export const CreateWebhookBody = t.Object(
     active: t.Optional(t.Boolean({ description: "default true" })),
   },
   {
+    additionalProperties: false,
     examples: [
       {
         url: "https://example.com/hooks/nms",
@@ -59,7 +60,7 @@ export const UpdateWebhookBody = t.Object(
     active: t.Optional(t.Boolean({ description: "false stops deliveries, scheduled retries included; true resumes and clears disabled_reason" })),
     description: t.Optional(Description),
   },
-  { minProperties: 1, examples: [{ active: false }, { events: ["notification.failed"], url: "https://example.com/hooks/v2" }] },
+  { minProperties: 1, additionalProperties: false, examples: [{ active: false }, { events: ["notification.failed"], url: "https://example.com/hooks/v2" }] },
 );
 
 export const TestWebhookBody = t.Object(
@@ -67,7 +68,7 @@ export const TestWebhookBody = t.Object(
     event: t.Optional(t.Union(WebhookEventTypeLiteral.anyOf, { description: "Event type whose data shape the test payload carries (default: none)" })),
     override_url: t.Optional(t.String({ maxLength: MAX_URL_LENGTH, description: "Send this one test to another URL (same rules as url)" })),
   },
-  { examples: [{}, { event: "notification.delivered" }, { override_url: "https://staging.example.com/hooks/nms" }] },
+  { additionalProperties: false, examples: [{}, { event: "notification.delivered" }, { override_url: "https://staging.example.com/hooks/nms" }] },
 );
 
 export const ReplayWebhookBody = t.Object(
@@ -76,7 +77,7 @@ export const ReplayWebhookBody = t.Object(
     until: t.Optional(t.String({ format: "date-time", description: "End of the window (exclusive); default now" })),
     events: t.Optional(t.Array(WebhookEventTypeLiteral, { minItems: 1, maxItems: EventTypeUnion.anyOf.length, description: "Only these types (default: the webhook's)" })),
   },
-  { examples: [{ since: "2026-01-01T00:00:00.000Z" }, { since: "2026-01-01T00:00:00.000Z", until: "2026-01-02T00:00:00.000Z", events: ["notification.failed"] }] },
+  { additionalProperties: false, examples: [{ since: "2026-01-01T00:00:00.000Z" }, { since: "2026-01-01T00:00:00.000Z", until: "2026-01-02T00:00:00.000Z", events: ["notification.failed"] }] },
 );
 
 export const WebhookParams = t.Object({ id: t.String() });

@@ -19,12 +19,19 @@ export const WORKFLOW_LIMITS = {
 
 export const StepInput = t.Object(
   {
-    type: Field("string", "`send`, `delay` or `fallback`."),
+    type: Field("string", "`send`, `delay`, `fallback`, `digest` or `throttle`."),
     channel: Field("string", `send: the channel, one of ${CHANNELS_TEXT}.`),
     template: Field("string", "send and fallback: the template slug; the trigger's data is its payload."),
     duration: Field("string", "delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d)."),
+    until: Field("string", "delay, instead of duration: wait for the next `HH:MM` in the recipient's timezone (subscriber's, else the tenant's delivery timezone, else UTC)."),
+    window: Field("string", "digest: `<N>m|<N>h|<N>d`, at most 24h; throttle: the rolling window, at most 7 days."),
+    key: Field("string", "digest and throttle: optional Liquid over the trigger data splitting digests or throttles, e.g. `{{ data.thread_id }}`."),
+    max_events: Field("integer", "digest: 2-1000; the digest closes early when this many events joined."),
+    limit: Field("integer", "throttle: 1-1000 runs pass per window; the others end `throttled`."),
+    if: Field("object", "any step: a JSON Logic rule over `data`, `subscriber` and `steps`; false skips the step (`skipped`, `condition_false`)."),
     channels: Field("array of string", "fallback: channels tried in order until one is delivered or sent (at least one)."),
     condition: Field("string", "fallback: only `not_delivered` (the default)."),
+    category: Field("string", "send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as \"other\")."),
     priority: Field("string", "send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md)."),
   },
   { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
@@ -93,12 +100,19 @@ export const RunListQuery = t.Object({
 const Nullable = <T extends import("@sinclair/typebox").TSchema>(s: T) => t.Union([s, t.Null()]);
 
 export const WorkflowStep = t.Object({
-  type: t.String({ description: "send, delay or fallback" }),
+  type: t.String({ description: "send, delay, fallback, digest or throttle" }),
   channel: t.Optional(t.String()),
   template: t.Optional(t.String()),
   duration: t.Optional(t.String()),
   channels: t.Optional(t.Array(t.String())),
   condition: t.Optional(t.String()),
+  until: t.Optional(t.String({ description: "delay: local time HH:MM" })),
+  window: t.Optional(t.String({ description: "digest and throttle" })),
+  key: t.Optional(t.String({ description: "digest and throttle: Liquid over the trigger data" })),
+  max_events: t.Optional(t.Integer({ description: "digest" })),
+  limit: t.Optional(t.Integer({ description: "throttle" })),
+  if: t.Optional(t.Record(t.String(), t.Unknown(), { description: "JSON Logic condition" })),
+  category: t.Optional(t.String()),
   priority: t.Optional(t.String({ description: "send and fallback: high, normal or low (absent: normal)" })),
 });
 
@@ -129,7 +143,13 @@ export const StepResult = t.Object(
     step: t.Integer({ description: "zero-based index of the step" }),
     channel: t.Optional(Nullable(t.String())),
     notification_id: t.Optional(Nullable(t.String())),
-    status: t.Optional(t.String({ description: "send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`" })),
+    status: t.Optional(
+      t.String({
+        description:
+          "send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`; digest: `completed` (leader) or `merged`; " +
+          "throttle: `passed` or `throttled`; any step whose `if` was false: `skipped`",
+      }),
+    ),
     notification_status: t.Optional(
       Nullable(
         t.String({
@@ -142,7 +162,14 @@ export const StepResult = t.Object(
     duration: t.Optional(t.String()),
     duration_seconds: t.Optional(t.Integer()),
     scheduled_at: t.Optional(t.String({ description: "delay: when the run resumes" })),
-    reason: t.Optional(t.String({ description: "fallback skipped: `previous_step_delivered`" })),
+    reason: t.Optional(t.String({ description: "fallback skipped: `previous_step_delivered`; a step whose condition was false: `condition_false`" })),
+    until: t.Optional(t.String({ description: "delay until a local time: the HH:MM waited for" })),
+    timezone: t.Optional(t.String({ description: "delay until a local time: the IANA timezone used" })),
+    digest_run_id: t.Optional(t.String({ description: "digest merged: the leader run, which sends the digest" })),
+    event_count: t.Optional(t.Integer({ description: "digest completed: events in the digest, the leader's included" })),
+    run_ids: t.Optional(t.Array(t.String(), { description: "digest completed: the runs of the digest in arrival order, leader first" })),
+    window_started_at: t.Optional(t.String()),
+    window_ended_at: t.Optional(t.String()),
     attempts: t.Optional(t.Array(FallbackAttempt)),
     error: t.Optional(StepError),
   },

@@ -12,6 +12,8 @@ export interface NotificationRow {
   subscriber_id: string | null;
   template_slug: string | null;
   category: string | null;
+  /** the locale the template was rendered in (migration 0780); null without a template */
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
@@ -23,6 +25,10 @@ export interface NotificationRow {
   attempt_count: number;
   next_attempt_at: Date | null;
   suppressed_reason: string | null;
+  /** delivery policy (migration 0710): quiet hours and caps do not apply */
+  critical: boolean;
+  /** when a notification held by quiet hours is (or was) released */
+  scheduled_for: Date | null;
   created_at: Date;
   updated_at: Date;
   sent_at: Date | null;
@@ -67,12 +73,15 @@ export interface NewNotification {
   subscriberId: string | null;
   templateSlug: string | null;
   category: string | null;
+  locale?: string | null;
   data: Record<string, unknown>;
   metadata: Record<string, unknown>;
   content: Record<string, unknown> | null;
   idempotencyKey: string | null;
   createdAt: Date;
   workflowRunId?: string | null;
+  /** delivery policy: quiet hours and caps do not apply */
+  critical?: boolean;
   /** the sender's lane; normal when absent */
   priority?: "high" | "normal" | "low";
 }
@@ -91,24 +100,26 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       subscriber_id: r.subscriberId,
       template_slug: r.templateSlug,
       category: r.category,
+      locale: r.locale ?? null,
       data: r.data,
       metadata: r.metadata,
       content: r.content,
       idempotency_key: r.idempotencyKey,
       created_at: r.createdAt.toISOString(),
       workflow_run_id: r.workflowRunId ?? null,
+      critical: r.critical === true,
       priority: r.priority ?? "normal",
     })),
   );
   return tx<{ id: string }[]>`
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, priority)
+      locale, data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
-      coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
-      coalesce(priority, 'normal')
+      locale, coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
+      coalesce(critical, false), coalesce(priority, 'normal')
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
-      subscriber_id uuid, template_slug text, category text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz, workflow_run_id uuid, priority text)
+      subscriber_id uuid, template_slug text, category text, locale text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
+      created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
     on conflict do nothing
     returning id`;
 }

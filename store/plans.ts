@@ -14,6 +14,8 @@ export interface PlanRow {
   domains: number | null;
   team_members: number | null;
   subscribers: number | null;
+  /** The longest retention window (days) of the tenant's history settings; null = unlimited. */
+  retention_days: number | null;
   gateway_price_id: string | null;
   version: number;
   created_at: Date;
@@ -37,9 +39,9 @@ function row(r: any): PlanRow {
 export async function insertPlan(tx: Tx, p: PlanFields): Promise<PlanRow | null> {
   const rows = await tx`
     insert into plans (id, name, price_cents, currency, interval, notifications_per_month, api_requests_per_minute,
-                       webhooks, domains, team_members, subscribers, gateway_price_id)
+                       webhooks, domains, team_members, subscribers, retention_days, gateway_price_id)
     values (${p.id}, ${p.name}, ${p.price_cents}, ${p.currency}, ${p.interval}, ${p.notifications_per_month},
-            ${p.api_requests_per_minute}, ${p.webhooks}, ${p.domains}, ${p.team_members}, ${p.subscribers}, ${p.gateway_price_id})
+            ${p.api_requests_per_minute}, ${p.webhooks}, ${p.domains}, ${p.team_members}, ${p.subscribers}, ${p.retention_days}, ${p.gateway_price_id})
     on conflict (id) do nothing
     returning *`;
   return rows[0] ? row(rows[0]) : null;
@@ -49,7 +51,7 @@ export async function updatePlan(tx: Tx, p: PlanFields): Promise<PlanRow | null>
   const rows = await tx`
     update plans set name = ${p.name}, price_cents = ${p.price_cents}, currency = ${p.currency}, interval = ${p.interval},
       notifications_per_month = ${p.notifications_per_month}, api_requests_per_minute = ${p.api_requests_per_minute},
-      webhooks = ${p.webhooks}, domains = ${p.domains}, team_members = ${p.team_members}, subscribers = ${p.subscribers},
+      webhooks = ${p.webhooks}, domains = ${p.domains}, team_members = ${p.team_members}, subscribers = ${p.subscribers}, retention_days = ${p.retention_days},
       gateway_price_id = ${p.gateway_price_id}, version = version + 1, updated_at = now()
     where id = ${p.id}
     returning *`;

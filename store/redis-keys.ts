@@ -25,6 +25,7 @@
 // | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
+// | nms:fcap:<tenant>:<env>:<who>:<channel>   | zset    | store/frequency-caps.ts          | the longest cap window after the last send |
 // | nms:circuit:<tenant>:<env>:<channel>:<entry> | hash | store/circuits.ts (domain/routing/) | 1 day after its last call (a closed circuit forgets) |
 import { config } from "../config";
 
@@ -107,6 +108,13 @@ export const redisKeys = {
 
   /** The counters in use (`<tenant>|<start ms>|<end ms>|<v>`), the billing cron's work list. `redis-cli SMEMBERS nms:quota:counters` */
   quotaCounters: () => redisKey("quota", "counters"),
+
+  /**
+   * Frequency caps of the delivery policy: the sends admitted for one subscriber (or literal
+   * address) and channel, notification id -> admitted at (epoch ms), trimmed to the longest window;
+   * changed only by store/lua/frequencyCapAdmit-1.lua. `redis-cli ZRANGE nms:fcap:<tenant>:<env>:<subscriber id>:sms 0 -1 WITHSCORES`
+   */
+  frequencyCap: (tenantId: string, environment: string, who: string, channel: string) => redisKey("fcap", tenantId, environment, who, channel),
 };
 
 /**

@@ -1,5 +1,5 @@
 // Template repository: CRUD scoped by (tenant, environment), soft delete that frees the slug,
-// and the lookups the channel sender uses (findTemplateForSend, assertTemplateUsable; DESIGN.md 6).
+// and the lookups the accept path uses (findTemplateForSend with its translations, assertTemplateUsable; DESIGN.md 6).
 import { AppError, notFound, validationFailed } from "../basics/errors";
 import { decodeCursor, pageOf } from "./cursor";
 import { sql, type Scope, type Tx } from "./db";
@@ -25,6 +25,8 @@ export interface TemplateFields {
 
 export interface TemplateRow extends TemplateFields {
   id: string;
+  /** locale -> its text; read only by findTemplateForSend (one subquery, same round trip) */
+  translations?: Record<string, { content: string; variants: Record<string, string> }> | null;
   tenant_id: string;
   environment: string;
   created_at: Date;
@@ -63,14 +65,24 @@ export async function insertTemplate(tx: Tx, scope: Scope, f: TemplateFields): P
 }
 
 /** A live template by id or slug; a uuid-shaped slug is matched too, the id wins. */
-export async function findTemplate(tx: Tx, scope: Scope, idOrSlug: string, forUpdate = false): Promise<TemplateRow | null> {
+export async function findTemplate(
+  tx: Tx,
+  scope: Scope,
+  idOrSlug: string,
+  forUpdate = false,
+  withTranslations = false,
+): Promise<TemplateRow | null> {
   const lock = forUpdate ? tx`for update` : tx``;
+  const extra = withTranslations
+    ? tx`, (select jsonb_object_agg(tr.locale, jsonb_build_object('content', tr.content, 'variants', tr.variants))
+          from template_translations tr where tr.template_id = templates.id) as translations`
+    : tx``;
   const rows = isUuid(idOrSlug)
-    ? await tx`select ${COLUMNS} from templates
+    ? await tx`select ${COLUMNS} ${extra} from templates
         where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
           and (id = ${idOrSlug}::uuid or slug = ${idOrSlug})
         order by (id = ${idOrSlug}::uuid) desc limit 1 ${lock}`
-    : await tx`select ${COLUMNS} from templates
+    : await tx`select ${COLUMNS} ${extra} from templates
         where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
           and slug = ${idOrSlug} limit 1 ${lock}`;
   return (rows[0] as unknown as TemplateRow) ?? null;
@@ -125,7 +137,7 @@ export async function softDeleteTemplate(tx: Tx, scope: Scope, id: string): Prom
  * 404 `template_not_found`. Pair with assertTemplateUsable before rendering.
  */
 export async function findTemplateForSend(tenantId: string, environment: string, slugOrId: string): Promise<TemplateRow> {
-  const row = await findTemplate(sql, { tenantId, environment }, slugOrId);
+  const row = await findTemplate(sql, { tenantId, environment }, slugOrId, false, true);
   if (!row) throw notFound("template_not_found", `No template '${slugOrId}' in this environment`);
   return row;
 }

@@ -19,7 +19,9 @@ export type WaitState =
       channel: string;
       notification_id: string;
       attempts: FallbackAttemptRecord[];
-    };
+    }
+  /** a digest's leader waiting for its window to close (store/workflow-digests.ts holds the digest) */
+  | { kind: "digest"; step: number; token: string; due_at: string; digest_id: string };
 
 export interface FallbackAttemptRecord {
   channel: string;
@@ -228,6 +230,19 @@ export async function cancelRunRow(scope: Scope, id: string, events: (row: RunRo
     );
     if (row) return row;
   }
+}
+
+/**
+ * Current status of notifications, and for in_app ones whether their inbox item was read (false while
+ * there is none yet): read fresh, for step conditions.
+ */
+export async function notificationStates(ids: string[]): Promise<Map<string, { status: string; read: boolean }>> {
+  if (!ids.length) return new Map();
+  const rows = await sql<{ id: string; status: string; read: boolean }[]>`
+    select n.id, n.status, coalesce(i.read_at is not null, false) as read
+    from notifications n left join inbox_items i on i.notification_id = n.id
+    where n.id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, { status: r.status, read: r.read }]));
 }
 
 /** Status of the notification a run waits on. */

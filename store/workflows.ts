@@ -6,12 +6,26 @@ import { newId } from "./ids";
 import { iso } from "./time";
 
 export interface WorkflowStepDef {
-  type: "send" | "delay" | "fallback";
+  type: "send" | "delay" | "fallback" | "digest" | "throttle";
   channel?: string;
   template?: string;
   duration?: string;
   channels?: string[];
   condition?: string;
+  /** delay: the next local time "HH:MM" to wait for (instead of duration) */
+  until?: string;
+  /** digest and throttle: the window, a duration */
+  window?: string;
+  /** digest and throttle: a Liquid expression over the trigger data splitting digests/throttles */
+  key?: string;
+  /** digest: closes the digest early at this many events */
+  max_events?: number;
+  /** throttle: runs passing per window */
+  limit?: number;
+  /** any step: a JSON Logic rule; false skips the step */
+  if?: Record<string, unknown>;
+  /** send and fallback: the preference category of its notifications (issue 28) */
+  category?: string;
   /** send and fallback: the notifications' sender lane (absent: normal) */
   priority?: "high" | "normal" | "low";
 }
@@ -107,6 +121,12 @@ export async function findWorkflow(scope: Scope, id: string): Promise<WorkflowRo
 export async function stepsOfVersion(id: string): Promise<WorkflowStepDef[] | null> {
   const [row] = await sql<{ steps: WorkflowStepDef[] }[]>`select steps from workflows where id = ${id}`;
   return row?.steps ?? null;
+}
+
+/** A version's steps and its lineage (the first version's id), for the engine. */
+export async function versionForRun(id: string): Promise<{ steps: WorkflowStepDef[]; lineage_id: string } | null> {
+  const [row] = await sql<{ steps: WorkflowStepDef[]; lineage_id: string }[]>`select steps, lineage_id from workflows where id = ${id}`;
+  return row ?? null;
 }
 
 /** Newest first (ids are UUID v7); `limit + 1` rows for the page meta. */

@@ -33,6 +33,8 @@ export type CreatePlanBody = {
     team_members?: number | null;
     /** Production subscribers (erased ones do not count); null = unlimited */
     subscribers?: number | null;
+    /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+    retention_days?: number | null;
   };
   /** The gateway's price id (Stripe: price_...) */
   gateway_price_id?: string | null;
@@ -74,6 +76,8 @@ export type Plan = {
     team_members: number | null;
     /** Production subscribers (erased ones do not count); null = unlimited */
     subscribers: number | null;
+    /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+    retention_days: number | null;
   };
   /** The gateway's price this plan bills with (Stripe: price_...); null = never billed through a gateway */
   gateway_price_id: string | null;
@@ -101,6 +105,8 @@ export type PlanLimits = {
   team_members: number | null;
   /** Production subscribers (erased ones do not count); null = unlimited */
   subscribers: number | null;
+  /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+  retention_days: number | null;
 };
 
 export type PlanLimitsInput = {
@@ -116,6 +122,8 @@ export type PlanLimitsInput = {
   team_members?: number | null;
   /** Production subscribers (erased ones do not count); null = unlimited */
   subscribers?: number | null;
+  /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+  retention_days?: number | null;
 };
 
 export type PlanList = {
@@ -140,6 +148,8 @@ export type PlanList = {
       team_members: number | null;
       /** Production subscribers (erased ones do not count); null = unlimited */
       subscribers: number | null;
+      /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+      retention_days: number | null;
     };
     /** The gateway's price this plan bills with (Stripe: price_...); null = never billed through a gateway */
     gateway_price_id: string | null;
@@ -176,6 +186,8 @@ export type PlanResponse = {
       team_members: number | null;
       /** Production subscribers (erased ones do not count); null = unlimited */
       subscribers: number | null;
+      /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+      retention_days: number | null;
     };
     /** The gateway's price this plan bills with (Stripe: price_...); null = never billed through a gateway */
     gateway_price_id: string | null;
@@ -235,6 +247,8 @@ export type Subscription = {
     team_members: number | null;
     /** Production subscribers (erased ones do not count); null = unlimited */
     subscribers: number | null;
+    /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+    retention_days: number | null;
   };
   usage: {
     /** Production notifications accepted since current_period_start (sandbox never counts) */
@@ -283,6 +297,8 @@ export type SubscriptionResponse = {
       team_members: number | null;
       /** Production subscribers (erased ones do not count); null = unlimited */
       subscribers: number | null;
+      /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+      retention_days: number | null;
     };
     usage: {
       /** Production notifications accepted since current_period_start (sandbox never counts) */
@@ -319,6 +335,8 @@ export type UpdatePlanBody = {
     team_members?: number | null;
     /** Production subscribers (erased ones do not count); null = unlimited */
     subscribers?: number | null;
+    /** The longest window of each retention setting (GET/PUT /v1/settings/retention), in days; null = unlimited */
+    retention_days?: number | null;
   };
   /** The gateway's price id (Stripe: price_...) */
   gateway_price_id?: string | null;

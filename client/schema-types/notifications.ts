@@ -62,8 +62,12 @@ export type CreateNotificationBody = {
   metadata?: { [key: string]: any };
   /** Preference category checked before sending */
   category?: string;
+  /** An OTP or security alert: quiet hours and frequency caps of the delivery policy do not apply (docs/delivery-policy.md) */
+  critical?: boolean;
   /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
   priority?: "high" | "normal" | "low";
+  /** Locale to render the template in when the subscriber has none (pt_BR, pt, en, en-US); docs/localization.md */
+  locale?: string;
 };
 
 export type ListNotificationsQuery = {
@@ -96,11 +100,15 @@ export type NotificationDetail = {
   category: string | null;
   /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
   priority: "high" | "normal" | "low";
+  locale: string | null;
   data: any;
   metadata: any;
   error: any;
   provider: string | null;
   suppressed_reason: string | null;
+  /** quiet hours and frequency caps do not apply */
+  critical?: boolean;
+  scheduled_for?: string | null;
   /** Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing) */
   warnings: {
     code: string;
@@ -156,11 +164,15 @@ export type NotificationDetailResponse = {
     category: string | null;
     /** high (one-time codes, security alerts), normal (the default) or low (digests, marketing, broadcasts): high-priority messages never queue behind normal or low ones */
     priority: "high" | "normal" | "low";
+    locale: string | null;
     data: any;
     metadata: any;
     error: any;
     provider: string | null;
     suppressed_reason: string | null;
+    /** quiet hours and frequency caps do not apply */
+    critical?: boolean;
+    scheduled_for?: string | null;
     /** Why the send was questionable though it went out, e.g. domain_unhealthy (the From domain's DKIM or SPF check was failing) */
     warnings: {
       code: string;
@@ -214,6 +226,7 @@ export type NotificationListItem = {
   id: string;
   channel: string;
   recipient: string | null;
+  /** pending, scheduled (held by quiet hours), sent, delivered, failed, bounced, suppressed */
   status: string;
   template_id: string | null;
   subscriber_id: string | null;
@@ -230,6 +243,7 @@ export type NotificationListResponse = {
     id: string;
     channel: string;
     recipient: string | null;
+    /** pending, scheduled (held by quiet hours), sent, delivered, failed, bounced, suppressed */
     status: string;
     template_id: string | null;
     subscriber_id: string | null;

@@ -3,6 +3,8 @@
 
 export type PreviewByIdBody = {
   variables?: { [key: string]: unknown };
+  /** Render or check the text a recipient of this locale gets (its translation, or the fallback: pt_BR -> pt -> the template's language) */
+  locale?: string;
 };
 
 export type PreviewInlineBody = {
@@ -25,6 +27,8 @@ export type PreviewResponse = {
       errors: string[];
       warnings: string[];
     };
+    /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+    locale?: string;
   };
 };
 
@@ -37,6 +41,8 @@ export type PreviewResult = {
     errors: string[];
     warnings: string[];
   };
+  /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+  locale?: string;
 };
 
 export type Template = {
@@ -147,6 +153,65 @@ export type TemplateUpdateBody = {
   provider_template_id?: string | null;
 };
 
+export type Translation = {
+  template_id: string;
+  /** Stored spelling: language lower case, region upper case, joined by _ (en_US) */
+  locale: string;
+  content: string;
+  variants: { [key: string]: string };
+  variables: string[];
+  warnings: string[];
+  created_at: string;
+  updated_at: string;
+};
+
+export type TranslationBody = {
+  /** Liquid text in this locale */
+  content: string;
+  /** This locale's subject, html_body, title...; a variant left out is the base template's */
+  variants?: { [key: string]: string };
+};
+
+export type TranslationListResponse = {
+  data: {
+    template_id: string;
+    /** Stored spelling: language lower case, region upper case, joined by _ (en_US) */
+    locale: string;
+    content: string;
+    variants: { [key: string]: string };
+    variables: string[];
+    warnings: string[];
+    created_at: string;
+    updated_at: string;
+  }[];
+};
+
+export type TranslationParams = {
+  /** Template id or slug */
+  id: string;
+  /** pt_BR, pt, en, en-US... (pt-BR and pt_BR are the same locale; stored as pt_BR) */
+  locale: string;
+};
+
+export type TranslationResponse = {
+  data: {
+    template_id: string;
+    /** Stored spelling: language lower case, region upper case, joined by _ (en_US) */
+    locale: string;
+    content: string;
+    variants: { [key: string]: string };
+    variables: string[];
+    warnings: string[];
+    created_at: string;
+    updated_at: string;
+  };
+};
+
+export type ValidateByIdBody = {
+  /** Render or check the text a recipient of this locale gets (its translation, or the fallback: pt_BR -> pt -> the template's language) */
+  locale?: string;
+};
+
 export type ValidateInlineBody = {
   /** Liquid text with {{variable}} placeholders */
   content: string;
@@ -164,6 +229,8 @@ export type ValidationResponse = {
     errors: string[];
     warnings: string[];
     variables: string[];
+    /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+    locale?: string;
   };
 };
 
@@ -172,4 +239,6 @@ export type ValidationResult = {
   errors: string[];
   warnings: string[];
   variables: string[];
+  /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+  locale?: string;
 };

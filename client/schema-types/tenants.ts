@@ -7,6 +7,46 @@ export type CreateTenantBody = {
   owner_email?: string;
 };
 
+export type Offboarding = {
+  tenant_id: string;
+  tenant_name: string;
+  status: "running" | "completed";
+  /** The table being emptied now; null once completed */
+  current_table: string | null;
+  /** Tables emptied so far, in order */
+  tables_done: string[];
+  /** Tables holding the tenant's records (the audit log is kept and not counted) */
+  tables_total: number;
+  rows_deleted: number;
+  requested_at: string;
+  /** The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job */
+  updated_at: string;
+  completed_at: string | null;
+};
+
+export type OffboardingResponse = {
+  data: {
+    tenant_id: string;
+    tenant_name: string;
+    status: "running" | "completed";
+    /** The table being emptied now; null once completed */
+    current_table: string | null;
+    /** Tables emptied so far, in order */
+    tables_done: string[];
+    /** Tables holding the tenant's records (the audit log is kept and not counted) */
+    tables_total: number;
+    rows_deleted: number;
+    requested_at: string;
+    /** The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job */
+    updated_at: string;
+    completed_at: string | null;
+  };
+};
+
+export type TenantIdParams = {
+  id: string;
+};
+
 export type TenantOwner = {
   id: string;
   email: string;

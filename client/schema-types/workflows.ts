@@ -50,15 +50,27 @@ export type RunListResponse = {
       step: number;
       channel?: string | null;
       notification_id?: string | null;
-      /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed` */
+      /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`; digest: `completed` (leader) or `merged`; throttle: `passed` or `throttled`; any step whose `if` was false: `skipped` */
       status?: string;
       notification_status?: string | null;
       duration?: string;
       duration_seconds?: number;
       /** delay: when the run resumes */
       scheduled_at?: string;
-      /** fallback skipped: `previous_step_delivered` */
+      /** fallback skipped: `previous_step_delivered`; a step whose condition was false: `condition_false` */
       reason?: string;
+      /** delay until a local time: the HH:MM waited for */
+      until?: string;
+      /** delay until a local time: the IANA timezone used */
+      timezone?: string;
+      /** digest merged: the leader run, which sends the digest */
+      digest_run_id?: string;
+      /** digest completed: events in the digest, the leader's included */
+      event_count?: number;
+      /** digest completed: the runs of the digest in arrival order, leader first */
+      run_ids?: string[];
+      window_started_at?: string;
+      window_ended_at?: string;
       attempts?: {
         channel: string;
         notification_id: string | null;
@@ -103,15 +115,27 @@ export type RunRecord = {
     step: number;
     channel?: string | null;
     notification_id?: string | null;
-    /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed` */
+    /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`; digest: `completed` (leader) or `merged`; throttle: `passed` or `throttled`; any step whose `if` was false: `skipped` */
     status?: string;
     notification_status?: string | null;
     duration?: string;
     duration_seconds?: number;
     /** delay: when the run resumes */
     scheduled_at?: string;
-    /** fallback skipped: `previous_step_delivered` */
+    /** fallback skipped: `previous_step_delivered`; a step whose condition was false: `condition_false` */
     reason?: string;
+    /** delay until a local time: the HH:MM waited for */
+    until?: string;
+    /** delay until a local time: the IANA timezone used */
+    timezone?: string;
+    /** digest merged: the leader run, which sends the digest */
+    digest_run_id?: string;
+    /** digest completed: events in the digest, the leader's included */
+    event_count?: number;
+    /** digest completed: the runs of the digest in arrival order, leader first */
+    run_ids?: string[];
+    window_started_at?: string;
+    window_ended_at?: string;
     attempts?: {
       channel: string;
       notification_id: string | null;
@@ -152,15 +176,27 @@ export type RunResponse = {
       step: number;
       channel?: string | null;
       notification_id?: string | null;
-      /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed` */
+      /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`; digest: `completed` (leader) or `merged`; throttle: `passed` or `throttled`; any step whose `if` was false: `skipped` */
       status?: string;
       notification_status?: string | null;
       duration?: string;
       duration_seconds?: number;
       /** delay: when the run resumes */
       scheduled_at?: string;
-      /** fallback skipped: `previous_step_delivered` */
+      /** fallback skipped: `previous_step_delivered`; a step whose condition was false: `condition_false` */
       reason?: string;
+      /** delay until a local time: the HH:MM waited for */
+      until?: string;
+      /** delay until a local time: the IANA timezone used */
+      timezone?: string;
+      /** digest merged: the leader run, which sends the digest */
+      digest_run_id?: string;
+      /** digest completed: events in the digest, the leader's included */
+      event_count?: number;
+      /** digest completed: the runs of the digest in arrival order, leader first */
+      run_ids?: string[];
+      window_started_at?: string;
+      window_ended_at?: string;
       attempts?: {
         channel: string;
         notification_id: string | null;
@@ -185,7 +221,7 @@ export type RunResponse = {
 
 /** One step; `type` selects the variant and its required fields. */
 export type StepInput = {
-  /** string. `send`, `delay` or `fallback`. */
+  /** string. `send`, `delay`, `fallback`, `digest` or `throttle`. */
   type?: unknown;
   /** string. send: the channel, one of email, whatsapp, sms, in_app or push. */
   channel?: unknown;
@@ -193,10 +229,24 @@ export type StepInput = {
   template?: unknown;
   /** string. delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d). */
   duration?: unknown;
+  /** string. delay, instead of duration: wait for the next `HH:MM` in the recipient's timezone (subscriber's, else the tenant's delivery timezone, else UTC). */
+  until?: unknown;
+  /** string. digest: `<N>m|<N>h|<N>d`, at most 24h; throttle: the rolling window, at most 7 days. */
+  window?: unknown;
+  /** string. digest and throttle: optional Liquid over the trigger data splitting digests or throttles, e.g. `{{ data.thread_id }}`. */
+  key?: unknown;
+  /** integer. digest: 2-1000; the digest closes early when this many events joined. */
+  max_events?: unknown;
+  /** integer. throttle: 1-1000 runs pass per window; the others end `throttled`. */
+  limit?: unknown;
+  /** object. any step: a JSON Logic rule over `data`, `subscriber` and `steps`; false skips the step (`skipped`, `condition_false`). */
+  if?: unknown;
   /** array of string. fallback: channels tried in order until one is delivered or sent (at least one). */
   channels?: unknown;
   /** string. fallback: only `not_delivered` (the default). */
   condition?: unknown;
+  /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+  category?: unknown;
   /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
   priority?: unknown;
   [key: string]: unknown;
@@ -210,15 +260,27 @@ export type StepResult = {
   step: number;
   channel?: string | null;
   notification_id?: string | null;
-  /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed` */
+  /** send: `enqueued` or `failed`; fallback: `skipped`, `sent` or `failed`; digest: `completed` (leader) or `merged`; throttle: `passed` or `throttled`; any step whose `if` was false: `skipped` */
   status?: string;
   notification_status?: string | null;
   duration?: string;
   duration_seconds?: number;
   /** delay: when the run resumes */
   scheduled_at?: string;
-  /** fallback skipped: `previous_step_delivered` */
+  /** fallback skipped: `previous_step_delivered`; a step whose condition was false: `condition_false` */
   reason?: string;
+  /** delay until a local time: the HH:MM waited for */
+  until?: string;
+  /** delay until a local time: the IANA timezone used */
+  timezone?: string;
+  /** digest merged: the leader run, which sends the digest */
+  digest_run_id?: string;
+  /** digest completed: events in the digest, the leader's included */
+  event_count?: number;
+  /** digest completed: the runs of the digest in arrival order, leader first */
+  run_ids?: string[];
+  window_started_at?: string;
+  window_ended_at?: string;
   attempts?: {
     channel: string;
     notification_id: string | null;
@@ -255,7 +317,7 @@ export type WorkflowCreateBody = {
   name?: unknown;
   /** 1 to 10 steps, run in order. */
   steps: {
-    /** string. `send`, `delay` or `fallback`. */
+    /** string. `send`, `delay`, `fallback`, `digest` or `throttle`. */
     type?: unknown;
     /** string. send: the channel, one of email, whatsapp, sms, in_app or push. */
     channel?: unknown;
@@ -263,10 +325,24 @@ export type WorkflowCreateBody = {
     template?: unknown;
     /** string. delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d). */
     duration?: unknown;
+    /** string. delay, instead of duration: wait for the next `HH:MM` in the recipient's timezone (subscriber's, else the tenant's delivery timezone, else UTC). */
+    until?: unknown;
+    /** string. digest: `<N>m|<N>h|<N>d`, at most 24h; throttle: the rolling window, at most 7 days. */
+    window?: unknown;
+    /** string. digest and throttle: optional Liquid over the trigger data splitting digests or throttles, e.g. `{{ data.thread_id }}`. */
+    key?: unknown;
+    /** integer. digest: 2-1000; the digest closes early when this many events joined. */
+    max_events?: unknown;
+    /** integer. throttle: 1-1000 runs pass per window; the others end `throttled`. */
+    limit?: unknown;
+    /** object. any step: a JSON Logic rule over `data`, `subscriber` and `steps`; false skips the step (`skipped`, `condition_false`). */
+    if?: unknown;
     /** array of string. fallback: channels tried in order until one is delivered or sent (at least one). */
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
     priority?: unknown;
     [key: string]: unknown;
@@ -297,13 +373,26 @@ export type WorkflowListResponse = {
     slug: string;
     name: string;
     steps: {
-      /** send, delay or fallback */
+      /** send, delay, fallback, digest or throttle */
       type: string;
       channel?: string;
       template?: string;
       duration?: string;
       channels?: string[];
       condition?: string;
+      /** delay: local time HH:MM */
+      until?: string;
+      /** digest and throttle */
+      window?: string;
+      /** digest and throttle: Liquid over the trigger data */
+      key?: string;
+      /** digest */
+      max_events?: number;
+      /** throttle */
+      limit?: number;
+      /** JSON Logic condition */
+      if?: { [key: string]: unknown };
+      category?: string;
       /** send and fallback: high, normal or low (absent: normal) */
       priority?: string;
     }[];
@@ -324,13 +413,26 @@ export type WorkflowRecord = {
   slug: string;
   name: string;
   steps: {
-    /** send, delay or fallback */
+    /** send, delay, fallback, digest or throttle */
     type: string;
     channel?: string;
     template?: string;
     duration?: string;
     channels?: string[];
     condition?: string;
+    /** delay: local time HH:MM */
+    until?: string;
+    /** digest and throttle */
+    window?: string;
+    /** digest and throttle: Liquid over the trigger data */
+    key?: string;
+    /** digest */
+    max_events?: number;
+    /** throttle */
+    limit?: number;
+    /** JSON Logic condition */
+    if?: { [key: string]: unknown };
+    category?: string;
     /** send and fallback: high, normal or low (absent: normal) */
     priority?: string;
   }[];
@@ -347,13 +449,26 @@ export type WorkflowResponse = {
     slug: string;
     name: string;
     steps: {
-      /** send, delay or fallback */
+      /** send, delay, fallback, digest or throttle */
       type: string;
       channel?: string;
       template?: string;
       duration?: string;
       channels?: string[];
       condition?: string;
+      /** delay: local time HH:MM */
+      until?: string;
+      /** digest and throttle */
+      window?: string;
+      /** digest and throttle: Liquid over the trigger data */
+      key?: string;
+      /** digest */
+      max_events?: number;
+      /** throttle */
+      limit?: number;
+      /** JSON Logic condition */
+      if?: { [key: string]: unknown };
+      category?: string;
       /** send and fallback: high, normal or low (absent: normal) */
       priority?: string;
     }[];
@@ -370,13 +485,26 @@ export type WorkflowSlugParams = {
 };
 
 export type WorkflowStep = {
-  /** send, delay or fallback */
+  /** send, delay, fallback, digest or throttle */
   type: string;
   channel?: string;
   template?: string;
   duration?: string;
   channels?: string[];
   condition?: string;
+  /** delay: local time HH:MM */
+  until?: string;
+  /** digest and throttle */
+  window?: string;
+  /** digest and throttle: Liquid over the trigger data */
+  key?: string;
+  /** digest */
+  max_events?: number;
+  /** throttle */
+  limit?: number;
+  /** JSON Logic condition */
+  if?: { [key: string]: unknown };
+  category?: string;
   /** send and fallback: high, normal or low (absent: normal) */
   priority?: string;
 };
@@ -388,7 +516,7 @@ export type WorkflowUpdateBody = {
   name?: unknown;
   /** 1 to 10 steps, run in order. */
   steps: {
-    /** string. `send`, `delay` or `fallback`. */
+    /** string. `send`, `delay`, `fallback`, `digest` or `throttle`. */
     type?: unknown;
     /** string. send: the channel, one of email, whatsapp, sms, in_app or push. */
     channel?: unknown;
@@ -396,10 +524,24 @@ export type WorkflowUpdateBody = {
     template?: unknown;
     /** string. delay: `<N>m`, `<N>h` or `<N>d`, N a positive integer, at most 7 days (10080m, 168h, 7d). */
     duration?: unknown;
+    /** string. delay, instead of duration: wait for the next `HH:MM` in the recipient's timezone (subscriber's, else the tenant's delivery timezone, else UTC). */
+    until?: unknown;
+    /** string. digest: `<N>m|<N>h|<N>d`, at most 24h; throttle: the rolling window, at most 7 days. */
+    window?: unknown;
+    /** string. digest and throttle: optional Liquid over the trigger data splitting digests or throttles, e.g. `{{ data.thread_id }}`. */
+    key?: unknown;
+    /** integer. digest: 2-1000; the digest closes early when this many events joined. */
+    max_events?: unknown;
+    /** integer. throttle: 1-1000 runs pass per window; the others end `throttled`. */
+    limit?: unknown;
+    /** object. any step: a JSON Logic rule over `data`, `subscriber` and `steps`; false skips the step (`skipped`, `condition_false`). */
+    if?: unknown;
     /** array of string. fallback: channels tried in order until one is delivered or sent (at least one). */
     channels?: unknown;
     /** string. fallback: only `not_delivered` (the default). */
     condition?: unknown;
+    /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
+    category?: unknown;
     /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
     priority?: unknown;
     [key: string]: unknown;

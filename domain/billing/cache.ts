@@ -27,7 +27,7 @@ function unlimitedPlan(id: string): PlanRow {
   const epoch = new Date(0);
   return {
     id, name: id, price_cents: 0, currency: "usd", interval: "month", notifications_per_month: null, api_requests_per_minute: null,
-    webhooks: null, domains: null, team_members: null, subscribers: null, gateway_price_id: null, version: 0, created_at: epoch, updated_at: epoch,
+    webhooks: null, domains: null, team_members: null, subscribers: null, retention_days: null, gateway_price_id: null, version: 0, created_at: epoch, updated_at: epoch,
   };
 }
 

@@ -7,7 +7,7 @@ import { sql } from "../../store/db";
 import { findPlan, insertPlan, listPlans, updatePlan, type PlanFields, type PlanRow } from "../../store/plans";
 import { forgetBilling } from "./cache";
 
-const LIMIT_KEYS = ["notifications_per_month", "api_requests_per_minute", "webhooks", "domains", "team_members", "subscribers"] as const;
+const LIMIT_KEYS = ["notifications_per_month", "api_requests_per_minute", "webhooks", "domains", "team_members", "subscribers", "retention_days"] as const;
 
 export interface PlanInput {
   name?: string;

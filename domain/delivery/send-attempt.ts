@@ -17,6 +17,7 @@ import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, PROVIDER_DEADLINE_MS, senderTimers
 import { providerFor, rateLimitOf } from "./provider-cache";
 import { prepareOutbound } from "./receipt-links";
 import { checkSuppression } from "./suppression";
+import { applyDeliveryPolicy } from "../delivery-policy/policy";
 import { noteCall } from "../routing/circuit-breaker";
 import { chooseEntry, failoverAfter, type RouteChoice, type RouteEntry } from "../routing/route";
 import { resolveDelivery, type DeliveryTarget } from "./target";
@@ -38,10 +39,11 @@ type Prepared =
   /** every provider entry's circuit is open: the same attempt waits, calling nobody (domain/routing/) */
   | { kind: "circuits_open"; waitMs: number }
   | { kind: "refused"; target: DeliveryTarget; failure: SendFailure }
-  | { kind: "settled"; outcome: Outcome };
+  | { kind: "settled"; outcome: Outcome }
+  | { kind: "held" };
 
 /**
- * One attempt: `claim` (the rate limit and the attempt claim together), `prepare` (suppression, the
+ * One attempt: `claim` (the rate limit and the attempt claim together), `prepare` (suppression, the delivery policy, the
  * provider, the sending domain), `callProvider` under a deadline, then `recordSuccess` or
  * `recordFailure` (domain/delivery/outcomes.ts writes attempt row, status, events and rollups in one
  * transaction; a retryable failure schedules the next attempt). A message whose claim is taken goes
@@ -51,7 +53,8 @@ export async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<v
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   const claimed = await claim(msg, ctx);
   if (!claimed) return;
-  const prepared = await prepare(msg, claimed);
+  const prepared = await prepare(msg, claimed, ctx);
+  if (prepared.kind === "held") return; // quiet hours: a timer re-sends this message when they end
   if (prepared.kind === "settled") {
     await recordOutcome(prepared.outcome);
     return;
@@ -106,10 +109,14 @@ async function claim(msg: SendMessage, ctx: SendContext): Promise<Claimed | null
 }
 
 /** Everything that may settle the attempt before any provider call: suppression, no channel, no provider, a domain hold. */
-async function prepare(msg: SendMessage, { n, target }: Claimed): Promise<Prepared> {
+async function prepare(msg: SendMessage, { n, target }: Claimed, ctx: SendContext): Promise<Prepared> {
   const settled = (o: Omit<Outcome, "n" | "attempt">): Prepared => ({ kind: "settled", outcome: { n, attempt: msg.attempt, ...o } });
   const { reason, subscriberId } = await checkSuppression(n);
   if (reason) return settled({ provider: target?.provider ?? null, status: "suppressed", suppressedReason: reason });
+  // quiet hours and frequency caps across workflows (domain/delivery-policy/policy.ts)
+  const policy = await applyDeliveryPolicy(msg, n, subscriberId, ctx);
+  if (policy.kind === "held") return { kind: "held" };
+  if (policy.kind === "capped") return settled({ provider: target?.provider ?? null, status: "suppressed", suppressedReason: "frequency_capped" });
   if (!target) {
     return settled({ provider: null, status: "failed", error: { code: "channel_not_configured", message: `The ${n.channel} channel is not configured` } });
   }

@@ -72,6 +72,8 @@ export interface SuppressionAnswer {
  * or id equals the recipient (an address shared by two subscribers is off if either turned it
  * off). Then a preference with enabled=false for this channel and category "all" or the
  * notification's: `unsubscribed` when the unsubscribe link wrote it, `preference_disabled` when the API did.
+ * A preference category of the tenant (migration 0781) adds: `required` ignores preferences, and a
+ * channel outside its default_enabled_channels is `preference_disabled` unless the subscriber turned it on.
  */
 async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: SuppressionReason | null; subscriberId: string | null }[]> {
   const doc = JSON.stringify(
@@ -86,13 +88,14 @@ async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: Suppre
       // the subscriber is looked up by id only when it is one; its hash is checked whatever it is
       subscriber_id: q.subscriber_id && isUuid(q.subscriber_id) ? q.subscriber_id : null,
       categories: q.category ? ["all", q.category] : ["all"],
+      category: q.category ?? null,
       hashes: [q.recipient, q.subscriber_id].filter((v): v is string => !!v).map((v) => identifierHash(q.tenant_id, q.environment, v)),
     })),
   );
-  const rows = await sql<{ i: number; erased: boolean; listed: SuppressionListReason | null; ids: string[] | null; sources: string[] | null }[]>`
+  const rows = await sql<{ i: number; erased: boolean; listed: SuppressionListReason | null; ids: string[] | null; sources: string[] | null; required: boolean | null; default_off: boolean | null }[]>`
     with q as (
       select * from jsonb_to_recordset(${doc}::text::jsonb) as q(i int, tenant_id uuid, environment text, channel text, recipient text,
-        address text, recipient_uuid uuid, subscriber_id uuid, categories text[], hashes text[])
+        address text, recipient_uuid uuid, subscriber_id uuid, categories text[], category text, hashes text[])
     ), who as (
       -- the linked subscriber first (it gets the unsubscribe link), then every live owner of the
       -- address, oldest first: the owners store/subscribers.ts findSubscriberOwning picks from
@@ -112,14 +115,24 @@ async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: Suppre
         where w.address is not null and l.tenant_id = w.tenant_id and l.environment = w.environment and l.address = w.address) as listed,
       (select array_agg(distinct p.source) from subscriber_preferences p
         where p.tenant_id = w.tenant_id and p.environment = w.environment and p.subscriber_id = any(w.ids)
-          and p.channel = w.channel and p.category = any(w.categories) and not p.enabled) as sources
-    from who w`;
+          and p.channel = w.channel and p.category = any(w.categories) and not p.enabled) as sources,
+      -- the tenant's category (domain/preferences/categories.ts): required ignores preferences; a
+      -- channel off by default stays off for a subscriber who did not turn it on
+      cat.required,
+      (not cat.required and not (w.channel = any(cat.default_enabled_channels)) and cardinality(w.ids) > 0
+        and not exists (select 1 from subscriber_preferences p
+          where p.tenant_id = w.tenant_id and p.environment = w.environment and p.subscriber_id = any(w.ids)
+            and p.channel = w.channel and p.category = w.category and p.enabled)) as default_off
+    from who w
+    left join preference_categories cat on cat.tenant_id = w.tenant_id and cat.environment = w.environment and cat.key = w.category`;
   const out: { reason: SuppressionReason | null; subscriberId: string | null }[] = items.map(() => ({ reason: null, subscriberId: null }));
   for (const r of rows) {
     let reason: SuppressionReason | null = null;
     if (r.erased) reason = "erased";
     else if (r.listed) reason = r.listed;
+    else if (r.required) reason = null;
     else if (r.sources?.length) reason = r.sources.includes("unsubscribe") ? "unsubscribed" : "preference_disabled";
+    else if (r.default_off) reason = "preference_disabled";
     out[r.i] = { reason, subscriberId: r.ids?.[0] ?? null };
   }
   return out;

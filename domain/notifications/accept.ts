@@ -26,6 +26,7 @@ import { prepareEvents } from "../events/outbox";
 import { resolveDelivery, type StoredContent } from "../delivery/target";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "../templates/render";
+import { chooseLocale, type LocalizedSource } from "../templates/locale";
 import { withinQuota } from "../billing/quota";
 
 export interface AcceptInput {
@@ -40,12 +41,16 @@ export interface AcceptInput {
   data?: Record<string, unknown> | null;
   metadata?: Record<string, unknown> | null;
   category?: string | null;
+  /** the notification's or trigger's locale: used when the subscriber has none (domain/templates/locale.ts) */
+  locale?: string | null;
   /** a deterministic key (e.g. wfrun:<run>:step:<i>): a second accept returns the first notification */
   idempotencyKey?: string | null;
   /** workflow steps: the run waiting on its outcome (its status moves wake the run) */
   workflowRunId?: string | null;
   /** workflow steps: the subscriber the address was taken from, so that subscriber's preferences and erasure apply */
-  subscriber?: { id: string; external_id: string } | null;
+  subscriber?: { id: string; external_id: string; locale?: string | null } | null;
+  /** quiet hours and frequency caps do not apply (domain/delivery-policy/) */
+  critical?: boolean;
   /** workflow fallback steps: one template serves every channel of the list, rendered by that channel's conventions */
   templateForAnyChannel?: boolean;
   /** the sender's lane (docs/routing.md); normal when absent */
@@ -98,8 +103,8 @@ function rawContent(channel: Channel, data: Record<string, unknown>, dataField: 
   }
 }
 
-function templateContent(channel: Channel, tpl: { name: string; channel: string; content: string; variants: Record<string, string>; provider_template_id: string | null }, data: Record<string, unknown>, field: string): StoredContent {
-  const r = renderTemplate({ content: tpl.content, variants: tpl.variants, channel: tpl.channel }, data);
+function templateContent(channel: Channel, tpl: { name: string; channel: string; provider_template_id: string | null }, text: LocalizedSource, data: Record<string, unknown>, field: string): StoredContent {
+  const r = renderTemplate({ content: text.content, variants: text.variants, channel: tpl.channel }, data);
   if (!r.valid) throw new AppError("template_render_failed", "The template could not be rendered", { [field]: r.errors });
   const p = r.rendered;
   const out: StoredContent = {};
@@ -160,19 +165,24 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     throw validationFailed({ [recipientField]: ["must be an existing subscriber id or external_id"] });
   }
   let content: StoredContent;
+  let locale: string | null = null;
   if (template) {
     assertTemplateUsable(template, input.environment);
     if (template.channel !== channel && !input.templateForAnyChannel) {
       throw validationFailed({ [templateField]: [`is a ${template.channel} template, not ${channel}`] });
     }
-    content = templateContent(channel, template, data, templateField);
+    // the recipient's language: the subscriber's, else the request's, else the template's own
+    const text = chooseLocale(template, template.translations, [subscriber ? subscriber.locale : input.subscriber?.locale, input.locale]);
+    locale = text.locale;
+    content = templateContent(channel, template, text, data, templateField);
   } else {
     content = rawContent(channel, data, "data");
   }
 
   // A deterministic key is looked up only when its insert conflicts (below): workflow steps, its
   // callers, create it once per step, and a look-up first cost every step a round trip.
-  const linked = subscriber ? { id: subscriber.id, external_id: subscriber.external_id } : (input.subscriber ?? null);
+  const named = subscriber ?? input.subscriber ?? null;
+  const linked = named ? { id: named.id, external_id: named.external_id } : null;
   const row: NewNotification = {
     id: newId(),
     tenantId: input.tenantId,
@@ -182,8 +192,10 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     subscriberId: linked?.id ?? null,
     templateSlug: template?.slug ?? null,
     category: input.category ?? null,
+    locale,
     data,
     metadata,
+    critical: input.critical === true,
     content: content as Record<string, unknown>,
     idempotencyKey: input.idempotencyKey ?? null,
     createdAt: new Date(),

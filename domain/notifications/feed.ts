@@ -5,7 +5,7 @@ import { isEmailAddress } from "../../schemas/email";
 import { findSubscriber } from "../../store/subscribers";
 import { listNotificationFeed, type FeedFilter, type FeedRow } from "../../store/notification-feed";
 import type { Scope } from "../../store/db";
-import { validationFailed } from "../../basics/errors";
+import { fieldErrors, validationFailed } from "../../basics/errors";
 
 export interface FeedQuery {
   status?: string;
@@ -43,7 +43,7 @@ function timestamp(raw: string | undefined, field: string, details: Record<strin
 
 /** `limit + 1` rows of the filtered feed after the cursor; 422 naming each malformed filter. */
 export async function readFeed(scope: Scope, q: FeedQuery, page: { limit: number; cursor: { t: string; id: string } | null }): Promise<FeedRow[]> {
-  const details: Record<string, string[]> = Object.create(null);
+  const details = fieldErrors();
   const createdAfter = timestamp(q.created_after, "created_after", details);
   const createdBefore = timestamp(q.created_before, "created_before", details);
   if (createdAfter && createdBefore && createdAfter >= createdBefore) details.created_before = ["must be later than created_after"];

@@ -1,6 +1,9 @@
-// Provider status callbacks (/webhooks/twilio/:channel_id, /webhooks/sendgrid/:channel_id, /webhooks/whatsapp):
+// Provider status callbacks (/webhooks/<twilio|sendgrid|mailgun|...>/:channel_id, /webhooks/whatsapp):
 // each verified by the provider's own scheme with the secret of the configuration that decides the tenant.
 import { AppError } from "../../basics/errors";
+import { mailgunReceipt, verifyMailgunSignature } from "../../providers/email/mailgun";
+import { postmarkReceipt, verifyPostmarkBasicAuth } from "../../providers/email/postmark";
+import { resendReceipt, verifySvixSignature } from "../../providers/email/resend";
 import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
 import type { ProviderReceipt } from "../../providers/types";
@@ -92,13 +95,7 @@ export async function sendgridEventWebhook(q: {
   if (!verifySendgridSignature(key, q.rawBody, q.signature, q.timestamp)) {
     throw invalidSignature("X-Twilio-Email-Event-Webhook-Signature does not verify the timestamp and body under the channel's public key");
   }
-  const at = /^\d{1,12}$/.test(q.timestamp ?? "") ? Number(q.timestamp) * 1000 : NaN;
-  if (!(Math.abs((q.now ?? Date.now()) - at) <= CALLBACK_MAX_AGE_MS)) {
-    throw new AppError(
-      "callback_expired",
-      `X-Twilio-Email-Event-Webhook-Timestamp is more than ${CALLBACK_MAX_AGE_MS / 1000} s from now: a replayed (or delayed) request; nothing was changed`,
-    );
-  }
+  refuseStale(q.timestamp, "X-Twilio-Email-Event-Webhook-Timestamp", q.now);
   if (!Array.isArray(q.body)) throw new AppError("validation_failed", "Validation failed", { body: ["must be a JSON array of events"] });
   const receipts = q.body.map((e) => sendgridReceipt(e)).filter((r): r is ProviderReceipt => r !== null);
   const ignored = q.body.length - receipts.length;
@@ -106,6 +103,94 @@ export async function sendgridEventWebhook(q: {
   const { matched, applied } = await applyAll(cfg, receipts, "sendgrid");
   if (matched === 0) throw unknownMessage("any of these sg_message_ids");
   return { received: q.body.length, matched, applied, ignored };
+}
+
+/** The raw JSON body of a callback the route's schema already accepted: every field the vendor sent. */
+function parseJsonObject(raw: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(raw);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A callback's own timestamp (Unix seconds) more than CALLBACK_MAX_AGE_MS from now: a replay; nothing changes. */
+function refuseStale(timestamp: string | null | undefined, header: string, now = Date.now()): void {
+  const at = /^\d{1,12}$/.test(timestamp ?? "") ? Number(timestamp) * 1000 : NaN;
+  if (!(Math.abs(now - at) <= CALLBACK_MAX_AGE_MS)) {
+    throw new AppError(
+      "callback_expired",
+      `${header} is more than ${CALLBACK_MAX_AGE_MS / 1000} s from now: a replayed (or delayed) request; nothing was changed`,
+    );
+  }
+}
+
+/**
+ * Mailgun's webhooks: one event per request, {signature: {timestamp, token, signature}, "event-data"},
+ * the signature an HMAC-SHA256 of timestamp + token under `credentials.webhook_signing_key`. A
+ * timestamp more than 5 minutes away is a replay and changes nothing.
+ */
+export async function mailgunWebhook(q: { channelId: string; rawBody: string; now?: number }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "mailgun");
+  const key = cfg.credentials.webhook_signing_key;
+  if (typeof key !== "string" || key === "") {
+    throw invalidSignature("This channel has no credentials.webhook_signing_key: store Mailgun's HTTP webhook signing key in the channel");
+  }
+  const body = (parseJsonObject(q.rawBody) ?? {}) as { signature?: { timestamp?: unknown; token?: unknown; signature?: unknown }; "event-data"?: unknown };
+  if (!verifyMailgunSignature(key, body.signature)) {
+    throw invalidSignature("signature.signature is not the HMAC-SHA256 of signature.timestamp + signature.token under the channel's webhook signing key");
+  }
+  refuseStale(body.signature!.timestamp as string, "signature.timestamp", q.now);
+  const receipt = mailgunReceipt(body["event-data"]);
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "mailgun");
+  if (matched === 0) throw unknownMessage(`the Message-Id ${JSON.stringify(receipt.messageId.slice(0, 128))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * Postmark's webhooks: one record per request, unsigned; the webhook URL carries basic auth
+ * credentials, which must be the channel's webhook_username and webhook_password. Postmark signs no
+ * timestamp: a replay changes nothing because every move is idempotent.
+ */
+export async function postmarkWebhook(q: { channelId: string; rawBody: string; authorization: string | null }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "postmark");
+  const user = typeof cfg.credentials.webhook_username === "string" ? cfg.credentials.webhook_username : "";
+  const password = typeof cfg.credentials.webhook_password === "string" ? cfg.credentials.webhook_password : "";
+  if (!user || !password) {
+    throw invalidSignature("This channel has no credentials.webhook_username and webhook_password: set them and put them in the webhook URL");
+  }
+  if (!verifyPostmarkBasicAuth(q.authorization, user, password)) {
+    throw invalidSignature("The Authorization header is not the channel's webhook credentials (https://<webhook_username>:<webhook_password>@host/... in Postmark)");
+  }
+  const receipt = postmarkReceipt(parseJsonObject(q.rawBody));
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "postmark");
+  if (matched === 0) throw unknownMessage(`the MessageID ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * Resend's webhooks, signed the Svix way with `credentials.webhook_secret`: svix-signature over
+ * svix-id, svix-timestamp and the raw body. A timestamp more than 5 minutes away is a replay; a
+ * redelivery keeps its svix-id, recorded as the event id, so it is applied once.
+ */
+export async function resendWebhook(q: { channelId: string; rawBody: string; id: string | null; timestamp: string | null; signature: string | null; now?: number }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "resend");
+  const secret = cfg.credentials.webhook_secret;
+  if (typeof secret !== "string" || secret === "") {
+    throw invalidSignature("This channel has no credentials.webhook_secret: store the webhook's signing secret (whsec_...) in the channel");
+  }
+  if (!verifySvixSignature(secret, { id: q.id, timestamp: q.timestamp, signature: q.signature, rawBody: q.rawBody })) {
+    throw invalidSignature("svix-signature does not verify svix-id, svix-timestamp and the body under the channel's webhook secret");
+  }
+  refuseStale(q.timestamp, "svix-timestamp", q.now);
+  const receipt = resendReceipt(parseJsonObject(q.rawBody), q.id ?? undefined);
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "resend");
+  if (matched === 0) throw unknownMessage(`the email_id ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
 }
 
 function statusGroups(body: any): { phoneNumberId: string; statuses: WhatsappStatus[] }[] {

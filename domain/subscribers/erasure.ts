@@ -7,6 +7,7 @@ import { findSubscriber } from "../../store/subscribers";
 import { writeAudit, type ActorType } from "../../store/audit";
 import { deleteEngagements } from "../../store/engagements";
 import { deleteSuppressionsFor } from "../../store/suppressions";
+import { leaveAllTopics } from "../../store/topics";
 import { AppError } from "../../basics/errors";
 
 /**
@@ -48,7 +49,7 @@ export async function isErasedRecipient(
  * {notification: {id, status, channel}, erased}), inbox items (title/body null, data {}) and
  * inbox.* event payloads; erases engagement (every open and click with its IP address and user
  * agent, and the notifications' opened/clicked/complained times) and the suppression-list rows of
- * its addresses (its sends stay suppressed through the hashes); deletes its preferences; writes
+ * its addresses (its sends stay suppressed through the hashes); deletes its preferences; leaves every topic; writes
  * audit `subscriber.erased`.
  */
 export async function eraseSubscriber(
@@ -126,6 +127,7 @@ export async function eraseSubscriber(
         and type in ('inbox.notification.received', 'inbox.notification.read')
         and data ->> 'subscriber_id' = ${sub.id}`;
     await tx`delete from subscriber_preferences where subscriber_id = ${sub.id}`;
+    const topics = await leaveAllTopics(tx, sub.id);
 
     await writeAudit(tx, {
       tenantId: scope.tenantId,
@@ -140,6 +142,7 @@ export async function eraseSubscriber(
         inbox_items_redacted: inbox.length,
         engagements_erased: engagements,
         suppressions_erased: suppressions,
+        topics_left: topics,
         identifiers_hashed: identifiers.map((i) => i.kind),
       },
       ip: actor.ip,

@@ -4,7 +4,7 @@ import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { isEmailAddress } from "../../schemas/email";
 import { isBlockedEmail } from "../../store/blocked-domains";
 import type { SubscriberFields } from "../../store/subscribers";
-import type { ErrorDetails } from "../../basics/errors";
+import { fieldErrors, type ErrorDetails } from "../../basics/errors";
 
 export const SUBSCRIBER_FIELDS = ["external_id", "email", "phone", "name", "locale", "timezone", "custom_properties"] as const;
 const MAX_CUSTOM_PROPERTIES_BYTES = 64 * 1024;
@@ -54,13 +54,9 @@ export async function validateSubscriberInput(
   mode: "upsert" | "update",
   prefix = "",
 ): Promise<{ fields: SubscriberFields; errors: ErrorDetails }> {
-  const errors: ErrorDetails = {};
-  // Unknown keys are caller-chosen ("constructor", "__proto__"): own properties only, never the prototype's.
-  const fail = (field: string, msg: string) => {
-    const key = prefix + field;
-    if (!Object.hasOwn(errors, key)) Object.defineProperty(errors, key, { value: [], enumerable: true, writable: true, configurable: true });
-    errors[key]!.push(msg);
-  };
+  const errors = fieldErrors();
+  // Unknown keys are caller-chosen ("constructor", "__proto__"): the map has no prototype (fieldErrors).
+  const fail = (field: string, msg: string) => void (errors[prefix + field] ??= []).push(msg);
   const fields: SubscriberFields = {};
   if (!isPlainObject(input)) {
     errors[prefix ? prefix.replace(/\.$/, "") : "body"] = ["must be an object"];

@@ -3,13 +3,14 @@
 import { config } from "../../config";
 import { AppError } from "../../basics/errors";
 import type { Channel } from "../../schemas/channels";
-import { workflowRunTimerId, type WorkflowRunMessage } from "./workflow-run-mail";
+import { workflowRunAddress, workflowRunTimerId, type WorkflowRunMessage } from "./workflow-run-mail";
 import { sql } from "../../store/db";
 import { newId } from "../../store/ids";
 import { MicroBatcher } from "../../store/micro-batcher";
 import { findByIdempotencyKey } from "../../store/notifications";
 import {
   loadRun,
+  notificationStates,
   notificationStatus,
   writeRuns,
   type FallbackAttemptRecord,
@@ -19,7 +20,15 @@ import {
   type StepResultRecord,
   type WaitState,
 } from "../../store/workflow-runs";
-import { stepsOfVersion, type WorkflowStepDef } from "../../store/workflows";
+import { versionForRun, type WorkflowStepDef } from "../../store/workflows";
+import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
+import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, type DigestRow } from "../../store/workflow-digests";
+import { cachedDeliverySettings } from "../../store/delivery-settings";
+import { getRuntime } from "../../store/runtime-handle";
+import { logger } from "../../basics/log";
+import { renderTemplate } from "../templates/render";
+import { evaluateCondition } from "./conditions";
+import { isTimeZone, nextLocalTime } from "./local-time";
 import { prepareEvents } from "../events/outbox";
 import { acceptNotification } from "../notifications/accept";
 import { durationSeconds } from "./definitions";
@@ -28,8 +37,10 @@ import { isDue, isLive, judgeChannel, judgePrevious, previousOutcome, statusAfte
 
 /** The runtime's timers as the engine needs them (the handler's ctx.schedule: TIME_SCALE applies). */
 export interface RunTimer {
-  /** Schedules msg after delayMs (times TIME_SCALE), replacing the run's previous timer; resolves to the due time (epoch ms). */
-  schedule(timerId: string, delayMs: number, msg: WorkflowRunMessage): Promise<number>;
+  /** Schedules msg after delayMs (times TIME_SCALE unless unscaled), replacing the run's previous timer; resolves to the due time (epoch ms). */
+  schedule(timerId: string, delayMs: number, msg: WorkflowRunMessage, opts?: { unscaled?: boolean }): Promise<number>;
+  /** The runtime's TIME_SCALE (digest and throttle windows are scaled like delays). */
+  readonly timeScale: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,10 +79,23 @@ class Draft {
   status: RunStatus;
   changed = false;
 
-  constructor(readonly run: RunRow, readonly steps: WorkflowStepDef[]) {
+  /** later steps' template data (the trigger data, plus `digest` after a digest this run led) */
+  renderData: Record<string, unknown> | null = null;
+  private subscriberRow: Promise<SubscriberRow | null> | null = null;
+
+  constructor(readonly run: RunRow, readonly steps: WorkflowStepDef[], readonly lineageId: string) {
     this.currentStep = run.current_step;
     this.wait = run.step_state;
     this.status = run.status;
+  }
+
+  /** The run's subscriber as it is now (null: a literal address, or gone); read once per job. */
+  subscriber(): Promise<SubscriberRow | null> {
+    if (!this.run.subscriber_id) return Promise.resolve(null);
+    this.subscriberRow ??= findSubscriber({ tenantId: this.run.tenant_id, environment: this.run.environment }, this.run.subscriber_id, undefined, {
+      includeDeleted: true,
+    }).then((s) => (s && !s.deleted_at ? s : null));
+    return this.subscriberRow;
   }
 
   /** Results so far, written and drafted (the fallback looks back at them). */
@@ -92,6 +116,17 @@ class Draft {
     this.status = statusAfterStep(result.step, this.steps.length);
     this.events.push(workflowEvent(this.facts(), "workflow.step.completed", { step: result.step, result }));
     if (this.status === "completed") this.events.push(workflowEvent(this.facts(), "workflow.completed"));
+  }
+
+  /** Step i ends the run here, completed: a digest's member (merged) or a throttled run; no later step runs. */
+  endAt(result: StepResultRecord) {
+    this.changed = true;
+    this.results.push(result);
+    this.currentStep = this.steps.length;
+    this.wait = null;
+    this.status = "completed";
+    this.events.push(workflowEvent(this.facts(), "workflow.step.completed", { step: result.step, result }));
+    this.events.push(workflowEvent(this.facts(), "workflow.completed"));
   }
 
   /** Step i cannot succeed: the run fails, with the error on the step's result. */
@@ -117,13 +152,20 @@ class Draft {
    * due time. The timer goes first so a written wait always has one; a timer whose write then lost
    * the guard carries a token no wait has, and counts only by the clock.
    */
-  async startWait(timer: RunTimer, delayMs: number, wait: DistributiveOmit<WaitState, "token" | "due_at">, result?: StepResultRecord) {
+  async startWait(
+    timer: RunTimer,
+    delayMs: number,
+    wait: DistributiveOmit<WaitState, "token" | "due_at">,
+    result?: StepResultRecord,
+    opts?: { unscaled?: boolean },
+  ) {
     const token = newId();
-    const dueMs = await timer.schedule(workflowRunTimerId(this.run.id), delayMs, { v: 1, type: "timer", runId: this.run.id, token });
+    const dueMs = await timer.schedule(workflowRunTimerId(this.run.id), delayMs, { v: 1, type: "timer", runId: this.run.id, token }, opts);
     const dueAt = new Date(dueMs).toISOString();
     this.changed = true;
     this.wait = { ...wait, token, due_at: dueAt } as WaitState;
-    if (result) this.results.push({ ...result, scheduled_at: dueAt });
+    // a delay until a local time records that local time's instant; a duration its due time
+    if (result) this.results.push({ ...result, scheduled_at: typeof result.scheduled_at === "string" ? result.scheduled_at : dueAt });
   }
 
   patch(): RunPatch {
@@ -183,12 +225,22 @@ function outcomeLookedAt(steps: WorkflowStepDef[], i: number): boolean {
   return false;
 }
 
+/** The data later steps render with: the trigger data, and `digest` {events, count} once this run led a digest. */
+async function stepData(d: Draft): Promise<Record<string, unknown>> {
+  if (d.renderData) return d.renderData;
+  const led = d.allResults().some((r) => r.type === "digest" && r.status === "completed");
+  if (!led) return d.run.data;
+  const events = await digestEventsOfLeader(d.run.id);
+  d.renderData = { ...d.run.data, digest: { events, count: events.length } };
+  return d.renderData;
+}
+
 async function createNotification(
   run: RunRow,
   channel: Channel,
   template: string,
   key: string,
-  opts: { anyTemplateChannel: boolean; wakesRun: boolean; priority?: WorkflowStepDef["priority"] },
+  opts: { anyTemplateChannel: boolean; wakesRun: boolean; data: Record<string, unknown>; category?: string | null; priority?: WorkflowStepDef["priority"] },
 ): Promise<Created> {
   const address = await stepAddress(run, channel);
   if (!address.ok) return address;
@@ -199,11 +251,12 @@ async function createNotification(
       channel,
       recipient: address.recipient,
       template,
-      data: run.data,
+      data: opts.data,
       idempotencyKey: key,
       workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
       templateForAnyChannel: opts.anyTemplateChannel,
+      category: opts.category ?? null,
       priority: opts.priority ?? "normal",
     });
     return { ok: true, id: n.id, status: n.status };
@@ -226,6 +279,8 @@ async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next
   const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}`, {
     anyTemplateChannel: false,
     wakesRun: outcomeLookedAt(d.steps, i),
+    data: await stepData(d),
+    category: step.category,
     priority: step.priority,
   });
   if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
@@ -239,6 +294,14 @@ async function runDelay(d: Draft, i: number, step: WorkflowStepDef, msg: Workflo
     if (!isDue(wait, msg)) return "wait";
     d.complete(d.allResults().find((r) => r.step === i) ?? { type: "delay", step: i }, false);
     return "next";
+  }
+  if (step.until) {
+    const timezone = await timezoneOf(d);
+    const now = Date.now();
+    const at = nextLocalTime(now, step.until, timezone);
+    const result = { type: "delay", step: i, until: step.until, timezone, scheduled_at: new Date(at).toISOString(), duration_seconds: Math.round((at - now) / 1000) };
+    await d.startWait(timer, at - now, { kind: "delay", step: i }, result);
+    return "wait";
   }
   const seconds = durationSeconds(step.duration!)!;
   // SPEC: the delay result is recorded when the step executes; the step completes when it ends
@@ -261,7 +324,13 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
       // the run waits for this one's outcome (and a later fallback may look at it)
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, priority: step.priority });
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, {
+        anyTemplateChannel: true,
+        wakesRun: true,
+        data: await stepData(d),
+        category: step.category,
+        priority: step.priority,
+      });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;
@@ -316,8 +385,135 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
   return "wait";
 }
 
+/** The recipient's timezone for `delay until`: the subscriber's, else the tenant's delivery setting, else UTC. */
+async function timezoneOf(d: Draft): Promise<string> {
+  const s = await d.subscriber();
+  if (isTimeZone(s?.timezone)) return s!.timezone!;
+  const settings = await cachedDeliverySettings({ tenantId: d.run.tenant_id, environment: d.run.environment });
+  if (isTimeZone(settings.timezone)) return settings.timezone;
+  return "UTC";
+}
+
+/** A digest or throttle key: the step's Liquid over the trigger data, rendered ("" when the step has none). */
+function renderedKey(d: Draft, step: WorkflowStepDef): string {
+  if (!step.key) return "";
+  return renderTemplate({ content: step.key, channel: "in_app" }, { data: d.run.data }).rendered.body;
+}
+
+async function runThrottle(d: Draft, i: number, step: WorkflowStepDef, timer: RunTimer): Promise<Next> {
+  const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
+  const key = `${d.lineageId}:${d.run.recipient}:${renderedKey(d, step)}`;
+  const passed = await throttlePass({ tenantId: d.run.tenant_id, environment: d.run.environment, key }, { id: d.run.id, step: i }, step.limit!, windowMs);
+  if (passed) d.complete({ type: "throttle", step: i, status: "passed" }, true);
+  else d.endAt({ type: "throttle", step: i, status: "throttled" });
+  return "next";
+}
+
+/**
+ * Digest (docs/workflows.md): the run joins the open digest of its key and ends merged, or opens one
+ * and leads it, waiting until its window closes (or max_events closes it), then goes on with the
+ * digest's events. Its place is decided once in PostgreSQL, so a job run again finds the same role.
+ */
+async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
+  const wait = d.wait?.step === i && d.wait.kind === "digest" ? d.wait : null;
+  let digest: DigestRow | null = null;
+  if (wait) {
+    digest = await digestLedBy(d.run.id);
+    if (!digest) throw new Error(`run ${d.run.id} waits on digest ${wait.digest_id}, which is missing`);
+    if (digest.status === "open" && !isDue(wait, msg)) return "wait";
+  } else {
+    const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
+    const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: d.run.recipient, key: renderedKey(d, step) };
+    const role = await joinOrOpenDigest(k, d.run, windowMs, step.max_events ?? null);
+    if (role.role === "member") {
+      // the join that filled the digest wakes its leader now rather than at the window's end
+      if (role.closedNow) await wakeLeader(role.digest.leader_run_id);
+      d.endAt({ type: "digest", step: i, status: "merged", digest_run_id: role.digest.leader_run_id });
+      return "next";
+    }
+    digest = role.digest;
+    if (digest.status === "open") {
+      const remaining = Math.max(0, digest.closes_at.getTime() - Date.now());
+      await d.startWait(timer, remaining, { kind: "digest", step: i, digest_id: digest.id }, undefined, { unscaled: true });
+      return "wait";
+    }
+  }
+  const closed = await closeDigest(digest.id);
+  d.complete(
+    {
+      type: "digest",
+      step: i,
+      status: "completed",
+      event_count: closed.members.length,
+      run_ids: closed.members.map((m) => m.run_id),
+      window_started_at: closed.digest.opened_at.toISOString(),
+      window_ended_at: (closed.digest.closed_at ?? closed.digest.closes_at).toISOString(),
+    },
+    true,
+  );
+  return "next";
+}
+
+async function wakeLeader(runId: string): Promise<void> {
+  try {
+    await getRuntime().send(workflowRunAddress, { v: 1, type: "run", runId });
+  } catch (err) {
+    logger.warn({ err, runId }, "digest leader not woken; it closes at its window's end");
+  }
+}
+
+/** The data of a step's `if`: trigger data, the subscriber now, and earlier steps' results with their notifications now. */
+async function conditionData(d: Draft, i: number): Promise<Record<string, unknown>> {
+  const results = d.allResults().filter((r) => r.step < i);
+  const ids = results.map((r) => r.notification_id).filter((x): x is string => typeof x === "string");
+  const states = await notificationStates(ids);
+  const steps: (Record<string, unknown> | null)[] = Array.from({ length: i }, () => null);
+  for (const r of results) {
+    const entry: Record<string, unknown> = { ...r };
+    if (typeof r.notification_id === "string") {
+      const st = states.get(r.notification_id);
+      entry.notification_status = st?.status ?? null;
+      if (r.channel === "in_app") entry.read = st?.read ?? false;
+    }
+    steps[r.step] = entry;
+  }
+  const s = await d.subscriber();
+  const subscriber = s
+    ? { id: s.id, external_id: s.external_id, email: s.email, phone: s.phone, name: s.name, locale: s.locale, timezone: s.timezone, custom_properties: s.custom_properties ?? {} }
+    : null;
+  return { data: d.run.data, subscriber, steps };
+}
+
+/** A step's `if`, evaluated when the step begins: "run" it, or it was recorded skipped or failed. */
+async function checkCondition(d: Draft, i: number, step: WorkflowStepDef): Promise<"run" | "done"> {
+  if (!step.if || d.wait?.step === i) return "run"; // a step already begun (a wait) is not judged again
+  const outcome = evaluateCondition(step.if, await conditionData(d, i));
+  if (!outcome.ok) {
+    d.fail({ type: step.type, step: i, status: "failed", error: { code: "condition_error", message: outcome.message } });
+    return "done";
+  }
+  if (outcome.value) return "run";
+  d.complete({ type: step.type, step: i, status: "skipped", reason: "condition_false" }, true);
+  return "done";
+}
+
 // A run has at most 10 steps: more moves than this in one job means a bug.
 const MAX_MOVES_PER_JOB = 50;
+
+async function runStep(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
+  switch (step.type) {
+    case "send":
+      return await runSend(d, i, step);
+    case "delay":
+      return await runDelay(d, i, step, msg, timer);
+    case "fallback":
+      return await runFallback(d, i, step, msg, timer);
+    case "digest":
+      return await runDigest(d, i, step, msg, timer);
+    case "throttle":
+      return await runThrottle(d, i, step, timer);
+  }
+}
 
 /** Moves the draft on until it waits or the run ends. */
 async function drive(d: Draft, msg: WorkflowRunMessage, timer: RunTimer): Promise<void> {
@@ -326,25 +522,26 @@ async function drive(d: Draft, msg: WorkflowRunMessage, timer: RunTimer): Promis
     const i = d.currentStep;
     const step = d.steps[i];
     if (!step) return d.finish();
-    const next =
-      step.type === "send" ? await runSend(d, i, step) : step.type === "delay" ? await runDelay(d, i, step, msg, timer) : await runFallback(d, i, step, msg, timer);
+    if ((await checkCondition(d, i, step)) === "done") continue;
+    const next = await runStep(d, i, step, msg, timer);
     if (next === "wait") return;
   }
   throw new Error(`run ${d.run.id} made more than ${MAX_MOVES_PER_JOB} moves in one job`);
 }
 
 // Versions never change (a PUT makes a new one): their steps are kept, bounded.
-const stepsCache = new Map<string, WorkflowStepDef[]>();
+type Version = { steps: WorkflowStepDef[]; lineage_id: string };
+const stepsCache = new Map<string, Version>();
 const STEPS_CACHE_MAX = 10_000;
 
-async function stepsOf(workflowId: string): Promise<WorkflowStepDef[] | null> {
+async function versionOf(workflowId: string): Promise<Version | null> {
   const hit = stepsCache.get(workflowId);
   if (hit) return hit;
-  const steps = await stepsOfVersion(workflowId);
-  if (!steps) return null;
+  const version = await versionForRun(workflowId);
+  if (!version) return null;
   if (stepsCache.size >= STEPS_CACHE_MAX) stepsCache.clear();
-  stepsCache.set(workflowId, steps);
-  return steps;
+  stepsCache.set(workflowId, version);
+  return version;
 }
 
 // Lost guards in a row before the job gives up (and is retried by the runtime).
@@ -361,9 +558,9 @@ export async function advanceRun(msg: WorkflowRunMessage, timer: RunTimer): Prom
     if (!run || !isLive(run.status)) return; // unknown, finished or cancelled: a late timer or wake-up does nothing
     // a notification's wake-up matters only to the wait on that notification
     if (msg.type === "notification" && (!run.step_state || !("notification_id" in run.step_state) || run.step_state.notification_id !== msg.notificationId)) return;
-    const steps = await stepsOf(run.workflow_id);
-    if (!steps) throw new Error(`workflow version ${run.workflow_id} of run ${run.id} is missing`);
-    const draft = new Draft(run, steps);
+    const version = await versionOf(run.workflow_id);
+    if (!version) throw new Error(`workflow version ${run.workflow_id} of run ${run.id} is missing`);
+    const draft = new Draft(run, version.steps, version.lineage_id);
     await drive(draft, msg, timer);
     if (!draft.changed) return;
     if (await writeBatcher.submit({ draft })) return;

@@ -13,7 +13,7 @@ export async function lookUpTrigger(scope: Scope, slug: string, recipient: strin
 }
 
 export type StepAddress =
-  | { ok: true; recipient: string; subscriber: { id: string; external_id: string } | null }
+  | { ok: true; recipient: string; subscriber: { id: string; external_id: string; locale: string | null } | null }
   | { ok: false; error: { code: string; message: string } };
 
 const fail = (code: string, message: string): StepAddress => ({ ok: false, error: { code, message } });
@@ -60,7 +60,8 @@ export async function stepAddress(
       const what = channel === "email" ? "an email" : channel === "push" ? "a push_token custom property" : "a phone";
       return fail("address_missing", `Subscriber ${s.external_id} has no ${what} for the ${channel} channel`);
     }
-    return { ok: true, recipient: address, subscriber: { id: s.id, external_id: s.external_id } };
+    // its locale picks the template's translation (domain/templates/locale.ts)
+    return { ok: true, recipient: address, subscriber: { id: s.id, external_id: s.external_id, locale: s.locale } };
   }
   if (channel === "in_app") {
     return fail("recipient_not_addressable", "in_app needs a subscriber (id or external_id); the recipient is not one");

@@ -1,6 +1,6 @@
 // Workflow runs as the API starts and stops them: trigger (a run pinned to the active version, its
 // event and the job for step 0) and cancel (terminal runs are 409 run_not_cancellable).
-import { AppError, notFound, validationFailed } from "../../basics/errors";
+import { fieldErrors, AppError, notFound, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { workflowRunAddress, workflowRunTimerId } from "./workflow-run-mail";
 import { sql, type Scope } from "../../store/db";
@@ -16,19 +16,25 @@ import { lookUpTrigger } from "./recipients";
 const RECIPIENT_MAX = 8192;
 
 /** The trigger body's aliases (`recipient`/`to`, `data`/`payload`), checked with field-named errors. */
-function triggerInput(body: Record<string, unknown>): { recipient: string; data: Record<string, unknown> } {
+export function triggerInput(body: Record<string, unknown>, prefix = ""): { recipient: string; data: Record<string, unknown> } {
+  const details = triggerInputProblems(body, prefix);
+  if (Object.keys(details).length) throw validationFailed(details);
+  return { recipient: (body.recipient ?? body.to) as string, data: (body.data ?? body.payload ?? {}) as Record<string, unknown> };
+}
+
+/** Problems of one trigger body, keyed `<prefix><field>` (the bulk trigger's prefix is `events[i].`). */
+export function triggerInputProblems(body: Record<string, unknown>, prefix = ""): Record<string, string[]> {
   const recipientField = body.recipient !== undefined ? "recipient" : "to";
   const recipient = body.recipient ?? body.to;
   const dataField = body.data !== undefined ? "data" : "payload";
   const data = body.data ?? body.payload ?? {};
-  const details: Record<string, string[]> = {};
-  if (recipient === undefined || recipient === null) details.recipient = ["is required (or to)"];
-  else if (typeof recipient !== "string") details[recipientField] = ["must be a string"];
-  else if (recipient.trim() === "") details[recipientField] = ["must not be empty"];
-  else if (recipient.length > RECIPIENT_MAX) details[recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
-  if (data === null || typeof data !== "object" || Array.isArray(data)) details[dataField] = ["must be an object"];
-  if (Object.keys(details).length) throw validationFailed(details);
-  return { recipient: recipient as string, data: data as Record<string, unknown> };
+  const details: Record<string, string[]> = fieldErrors();
+  if (recipient === undefined || recipient === null) details[`${prefix}recipient`] = ["is required (or to)"];
+  else if (typeof recipient !== "string") details[prefix + recipientField] = ["must be a string"];
+  else if (recipient.trim() === "") details[prefix + recipientField] = ["must not be empty"];
+  else if (recipient.length > RECIPIENT_MAX) details[prefix + recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
+  if (data === null || typeof data !== "object" || Array.isArray(data)) details[prefix + dataField] = ["must be an object"];
+  return details;
 }
 
 /**

@@ -30,6 +30,7 @@ export function previousOutcome(results: StepResultRecord[], i: number): { deliv
   for (let k = results.length - 1; k >= 0; k--) {
     const r = results[k]!;
     if (r.step >= i) continue;
+    if (r.reason === "condition_false") continue; // a step skipped by its `if` sent nothing: look further back
     if (r.type === "send" && typeof r.notification_id === "string") return { notificationId: r.notification_id };
     if (r.type === "fallback") {
       if (r.status === "skipped") return { delivered: true };

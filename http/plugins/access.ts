@@ -1,10 +1,12 @@
 // Who may call a route, declared on the route itself: `{ access: "secret-write" }` in its options.
-// The `access` macro checks it before the body is validated, and writes it into /openapi.json.
+// The `access` macro checks it before the body is validated (then the body's shape: body-shape.ts),
+// and writes it into /openapi.json.
 import { Elysia, type DocumentDecoration } from "elysia";
 import { forbidden } from "../../basics/errors";
 import type { AuthContext } from "../auth-context";
 import { SECURITY } from "../route-docs";
 import { authenticateSession } from "../session";
+import { checkBodyShape, closeBody } from "./body-shape";
 import { assertMetricsToken, authenticateAdmin, authenticateSecret, authenticateSubscriber, authOf, rememberAuth } from "./auth";
 
 interface GuardInput {
@@ -119,6 +121,21 @@ export const accessPlugin = new Elysia({ name: "plugins.access" }).macro({
       detail,
       transform: guard,
       resolve: ({ request }: { request: Request }) => ({ auth: authOf(request) as AuthContext }),
+      // after the guard: a caller who may not call the route learns nothing of its fields
+      bodyShape: true,
+    };
+  },
+  /**
+   * Set by `access` on every route: the route's own `body` schema, closed at the top unless it says
+   * otherwise, is checked before Elysia's normalizer would drop undeclared fields (http/plugins/body-shape.ts).
+   */
+  bodyShape(_on: boolean) {
+    const declared: { body?: Record<string, any> } = {};
+    return {
+      introspect: (hook: Record<string, unknown>) => {
+        declared.body = hook.body && typeof hook.body === "object" ? closeBody(hook.body as Record<string, any>) : undefined;
+      },
+      transform: ({ body }: { body: unknown }) => checkBodyShape(declared.body, body),
     };
   },
 });

@@ -81,9 +81,43 @@ export const JSON_ONLY_PATH = /^\/(?:v1|api|api-keys|auth)(?:\/|$)/;
 const tooLarge = () => new AppError("payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
 
 /**
+ * How much of a refused chunked body is still read (and dropped) before answering 413: closing with
+ * the client still writing made it see EPIPE or a reset instead of the answer. Bounded both ways, so
+ * a client streaming without end costs at most this much and this long.
+ */
+export const DRAIN_MAX_BYTES = 8 * 1024 * 1024;
+export const DRAIN_MAX_MS = 5_000;
+
+/** Reads and drops the rest of a body, up to DRAIN_MAX_BYTES in all or DRAIN_MAX_MS; then lets go of it. */
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  const until = Date.now() + DRAIN_MAX_MS;
+  let seen = alreadyRead;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    while (seen <= DRAIN_MAX_BYTES) {
+      const left = until - Date.now();
+      if (left <= 0) break;
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), left))),
+      ]);
+      clearTimeout(timer);
+      if (next === null || next.done) break;
+      seen += next.value.byteLength;
+    }
+  } catch {
+    // the client went away: nothing left to drain
+  } finally {
+    clearTimeout(timer);
+    void reader.cancel().catch(() => {});
+  }
+}
+
+/**
  * The body's bytes, refusing more than MAX_BODY_BYTES. A Content-Length body was checked in
- * onRequest; a chunked one is read until the limit and dropped there, so no body of any size is
- * buffered whole (and Bun's own limit, which answers an empty 413, is never reached).
+ * onRequest; a chunked one is kept until the limit, then the rest is drained (bounded: drain) so the
+ * client reads the 413, and no body of any size is buffered whole (and Bun's own limit, which
+ * answers an empty 413, is never reached).
  */
 async function readBody(request: Request): Promise<Uint8Array> {
   if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
@@ -95,7 +129,8 @@ async function readBody(request: Request): Promise<Uint8Array> {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
-      void reader.cancel().catch(() => {});
+      chunks.length = 0;
+      await drain(reader, size);
       throw tooLarge();
     }
     chunks.push(value);

@@ -1,10 +1,10 @@
 // The one error mapper: every failure leaves as {"error": {"code", "message", "details"?}} with the
 // request id header and the status of its code (one table); oversized bodies are refused here up front.
 import { Elysia } from "elysia";
-import { AppError, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { beginRequest, requestFacts } from "../request-context";
-import { MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
+import { drain, DRAIN_MAX_BYTES, MAX_BODY_BYTES, NUL_MESSAGE, nulInUrl, UNSTORABLE_TEXT } from "./body-parser";
 
 /**
  * The HTTP status of every error code (DESIGN.md 4 and the codes routes add). Application errors
@@ -125,7 +125,7 @@ function humanMessage(e: any): string {
 }
 
 export function validationDetails(error: any): ErrorDetails {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   let all: any[] = [];
   try {
     all = error.all ?? [];
@@ -134,9 +134,8 @@ export function validationDetails(error: any): ErrorDetails {
   }
   for (const e of all) {
     const key = fieldPath(e.path);
-    // key comes from the client's JSON ("__proto__", "constructor"): own properties only
-    if (!Object.hasOwn(details, key)) Object.defineProperty(details, key, { value: [], enumerable: true, writable: true, configurable: true });
-    const list = details[key]!;
+    // key comes from the client's JSON ("__proto__", "constructor"): the map has no prototype
+    const list = (details[key] ??= []);
     const m = humanMessage(e);
     if (!list.includes(m)) list.push(m);
   }
@@ -186,11 +185,16 @@ function mapError({ code, error, set, request }: { code: unknown; error: unknown
 }
 
 export const errorsPlugin = new Elysia({ name: "plugins.errors" })
-  .onRequest(({ request, server, set }) => {
+  .onRequest(async ({ request, server, set }) => {
     const f = beginRequest(request, server);
     set.headers["x-request-id"] = f.id;
     const len = Number(request.headers.get("content-length") ?? 0);
-    if (len > MAX_BODY_BYTES) return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (len > MAX_BODY_BYTES) {
+      // a client still writing reads the answer instead of a reset; one announcing more than the
+      // drain's bound is answered at once
+      if (len <= DRAIN_MAX_BYTES && request.body) await drain(request.body.getReader(), 0);
+      return reply(set, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
     const nulField = nulInUrl(request.url);
     if (nulField) return reply(set, "validation_failed", "Validation failed", { [nulField]: [NUL_MESSAGE] });
   })

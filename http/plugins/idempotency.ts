@@ -7,8 +7,8 @@ import { AppError, validationFailed } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { authOf, type AuthContext } from "./auth";
 
-/** SPEC: /v1/notifications, /v1/channels, /v1/templates, /v1/workflows, /v1/workflows/:slug/trigger, /v1/subscribers, /v1/webhooks, /v1/api-keys, /v1/domains. */
-export const IDEMPOTENT_POST_RE = /^\/v1\/(?:notifications|channels|templates|workflows|subscribers|webhooks|api-keys|domains|workflows\/[^/]+\/trigger)\/?$/;
+/** SPEC: /v1/notifications, /v1/channels, /v1/templates, /v1/workflows, /v1/workflows/:slug/trigger, /v1/subscribers, /v1/webhooks, /v1/api-keys, /v1/domains; issue 22 adds /v1/topics and /v1/workflows/:slug/trigger/bulk. */
+export const IDEMPOTENT_POST_RE = /^\/v1\/(?:notifications|channels|templates|workflows|subscribers|webhooks|api-keys|domains|topics|workflows\/[^/]+\/trigger(?:\/bulk)?)\/?$/;
 
 const MAX_KEY_LENGTH = 255;
 const COMPLETING_WAIT_MS = 2_000;

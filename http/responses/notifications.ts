@@ -54,21 +54,28 @@ export function toAttempt(a: AttemptRow) {
   };
 }
 
+/** Held by quiet hours and not yet released (domain/delivery-policy/): shown as status `scheduled`. */
+export const heldByQuietHours = (r: Pick<NotificationRow, "status" | "scheduled_for" | "attempt_count">) =>
+  r.status === "pending" && r.scheduled_for != null && r.attempt_count === 0;
+
 export function toDetail(r: NotificationRow, attempts: AttemptRow[]) {
   return {
     id: r.id,
     channel: r.channel,
     recipient: r.recipient,
-    status: r.status,
+    status: heldByQuietHours(r) ? "scheduled" : r.status,
     template_id: r.template_slug,
     subscriber_id: r.subscriber_id,
     category: r.category,
     priority: r.priority ?? "normal",
+    locale: r.locale ?? null,
     data: r.data ?? {},
     metadata: r.metadata ?? {},
     error: r.error ? { code: r.error.code, message: r.error.message } : null,
     provider: r.provider,
     suppressed_reason: r.suppressed_reason,
+    critical: r.critical ?? false,
+    scheduled_for: iso(r.scheduled_for ?? null),
     warnings: r.warnings ?? [],
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),

@@ -30,7 +30,7 @@ import { writeAudit } from "../../store/audit";
 import { sql } from "../../store/db";
 import { isUuid } from "../../store/ids";
 import { iso } from "../../store/time";
-import { forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, forbidden, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { accessPlugin } from "../plugins/access";
 import type { AuthContext } from "../plugins/auth";
@@ -180,7 +180,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     },
   })
   .post("/v1/api-keys", async ({ auth, body, set }) => {
-    const details: ErrorDetails = {};
+    const details = fieldErrors();
     const keyType = parseKeyType(details, body.key_type);
     const environment = (body.environment ?? auth.environment) as Environment;
     if (environment !== "production" && environment !== "sandbox") add(details, "environment", "must be production or sandbox");
@@ -266,7 +266,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     detail: { summary: "List API keys (guide shape, no key values)", tags: ["api-keys"] },
   })
   .post("/api-keys", async ({ auth, body, set }) => {
-    const details: ErrorDetails = {};
+    const details = fieldErrors();
     if (body.name.trim() === "") add(details, "name", "must not be blank");
     const permissions = checkPermissions(details, body.permissions);
     const allowedIps = checkAllowedIps(details, body.allowed_ips);

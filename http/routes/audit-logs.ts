@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { AuditLogList, AuditLogQuery, AuditLogResponse, TeamAuditLogQuery } from "../../schemas/audit-logs";
 import { findAuditLog, listAuditLogs, type AuditFilter } from "../../store/audit-logs";
 import { isUuid } from "../../store/ids";
-import { notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { accessPlugin } from "../plugins/access";
 import { errors } from "../route-docs";
@@ -56,7 +56,7 @@ function auditFilter(query: Omit<typeof AuditLogQuery.static, "tenant_id">, tena
 export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
   .use(accessPlugin)
   .get("/api/internal/audit-logs", async ({ query }) => {
-    const details: ErrorDetails = {};
+    const details = fieldErrors();
     const tenantId = query.tenant_id?.trim();
     if (!tenantId) details.tenant_id = ["is required"];
     else if (!isUuid(tenantId)) details.tenant_id = ["must be a UUID"];

@@ -35,7 +35,7 @@ import { sendChannelTest, sendDirectTest, verifyChannel, type ChannelTestOutcome
 import { readCircuits } from "../../store/circuits";
 import { builtInProvider } from "../../domain/delivery/target";
 import { sql } from "../../store/db";
-import { conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, conflict, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { logger } from "../../basics/log";
 import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
@@ -66,7 +66,7 @@ function channelInPath(value: string): Channel {
  * would contain a submitted secret are replaced, whatever an adapter writes.
  */
 function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   const def = getProviderDefinition(f.provider);
   if (!def) {
     add(details, "provider", `must be one of ${PROVIDER_NAMES.join(", ")}`);
@@ -93,7 +93,7 @@ function checkConfig(channel: Channel, f: ChannelFields): ErrorDetails {
 
 /** Each backup through the same checks, its fields named `failover[i].provider`, `failover[i].credentials.api_key` ... */
 function checkFailover(channel: Channel, list: FailoverFields[]): ErrorDetails {
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = fieldErrors();
   list.forEach((f, i) => {
     const found = checkConfig(channel, { provider: f.provider, credentials: f.credentials, settings: f.settings, active: true });
     for (const [field, messages] of Object.entries(found)) for (const m of messages) add(details, `failover[${i}].${field}`, m);

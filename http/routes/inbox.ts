@@ -6,6 +6,7 @@ import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
 import { listInboxItems, unreadCount } from "../../store/inbox";
 import { serializeInboxItem } from "../../domain/inbox/item";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
+import { assertRequiredStayOn } from "../../domain/preferences/categories";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox/inbox";
 import type { EventRecord } from "../../domain/events/outbox";
 import { forbidden, validationFailed } from "../../basics/errors";
@@ -236,6 +237,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const scope = scopeOf(auth);
       const sub = await subscriberFor(auth, params.id);
       const data = await sql.begin(async (tx) => {
+        await assertRequiredStayOn(scope, body.preferences, tx);
         await upsertPreferences(tx, scope, sub.id, body.preferences, "api");
         return (await listPreferences(scope, sub.id, tx)) as PreferenceRecord[];
       });
@@ -249,7 +251,9 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       detail: {
         tags: ["subscribers"],
         summary: "Upsert preferences by (category, channel)",
-        description: 'category "all" switches a channel off for every category. Returns every stored preference.',
+        description:
+          'category "all" switches a channel off for every category. Returns every stored preference. ' +
+          "A required preference category (/v1/preference-categories) cannot be turned off (422).",
       },
     },
   );

@@ -8,6 +8,8 @@ import { apiKeyRoutes } from "./api-keys";
 import { inboxEmbedRoutes } from "./inbox-embed";
 import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
+import { templateTranslationRoutes } from "./template-translations";
+import { preferenceCategoryRoutes } from "./preference-categories";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -30,6 +32,9 @@ import { workflowRunRoutes } from "./workflow-runs";
 import { planAdminRoutes, planRoutes } from "./plans";
 import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
+import { topicRoutes } from "./topics";
+import { deliverySettingsRoutes } from "./delivery-settings";
+import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
   healthRoutes,
@@ -40,6 +45,8 @@ export const routePlugins = [
   inboxEmbedRoutes,
   auditLogRoutes,
   templateRoutes,
+  templateTranslationRoutes,
+  preferenceCategoryRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
@@ -64,4 +71,7 @@ export const routePlugins = [
   planRoutes,
   subscriptionRoutes,
   billingWebhookRoutes,
+  topicRoutes,
+  deliverySettingsRoutes,
+  retentionSettingsRoutes,
 ] as const;

@@ -13,6 +13,7 @@ import {
 } from "../../schemas/notifications";
 import { isUuid } from "../../store/ids";
 import { getNotification, listAttempts } from "../../store/notifications";
+import { LOCALE_MESSAGE, normalizeLocale } from "../../domain/templates/locale";
 import { readFeed } from "../../domain/notifications/feed";
 import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
@@ -33,6 +34,8 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       if (recipient === undefined) throw validationFailed({ to: ["is required (or recipient)"] });
       const templateField = body.template !== undefined ? "template" : "template_id";
       const data = body.data ?? body.payload;
+      const locale = body.locale === undefined ? null : normalizeLocale(body.locale);
+      if (body.locale !== undefined && !locale) throw validationFailed({ locale: [LOCALE_MESSAGE] });
       const n = await acceptNotification({
         tenantId: auth.tenantId,
         environment: auth.environment,
@@ -44,7 +47,9 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
         data: data ?? {},
         metadata: body.metadata ?? {},
         category: body.category ?? null,
+        critical: body.critical === true,
         priority: body.priority ?? "normal",
+        locale,
       });
       set.status = 202;
       return { data: { id: n.id, channel: n.channel, recipient: n.recipient, status: n.status, created_at: n.created_at } };

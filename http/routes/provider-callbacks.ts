@@ -1,12 +1,15 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
-// callbacks) and POST /webhooks/sendgrid/:channel_id (Event Webhook). No API key: the provider's signature is the auth.
+// callbacks), /webhooks/sendgrid|mailgun|.../:channel_id (webhooks). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
+import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
 import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
   CallbackChannelParams,
   CallbackOutcomeBody,
+  MailgunWebhookBody,
+  PostmarkWebhookBody,
+  ResendWebhookBody,
   SendgridEventBatch,
   TwilioStatusCallbackBody,
 } from "../../schemas/provider-callbacks";
@@ -71,6 +74,67 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
         summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/mailgun/:channel_id",
+    // the event is read from the raw body: the schema names the fields the route needs, and Elysia
+    // would drop the rest (reason, ip, delivery-status ...) from the parsed one
+    async ({ params, request }) => ({ data: await mailgunWebhook({ channelId: params.channel_id, rawBody: (request as { __rawBody?: string }).__rawBody ?? "" }) }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: MailgunWebhookBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Mailgun webhook (HMAC-SHA256 of signature.timestamp + signature.token under the webhook signing key)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/postmark/:channel_id",
+    async ({ params, request, headers }) => ({
+      data: await postmarkWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        authorization: headers.authorization ?? null,
+      }),
+    }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: PostmarkWebhookBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Postmark webhook (basic auth: the webhook URL carries the channel's webhook_username and webhook_password)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/resend/:channel_id",
+    async ({ params, request, headers }) => ({
+      data: await resendWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        id: headers["svix-id"] ?? null,
+        timestamp: headers["svix-timestamp"] ?? null,
+        signature: headers["svix-signature"] ?? null,
+      }),
+    }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: ResendWebhookBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Resend webhook (Svix signature: svix-id, svix-timestamp, svix-signature under the channel's webhook_secret)",
         tags: ["public"],
       },
     },

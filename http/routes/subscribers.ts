@@ -13,7 +13,7 @@ import {
 import { serializeSubscriber } from "../responses/subscribers";
 import { validateSubscriberInput } from "../../domain/subscribers/validation";
 import { eraseSubscriber, identifierHash } from "../../domain/subscribers/erasure";
-import { AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
 import { statusFor } from "../plugins/errors";
@@ -35,7 +35,7 @@ const TAG = { tags: ["subscribers"] };
 
 /** limit (default 20, 1..100) and offset (>= 0) of the offset-paged lists; 422 otherwise. */
 export function offsetPage(query: { limit?: string; offset?: string }): { limit: number; offset: number } {
-  const details: ErrorDetails = {};
+  const details = fieldErrors();
   const limit = query.limit === undefined || query.limit === "" ? 20 : Number(query.limit);
   const offset = query.offset === undefined || query.offset === "" ? 0 : Number(query.offset);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) details.limit = ["must be an integer from 1 to 100"];

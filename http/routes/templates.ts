@@ -16,10 +16,14 @@ import {
   TemplateParams,
   TemplateResponse,
   TemplateUpdateBody,
+  ValidateByIdBody,
   ValidateInlineBody,
   ValidationResponse,
 } from "../../schemas/templates";
 import { CHANNELS } from "../../schemas/channels";
+import { chooseLocale, LOCALE_MESSAGE, normalizeLocale } from "../../domain/templates/locale";
+import { validateStored } from "../../domain/templates/translations";
+import { translationsOf } from "../../store/template-translations";
 import { writeAudit } from "../../store/audit";
 import { sql } from "../../store/db";
 import {
@@ -35,7 +39,7 @@ import {
   type TemplateStatus,
 } from "../../store/templates";
 import { serializeTemplate } from "../responses/templates";
-import { AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
+import { fieldErrors, AppError, notFound, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { parseLimit } from "../pagination";
 import { accessPlugin } from "../plugins/access";
 import { scopeOf, type AuthContext } from "../plugins/auth";
@@ -102,6 +106,14 @@ function auditOf(auth: AuthContext, action: string, row: TemplateRow) {
 // 409 like every other uniqueness conflict (DESIGN.md 4 `conflict`), with the field named
 const slugTaken = () => new AppError("conflict", "A template with this slug already exists", { slug: ["is already taken"] });
 
+/** an optional `locale` of a body in its stored spelling, or 422 */
+function localeOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const locale = normalizeLocale(raw);
+  if (!locale) throw validationFailed({ locale: [LOCALE_MESSAGE] });
+  return locale;
+}
+
 async function loadOr404(auth: AuthContext, idOrSlug: string): Promise<TemplateRow> {
   const row = await findTemplate(sql, scopeOf(auth), idOrSlug);
   if (!row) throw notFound("template_not_found", "Template not found");
@@ -130,7 +142,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/preview",
     ({ auth, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return previewOf(body, body.variables ?? {});
@@ -145,7 +157,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/validate",
     ({ auth, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
       return { data: validateTemplate(body) };
@@ -160,7 +172,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates",
     async ({ auth, body, set }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, body);
       const variants = body.variants ?? {};
       const status = (body.status ?? "draft") as TemplateStatus;
@@ -203,7 +215,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .get(
     "/v1/templates",
     async ({ auth, query }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkEnum(details, "channel", query.channel, CHANNELS);
       checkEnum(details, "status", query.status, TEMPLATE_STATUS_VALUES);
       if (Object.keys(details).length) throw validationFailed(details);
@@ -238,7 +250,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .put(
     "/v1/templates/:id",
     async ({ auth, params, body }) => {
-      const details: ErrorDetails = {};
+      const details = fieldErrors();
       checkFields(details, body);
       if (Object.keys(details).length) throw validationFailed(details);
       try {
@@ -261,7 +273,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
             provider_template_id: body.provider_template_id !== undefined ? body.provider_template_id : cur.provider_template_id,
           };
           if (next.status === "active") {
-            const errs: ErrorDetails = {};
+            const errs = fieldErrors();
             syntaxDetails(errs, validateTemplate({ content, channel: next.channel, variants }).errors);
             if (Object.keys(errs).length) throw validationFailed(errs);
           }
@@ -305,8 +317,13 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   .post(
     "/v1/templates/:id/preview",
     async ({ auth, params, body }) => {
+      const locale = localeOf(body?.locale);
       const t = await loadOr404(auth, params.id);
-      return previewOf({ ...t, declared: t.variables }, body?.variables ?? {});
+      if (!locale) return previewOf({ ...t, declared: t.variables }, body?.variables ?? {});
+      // the text a recipient of this locale gets: its translation or the fallback (docs/localization.md)
+      const text = chooseLocale(t, await translationsOf(t.id), [locale]);
+      const out = previewOf({ ...t, ...text, declared: t.variables }, body?.variables ?? {});
+      return { data: { ...out.data, locale: text.locale } };
     },
     {
       access: "secret-write",
@@ -318,14 +335,23 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
   )
   .post(
     "/v1/templates/:id/validate",
-    async ({ auth, params }) => {
+    async ({ auth, params, body }) => {
+      const locale = localeOf(body?.locale);
       const t = await loadOr404(auth, params.id);
-      return { data: validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.variables }) };
+      const translations = await translationsOf(t.id);
+      if (!locale && Object.keys(translations).length === 0) {
+        return { data: validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.variables }) };
+      }
+      return { data: validateStored(t, translations, locale) };
     },
     {
       access: "secret-write",
       params: TemplateParams,
-      response: { 200: ValidationResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Validate a stored template", tags: ["templates"] },
+      body: t.Optional(ValidateByIdBody),
+      response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
+      detail: {
+        summary: "Validate a stored template (its translations too; `locale`: the text that locale's recipients get)",
+        tags: ["templates"],
+      },
     },
   );

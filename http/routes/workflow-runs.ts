@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { cancelRun } from "../../domain/workflows/runs";
 import { RunIdParams, RunListQuery, RunListResponse, RunResponse } from "../../schemas/workflows";
-import { notFound, validationFailed } from "../../basics/errors";
+import { fieldErrors, notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { isUuid } from "../../store/ids";
 import { getRun, listRuns } from "../../store/workflow-runs";
@@ -27,7 +27,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
     async ({ auth, query }) => {
       const limit = parseLimit(query.limit, LIST_DEFAULT);
       const cursor = decodeCursor(query.cursor);
-      const details: Record<string, string[]> = {};
+      const details = fieldErrors();
       if (query.status !== undefined && !RUN_STATUSES.includes(query.status)) details.status = [`must be one of ${RUN_STATUSES.join(", ")}`];
       if (query.workflow_id !== undefined && !isUuid(query.workflow_id)) details.workflow_id = ["must be a UUID"];
       if (query.subscriber !== undefined && query.subscriber.trim() === "") details.subscriber = ["must not be empty"];

@@ -3,6 +3,8 @@
 import { Elysia } from "elysia";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflows/definitions";
 import { triggerWorkflow } from "../../domain/workflows/runs";
+import { triggerWorkflowBulk } from "../../domain/workflows/bulk-trigger";
+import { BulkRunsResponse, BulkTriggerBody } from "../../schemas/broadcasts";
 import {
   RunResponse,
   TriggerBody,
@@ -128,5 +130,20 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       body: TriggerBody,
       response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: { summary: "Start a run of the active version for one recipient (202; steps run asynchronously)", tags: ["workflows"] },
+    },
+  )
+  .post(
+    "/v1/workflows/:slug/trigger/bulk",
+    async ({ auth, params, body, set }) => {
+      const runs = await triggerWorkflowBulk(scopeOf(auth), params.slug, body as Record<string, unknown>);
+      set.status = 202;
+      return { data: runs.map((r) => serializeRun(r)) };
+    },
+    {
+      access: "secret-write",
+      params: WorkflowSlugParams,
+      body: BulkTriggerBody,
+      response: { 202: BulkRunsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
+      detail: { summary: "Start 1-1,000 runs of the active version, all or nothing (202, runs in the events' order; one Idempotency-Key covers the batch)", tags: ["workflows"] },
     },
   );

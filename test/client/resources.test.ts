@@ -494,7 +494,7 @@ describe("billing: plans and the subscription", () => {
     const created = await admin.plans.admin.create({ id, name: "Pro", price_cents: 2900, limits: { notifications_per_month: 5000 } });
     expectTypeOf(created.limits.notifications_per_month).toEqualTypeOf<number | null>();
     expect(created).toMatchObject({ id, price_cents: 2900, currency: "usd", interval: "month", default: false });
-    expect(created.limits).toEqual({ notifications_per_month: 5000, api_requests_per_minute: null, webhooks: null, domains: null, team_members: null, subscribers: null });
+    expect(created.limits).toEqual({ notifications_per_month: 5000, api_requests_per_minute: null, webhooks: null, domains: null, team_members: null, subscribers: null, retention_days: null });
     expect((await admin.plans.admin.retrieve(id)).name).toBe("Pro");
     const updated = await admin.plans.admin.update(id, { limits: { webhooks: 3 } });
     expect(updated.limits).toMatchObject({ notifications_per_month: 5000, webhooks: 3 });

@@ -210,13 +210,14 @@ describe("the global plugin on the other engineers' real POST routes of SPEC's l
   test("POST /v1/templates, /v1/subscribers, /v1/notifications: replayed byte-identically, created once", async () => {
     const a = await createTenant();
     const u = crypto.randomUUID().slice(0, 8);
-    const cases: [string, unknown][] = [
-      ["/v1/templates", { slug: `idem-${u}`, name: "Idem", channel: "email", content: "Hi {{ name }}" }],
-      ["/v1/subscribers", { external_id: `idem-${u}`, email: `idem-${u}@example.com` }],
-      ["/v1/notifications", { channel: "in_app", to: `idem-${u}`, data: { title: "t", body: "b" } }],
+    // each with another valid body (an undeclared field would be refused as validation_failed first)
+    const cases: [string, unknown, unknown][] = [
+      ["/v1/templates", { slug: `idem-${u}`, name: "Idem", channel: "email", content: "Hi {{ name }}" }, { name: "Idem 2" }],
+      ["/v1/subscribers", { external_id: `idem-${u}`, email: `idem-${u}@example.com` }, { name: "Idem 2" }],
+      ["/v1/notifications", { channel: "in_app", to: `idem-${u}`, data: { title: "t", body: "b" } }, { data: { title: "t2", body: "b" } }],
     ];
     let exercised = 0;
-    for (const [path, body] of cases) {
+    for (const [path, body, change] of cases) {
       const idem = crypto.randomUUID();
       const first = await post(a.sandboxKey, idem, body, path);
       if (first.status >= 300) continue; // the route's own rules refused this body; nothing to replay
@@ -224,7 +225,7 @@ describe("the global plugin on the other engineers' real POST routes of SPEC's l
       expect(again.status).toBe(first.status);
       expect(again.text).toBe(first.text);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
-      expectError(await post(a.sandboxKey, idem, { ...(body as object), extra: 1 }, path), 422, "idempotency_key_reused");
+      expectError(await post(a.sandboxKey, idem, { ...(body as object), ...(change as object) }, path), 422, "idempotency_key_reused");
       exercised++;
     }
     expect(exercised).toBeGreaterThan(0);

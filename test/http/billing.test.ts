@@ -61,7 +61,7 @@ describe("plans (admin token)", () => {
     const r = await call("GET", `/v1/admin/plans/${planId("cheap")}`, admin);
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ id: planId("cheap"), name: "Cheap", price_cents: 900, currency: "usd", interval: "month", gateway_price_id: null, default: false });
-    expect(r.body.data.limits).toEqual({ notifications_per_month: null, api_requests_per_minute: 7, webhooks: 1, domains: 1, team_members: 2, subscribers: 2 });
+    expect(r.body.data.limits).toEqual({ notifications_per_month: null, api_requests_per_minute: 7, webhooks: 1, domains: 1, team_members: 2, subscribers: 2, retention_days: null });
     const dup = await call("POST", "/v1/admin/plans", { ...admin, body: { id: planId("cheap"), name: "Again", price_cents: 1 } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe("plan_already_exists");

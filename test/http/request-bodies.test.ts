@@ -173,6 +173,46 @@ describe("bodies over the limit from a real server get the standard 413 body", (
     expect(JSON.parse(r.body).error.code).toBe("payload_too_large");
   });
 
+  for (const framing of ["chunked", "Content-Length"] as const)
+  test(`a client still writing a 2 MiB ${framing} body reads the 413: the rest is drained, not reset`, async () => {
+    const got = await new Promise<{ data: string; errors: string[]; written: number }>((resolve) => {
+      const s = net.connect(server.port, "127.0.0.1");
+      let data = "";
+      const errors: string[] = [];
+      let written = 0;
+      const timer = setTimeout(() => s.destroy(), 15_000);
+      s.on("data", (c) => {
+        data += c.toString();
+        // the whole answer is in: stop there, as a client would
+        const end = data.indexOf("\r\n\r\n");
+        const len = /content-length:\s*(\d+)/i.exec(data.slice(0, end));
+        if (end > 0 && len && Buffer.byteLength(data.slice(end + 4)) >= Number(len[1])) s.end();
+      });
+      s.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+      s.on("close", () => {
+        clearTimeout(timer);
+        resolve({ data, errors, written });
+      });
+      s.on("connect", async () => {
+        const write = (text: string) =>
+          new Promise<void>((done) => s.write(text, (err) => (err ? errors.push((err as NodeJS.ErrnoException).code ?? err.message) : (written += text.length), done())));
+        const chunked = framing === "chunked";
+        const chunk = "y".repeat(64 * 1024);
+        await write(head(chunked ? "Transfer-Encoding: chunked\r\n" : `Content-Length: ${32 * chunk.length}\r\n`));
+        // 2 MiB, paced like a client on a slower link: the server has refused the body long before the end
+        for (let i = 0; i < 32 && errors.length === 0; i++) {
+          await write(chunked ? `${chunk.length.toString(16)}\r\n${chunk}\r\n` : chunk);
+          if (i % 4 === 3) await Bun.sleep(20);
+        }
+        if (errors.length === 0 && chunked) await write("0\r\n\r\n");
+      });
+    });
+    expect(got.errors).toEqual([]);
+    expect(got.written).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(got.data).toStartWith("HTTP/1.1 413");
+    expect(JSON.parse(got.data.slice(got.data.indexOf("\r\n\r\n") + 4)).error.code).toBe("payload_too_large");
+  });
+
   test("a 6 MB body with Content-Length", async () => {
     const r = await rawExchange(server.port, (s) => {
       s.write(head("Content-Length: 6000000\r\n"));

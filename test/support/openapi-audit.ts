@@ -6,7 +6,6 @@ import { JSON_ONLY_PATH } from "../../http/plugins/body-parser";
 export const NO_REQUEST_BODY: Record<string, string> = {
   "POST /v1/subscribers/{id}/notifications/read-all": "marks every in-app item read; nothing to send",
   "POST /v1/subscribers/{id}/notifications/{notif_id}/read": "marks one item read; the path names it",
-  "POST /v1/templates/{id}/validate": "validates the stored template; the path names it",
   "POST /v1/domains/{id}/verify": "looks up the domain's verification record; the path names it",
   "POST /v1/domains/{id}/health/check": "checks the domain's DNS now; the path names it",
   "POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry": "sends that delivery's event again; the path names it",

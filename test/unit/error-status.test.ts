@@ -19,6 +19,8 @@ const CODES_BEFORE: Record<number, string[]> = {
   404: [
     "not_found",
     "template_not_found",
+    "translation_not_found",
+    "preference_category_not_found",
     "notification_not_found",
     "subscriber_not_found",
     "team_member_not_found",
@@ -36,6 +38,9 @@ const CODES_BEFORE: Record<number, string[]> = {
     "dead_letter_not_found",
     "workflow_run_not_found",
     "plan_not_found",
+    "tenant_not_found",
+    "offboarding_not_found",
+    "topic_not_found",
   ],
   409: [
     "conflict",
@@ -53,6 +58,7 @@ const CODES_BEFORE: Record<number, string[]> = {
     "plan_already_exists",
     "plan_already_subscribed",
     "subscription_not_cancellable",
+    "topic_already_exists",
   ],
   413: ["payload_too_large"],
   415: ["unsupported_media_type"],

@@ -9,6 +9,10 @@ const dir = join(import.meta.dir, "..", "..", "docs", "providers");
 const pages: Record<string, string> = {
   smtp: "smtp.md",
   sendgrid: "sendgrid.md",
+  ses: "ses.md",
+  mailgun: "mailgun.md",
+  postmark: "postmark.md",
+  resend: "resend.md",
   twilio: "twilio.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",

@@ -4,8 +4,11 @@ import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { classifySmtpError } from "../../providers/email/smtp";
 import { readSendgridError } from "../../providers/email/sendgrid";
+import { sesFailure } from "../../providers/email/ses";
 import { failureFromHttp, type HttpCallResponse } from "../../providers/http-call";
 import {
+  callerFault,
+  failure,
   failureFromFetchError,
   isRetryableStatus,
   parseRateLimitReset,
@@ -216,5 +219,22 @@ describe("credential redaction (credentials never in any response)", () => {
       n: 3,
     });
     expect(redactSecrets("token=abcdef-long", secretValues({ a: "abcdef", b: "abcdef-long" }))).toBe("token=[redacted]");
+  });
+});
+
+describe("caller's fault (SendFailure.callerFault): permanent, not a sign of the provider's health", () => {
+  test("callerFault() makes a failure permanent, drops any retry delay and marks it", () => {
+    const f = failure(true, "http_400", "bad", { retryAfterMs: 5000 });
+    expect(callerFault(f)).toEqual({ ok: false, retryable: false, callerFault: true, error: { code: "http_400", message: "bad" } });
+    expect(failure(false, "x", "y").callerFault).toBeUndefined();
+  });
+
+  test("SES: x-amzn-ErrorType decides; MessageRejected is the caller's, AccountSuspended the provider's, Throttling later", () => {
+    const ses = (status: number, type: string) => sesFailure(res(status, { message: type }, { "x-amzn-errortype": `${type}:http://internal.amazon.com/coral/com.amazonaws.sesv2/` }));
+    expect(ses(400, "MessageRejected")).toMatchObject({ retryable: false, callerFault: true, error: { code: "ses_MessageRejected" } });
+    expect(ses(400, "AccountSuspendedException").callerFault).toBeUndefined();
+    expect(ses(400, "LimitExceededException")).toMatchObject({ retryable: true, error: { code: "ses_LimitExceededException" } });
+    expect(ses(500, "InternalFailure").retryable).toBe(true);
+    expect(sesFailure(res(400, { __type: "com.amazon.coral.validate#BadRequestException", message: "m" }))).toMatchObject({ callerFault: true, error: { code: "ses_BadRequestException" } });
   });
 });

@@ -24,12 +24,12 @@ function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 
 describe("registry lookups (DESIGN.md 7 provider table)", () => {
   test("every provider of the table is registered", () => {
-    expect([...PROVIDER_NAMES].sort()).toEqual(["fcm", "inbox", "sandbox", "sendgrid", "smtp", "twilio", "webpush", "whatsapp_cloud"]);
+    expect([...PROVIDER_NAMES].sort()).toEqual(["fcm", "inbox", "mailgun", "postmark", "resend", "sandbox", "sendgrid", "ses", "smtp", "twilio", "webpush", "whatsapp_cloud"]);
   });
 
   test("providersForChannel follows the table; sandbox serves any channel", () => {
     const names = (c: Parameters<typeof providersForChannel>[0]) => providersForChannel(c).map((d) => d.name).sort();
-    expect(names("email")).toEqual(["sandbox", "sendgrid", "smtp"]);
+    expect(names("email")).toEqual(["mailgun", "postmark", "resend", "sandbox", "sendgrid", "ses", "smtp"]);
     expect(names("sms")).toEqual(["sandbox", "twilio"]);
     expect(names("whatsapp")).toEqual(["sandbox", "twilio", "whatsapp_cloud"]);
     expect(names("push")).toEqual(["fcm", "sandbox", "webpush"]);
@@ -37,8 +37,8 @@ describe("registry lookups (DESIGN.md 7 provider table)", () => {
   });
 
   test("unknown names: undefined from getProviderDefinition, UnknownProviderError from createProvider", () => {
-    expect(getProviderDefinition("mailgun")).toBeUndefined();
-    expect(() => createProvider("mailgun", { credentials: {}, settings: {} })).toThrow(UnknownProviderError);
+    expect(getProviderDefinition("no_such_provider")).toBeUndefined();
+    expect(() => createProvider("no_such_provider", { credentials: {}, settings: {} })).toThrow(UnknownProviderError);
   });
 
   test("createProvider returns a provider named like its definition", () => {

@@ -76,6 +76,17 @@ describe("SPEC Workflow run state table", () => {
       expect(previousOutcome([], 0)).toBeNull();
       expect(previousOutcome([{ type: "send", step: 0, channel: "email", notification_id: null, status: "failed" }], 1)).toBeNull();
     });
+    test("issue 21 rows: a step skipped by its `if` (condition_false) sent nothing, so the fallback looks further back", () => {
+      const results = [
+        { type: "send", step: 0, channel: "email", notification_id: N1, status: "enqueued" },
+        { type: "fallback", step: 1, status: "skipped", reason: "condition_false" },
+        { type: "send", step: 2, status: "skipped", reason: "condition_false" },
+        { type: "throttle", step: 3, status: "passed" },
+        { type: "digest", step: 4, status: "completed", event_count: 2, run_ids: [RUN] },
+      ];
+      expect(previousOutcome(results, 5)).toEqual({ notificationId: N1 });
+      expect(previousOutcome(results.slice(1), 5)).toBeNull();
+    });
     test("results at or after the step itself are not its previous outcome", () => {
       expect(previousOutcome([{ type: "send", step: 2, channel: "email", notification_id: N1, status: "enqueued" }], 2)).toBeNull();
     });

@@ -18,6 +18,7 @@ const LIMITS: [keyof PlanLimits, string][] = [
   ["domains", "Sending domains"],
   ["team_members", "Team members"],
   ["subscribers", "Subscribers"],
+  ["retention_days", "Longest retention window, days (empty: unlimited)"],
 ];
 
 interface Draft {

@@ -1,0 +1,108 @@
+// The body's shape as its schema declares it, checked before Elysia's normalizer drops what it does
+// not know: a field where the schema says additionalProperties: false is refused by name, not dropped.
+import { Value } from "@sinclair/typebox/value";
+import { fieldErrors, validationFailed } from "../../basics/errors";
+import { validationDetails } from "./errors";
+
+type Schema = Record<string, any>;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The schema's object variants: itself, or the object members of a union (Nullable, Optional). */
+function objectVariants(schema: Schema): Schema[] {
+  if (schema.type === "object") return [schema];
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.flatMap((s: Schema) => (s && typeof s === "object" ? objectVariants(s) : []));
+  return [];
+}
+
+/** True when the schema accepts nothing but an object (null, arrays and scalars are refused). */
+export function declaresObjectOnly(schema: Schema | undefined): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  if (schema.type === "object") return true;
+  return Array.isArray(schema.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every((s: Schema) => declaresObjectOnly(s));
+}
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+/**
+ * Field paths (as validation details name them: `a.b`, `a[0].b`) of keys the schema does not
+ * declare where it says additionalProperties: false. A union with several object variants is left
+ * to the validator (which variant was meant is not knowable here).
+ */
+export function undeclaredFields(schema: Schema | undefined, value: unknown, path = "", out: string[] = []): string[] {
+  if (!schema || typeof schema !== "object") return out;
+  if (Array.isArray(value)) {
+    const items = schema.type === "array" ? schema.items : undefined;
+    if (items && typeof items === "object" && !Array.isArray(items)) value.forEach((v, i) => undeclaredFields(items, v, `${path}[${i}]`, out));
+    return out;
+  }
+  if (!isPlainObject(value)) return out;
+  const variants = objectVariants(schema);
+  if (variants.length !== 1) return out;
+  const object = variants[0]!;
+  const properties: Schema = object.properties ?? {};
+  const patterns = Object.entries<Schema>(object.patternProperties ?? {}).map(([re, s]) => [new RegExp(re), s] as const);
+  for (const key of Object.keys(value)) {
+    const at = join(path, key);
+    if (Object.hasOwn(properties, key)) {
+      undeclaredFields(properties[key], value[key], at, out);
+      continue;
+    }
+    const pattern = patterns.find(([re]) => re.test(key));
+    if (pattern) undeclaredFields(pattern[1], value[key], at, out);
+    else if (object.additionalProperties === false) out.push(at);
+    else if (isPlainObject(object.additionalProperties)) undeclaredFields(object.additionalProperties, value[key], at, out);
+  }
+  return out;
+}
+
+/**
+ * A route's body schema as it will be enforced: a top-level object that says nothing about other
+ * fields is closed (additionalProperties: false). Elysia's validator does the same to the schema
+ * object when it compiles the route, at its first request, and its normalizer then drops unknown
+ * fields silently; closed here, when the route is declared, the document says so from the start and
+ * checkBodyShape refuses them by name.
+ */
+export function closeBody<S>(schema: S): S {
+  const s = schema as Schema | undefined;
+  if (s && typeof s === "object" && s.type === "object" && !("additionalProperties" in s)) s.additionalProperties = false;
+  return schema;
+}
+
+/** Without the undeclared fields: what the schema's own check should judge. */
+function without(value: unknown, paths: Set<string>, path = ""): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => without(v, paths, `${path}[${i}]`));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const at = join(path, k);
+    if (!paths.has(at)) Object.defineProperty(out, k, { value: without(v, paths, at), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** The schema's other complaints about the body, as validation details (none when the check cannot run). */
+function otherDetails(schema: Schema, body: unknown, unknown: string[]) {
+  try {
+    const all = [...Value.Errors(schema as any, without(body, new Set(unknown)))];
+    return all.length ? validationDetails({ all }) : null;
+  } catch {
+    return null; // a schema kind Value cannot check alone: the unknown fields are enough to refuse
+  }
+}
+
+/**
+ * Refuses (422 validation_failed) a body that is not an object where the schema takes only objects
+ * (an optional body's `null` was skipped by the validator: `rotate` with body null rotated), and
+ * every undeclared field of a closed object, each named with "is not allowed", together with what
+ * else the schema finds wrong, so one answer lists every field to fix.
+ */
+export function checkBodyShape(schema: Schema | undefined, body: unknown): void {
+  if (!schema || typeof schema !== "object" || body === undefined) return;
+  if (declaresObjectOnly(schema) && !isPlainObject(body)) throw validationFailed({ body: ["must be object"] });
+  const unknown = undeclaredFields(schema, body);
+  if (unknown.length === 0) return;
+  const details = otherDetails(schema, body, unknown) ?? fieldErrors();
+  for (const field of unknown) details[field] = ["is not allowed"];
+  throw validationFailed(details);
+}

@@ -1,0 +1,149 @@
+// Takeover under kill -9: the Procfile split (api, reconciler, channel-sender, webhook-dispatcher,
+// workflow-run as processes of their own) under notifications, workflow runs and a webhook, while the
+// only sender, dispatcher and workflow-run processes are killed with SIGKILL every few seconds and
+// restarted at once. Nothing may be lost; the longest gap with no progress says how fast they took over.
+//
+//   npm run bench:takeover -- [--rate 200] [--runs 50] [--seconds 60] [--kill-every 5]
+// Env: BENCH_DATABASE_URL (recreated), BENCH_REDIS_PORT (6443, a private redis-server), BENCH_PORT (4163).
+// Last line: `takeover: <N> accepted, <N> lost, longest gap <N> ms, delivered p99 <N> ms, run p99 <N> ms`
+import type { ChildProcess } from "node:child_process";
+import postgres from "postgres";
+import { openLoop } from "./bench-load";
+import { bootstrapKey, loadAvg, PG_SERVER, recreateDb, sleep, startRedis, startService, stopChild, type Service } from "./perf/meter";
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
+const RATE = Number(args.get("rate") ?? 200);
+const RUNS = Number(args.get("runs") ?? 50);
+const SECONDS = Number(args.get("seconds") ?? 60);
+const KILL_EVERY_S = Number(args.get("kill-every") ?? 5);
+const db = new URL(process.env.BENCH_DATABASE_URL ?? `${PG_SERVER}/nms_bench`).pathname.slice(1) || "nms_bench";
+const port = Number(process.env.BENCH_PORT ?? 4163);
+const redis = await startRedis(Number(process.env.BENCH_REDIS_PORT ?? 6443));
+await recreateDb(db);
+
+// a webhook receiver: counts distinct events (ids) it was sent
+const seenEvents = new Set<string>();
+let webhookRequests = 0;
+const receiver = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(req) {
+    webhookRequests++;
+    try {
+      const j = (await req.json()) as { id?: string };
+      if (j.id) seenEvents.add(j.id);
+    } catch {}
+    return new Response("ok");
+  },
+});
+
+// TIME_SCALE 0.01: the runs' one-minute delay lasts 600 ms (and retry back-offs shrink alike)
+const common = { WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.01" };
+const api = await startService({ db, port, redisUrl: redis.url, only: "api", env: common });
+const kinds = ["reconciler", "channel-sender", "webhook-dispatcher", "workflow-run"] as const;
+const procs = new Map<string, Service>();
+await Promise.all(kinds.map(async (k) => procs.set(k, await startService({ db, port: 0, redisUrl: redis.url, only: k, env: common, migrate: false }))));
+const sql = postgres(`${PG_SERVER}/${db}`, { max: 2, onnotice: () => {} });
+const restarted: ChildProcess[] = [];
+try {
+  const key = await bootstrapKey(api.url);
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(`${api.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+    if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  };
+  await post("/v1/templates", { slug: "tk-a", name: "A", channel: "sms", content: "Hi {{ name }}" });
+  await post("/v1/templates", { slug: "tk-b", name: "B", channel: "sms", content: "Again {{ name }}" });
+  await post("/v1/workflows", {
+    slug: "tk",
+    name: "Takeover",
+    steps: [{ type: "send", channel: "sms", template: "tk-a" }, { type: "delay", duration: "1m" }, { type: "send", channel: "sms", template: "tk-b" }],
+  });
+  await post("/v1/webhooks", { url: `http://127.0.0.1:${receiver.port}/hook`, events: ["notification.delivered"] });
+
+  const killed = ["channel-sender", "webhook-dispatcher", "workflow-run"] as const;
+  let kills = 0;
+  let stopKilling = false;
+  const killer = (async () => {
+    while (!stopKilling) {
+      await sleep(KILL_EVERY_S * 1000);
+      if (stopKilling) break;
+      // kill -9 all three and restart each at once; the next kill comes KILL_EVERY_S after they are up
+      await Promise.all(
+        killed.map(async (k) => {
+          const old = procs.get(k)!;
+          old.child.kill("SIGKILL");
+          restarted.push(old.child);
+          kills++;
+          const fresh = await startService({ db, port: 0, redisUrl: redis.url, only: k, env: common, migrate: false }).catch((err) => {
+            console.error(`restart of ${k} failed: ${err}`);
+            return null;
+          });
+          if (fresh) procs.set(k, fresh);
+        }),
+      );
+    }
+  })();
+
+  const since = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
+  const phone = () => `+5511988${Math.floor(Math.random() * 1e6).toString().padStart(6, "0")}`;
+  console.log(`load: ${RATE} notifications/s and ${RUNS} runs/s for ${SECONDS} s, kill -9 of ${killed.join(", ")} every ${KILL_EVERY_S} s; load ${loadAvg()}`);
+  const [notes, runs] = await Promise.all([
+    openLoop({ url: `${api.url}/v1/notifications`, headers, body: () => JSON.stringify({ channel: "sms", to: phone(), payload: { content: "takeover" } }) }, { rate: RATE, seconds: SECONDS }),
+    openLoop({ url: `${api.url}/v1/workflows/tk/trigger`, headers, body: () => JSON.stringify({ to: phone(), data: { name: "Ana" } }) }, { rate: RUNS, seconds: SECONDS }),
+  ]);
+  const loadEnd = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
+  stopKilling = true;
+  await killer;
+  console.log(`accepted: ${notes.ok} notifications (${notes.errors} refused), ${runs.ok} runs (${runs.errors} refused); ${kills} kills`);
+
+  // drain: every accepted notification and run terminal (or 120 s)
+  const t0 = Date.now();
+  for (;;) {
+    const [r] = await sql<{ n: number; w: number }[]>`select
+        (select count(*)::int from notifications where created_at >= ${since} and status not in ('delivered', 'failed')) as n,
+        (select count(*)::int from workflow_runs where started_at >= ${since} and status = 'running') as w`;
+    if ((r!.n === 0 && r!.w === 0) || Date.now() - t0 > 120_000) break;
+    await sleep(1000);
+  }
+  await sleep(3000); // webhooks of the last deliveries
+  const [c] = await sql<{ accepted: number; delivered: number; failed: number; runs: number; completed: number }[]>`select
+      (select count(*)::int from notifications where created_at >= ${since} and workflow_run_id is null) as accepted,
+      (select count(*)::int from notifications where created_at >= ${since} and workflow_run_id is null and status = 'delivered') as delivered,
+      (select count(*)::int from notifications where created_at >= ${since} and status = 'failed') as failed,
+      (select count(*)::int from workflow_runs where started_at >= ${since}) as runs,
+      (select count(*)::int from workflow_runs where started_at >= ${since} and status = 'completed') as completed`;
+  const deliveredEvents = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
+  const lat = (await sql<{ ms: number }[]>`select (extract(epoch from (delivered_at - created_at)) * 1000)::float8 as ms
+      from notifications where created_at >= ${since} and workflow_run_id is null and status = 'delivered'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
+  const runLat = (await sql<{ ms: number }[]>`select (extract(epoch from (completed_at - started_at)) * 1000)::float8 as ms
+      from workflow_runs where started_at >= ${since} and status = 'completed'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
+  // progress: any delivery or run completion; the longest stretch of the load window without one
+  const marks = (await sql<{ t: number }[]>`select extract(epoch from t) * 1000 as t from (
+        select delivered_at as t from notifications where delivered_at between ${since} and ${loadEnd}
+        union all select completed_at from workflow_runs where completed_at between ${since} and ${loadEnd}) x order by 1`).map((r) => Number(r.t));
+  let gap = 0;
+  let prev = since.getTime();
+  for (const t of [...marks, loadEnd.getTime()]) {
+    gap = Math.max(gap, t - prev);
+    prev = t;
+  }
+  const p99 = (xs: number[]) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
+  const lost = notes.ok - c!.delivered + (runs.ok - c!.completed);
+  console.log(
+    `notifications: ${c!.accepted} stored, ${c!.delivered} delivered, ${c!.failed} failed (runs' included); runs: ${c!.runs} stored, ${c!.completed} completed; ` +
+      `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests)`,
+  );
+  console.log(`delivered p50 ${lat[Math.floor(lat.length / 2)]?.toFixed(0)} ms p99 ${p99(lat).toFixed(0)} ms; run p50 ${runLat[Math.floor(runLat.length / 2)]?.toFixed(0)} ms p99 ${p99(runLat).toFixed(0)} ms (its delay is 600 ms); load ${loadAvg()}`);
+  console.log(
+    `takeover: ${notes.ok + runs.ok} accepted, ${Math.max(0, lost) + Math.max(0, deliveredEvents[0]!.n - seenEvents.size)} lost, longest gap ${gap.toFixed(0)} ms, delivered p99 ${p99(lat).toFixed(0)} ms, run p99 ${p99(runLat).toFixed(0)} ms`,
+  );
+} finally {
+  await sql.end();
+  for (const p of procs.values()) await p.stop();
+  for (const c of restarted) await stopChild(c, "SIGKILL", 1000);
+  await api.stop();
+  receiver.stop(true);
+  await redis.stop();
+}

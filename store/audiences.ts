@@ -1,0 +1,88 @@
+// Audience SQL (issue 22): the bulk trigger's lookups (the active workflow and many recipients'
+// subscribers in two queries), and run inserts keyed by an idempotency key (on conflict: nothing).
+import type { PendingQuery, Row } from "postgres";
+import { sql, type Scope, type Tx } from "./db";
+import { isUuid } from "./ids";
+import type { RunRow } from "./workflow-runs";
+
+export async function activeWorkflow(scope: Scope, slug: string, tx: Tx = sql): Promise<{ id: string; version: number; slug: string } | null> {
+  const [row] = await tx<{ id: string; version: number; slug: string }[]>`
+    select id, version, slug from workflows
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and slug = ${slug} and active`;
+  return row ?? null;
+}
+
+/**
+ * The subscriber each recipient names, like a single trigger's lookup (store/workflow-runs.ts
+ * triggerLookup): a live one by id or external_id (an id match first), else an erased one by the
+ * hash of its former id or external_id; absent from the map for a literal address.
+ */
+export async function subscribersOfRecipients(scope: Scope, recipients: { value: string; hash: string }[]): Promise<Map<string, string>> {
+  const values = [...new Set(recipients.map((r) => r.value))];
+  const uuids = values.filter(isUuid);
+  const live = await sql<{ id: string; external_id: string }[]>`
+    select id, external_id from subscribers
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
+      and (external_id = any(${values}::text[]) ${uuids.length ? sql`or id = any(${uuids}::uuid[])` : sql``})
+    order by id`;
+  const byId = new Set(live.map((r) => r.id));
+  const byExternal = new Map<string, string>();
+  for (const r of live) if (!byExternal.has(r.external_id)) byExternal.set(r.external_id, r.id);
+  const out = new Map<string, string>();
+  const missing: { value: string; hash: string }[] = [];
+  for (const r of recipients) {
+    const id = byId.has(r.value) ? r.value : byExternal.get(r.value);
+    if (id) out.set(r.value, id);
+    else missing.push(r);
+  }
+  if (missing.length) {
+    const erased = await sql<{ identifier_hash: string; subscriber_id: string }[]>`
+      select identifier_hash, subscriber_id from subscriber_erasures
+      where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and kind in ('id', 'external_id')
+        and identifier_hash = any(${missing.map((m) => m.hash)}::text[])`;
+    const byHash = new Map(erased.map((e) => [e.identifier_hash, e.subscriber_id]));
+    for (const m of missing) {
+      const id = byHash.get(m.hash);
+      if (id) out.set(m.value, id);
+    }
+  }
+  return out;
+}
+
+type Statement = PendingQuery<Row[]>;
+
+/**
+ * Inserts runs that carry an idempotency key; a key already used in the scope inserts nothing.
+ * `events(ids)` builds the events INSERT of the runs actually inserted, in the same transaction.
+ * Resolves to the ids inserted.
+ */
+export async function insertKeyedRuns(tx: Tx, rows: (RunRow & { idempotency_key: string })[], events: (inserted: RunRow[]) => Statement | null): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const doc = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      tenant_id: r.tenant_id,
+      environment: r.environment,
+      workflow_id: r.workflow_id,
+      workflow_version: r.workflow_version,
+      workflow_slug: r.workflow_slug,
+      recipient: r.recipient,
+      subscriber_id: r.subscriber_id,
+      data: r.data,
+      started_at: r.started_at.toISOString(),
+      idempotency_key: r.idempotency_key,
+    })),
+  );
+  const ins = await tx<{ id: string }[]>`
+    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, updated_at, idempotency_key)
+    select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, started_at, idempotency_key
+    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
+      workflow_slug text, recipient text, subscriber_id uuid, data jsonb, started_at timestamptz, idempotency_key text)
+    on conflict (tenant_id, environment, idempotency_key) where idempotency_key is not null do nothing
+    returning id`;
+  const insertedIds = new Set(ins.map((r) => r.id));
+  const inserted = rows.filter((r) => insertedIds.has(r.id));
+  const ev = inserted.length ? events(inserted) : null;
+  if (ev) await ev;
+  return inserted.map((r) => r.id);
+}

@@ -1,0 +1,104 @@
+// Tenant offboarding repository (table tenant_offboardings): the progress row, the tables that hold
+// a tenant's records (found in the catalogue, children before parents) and one bounded DELETE of them.
+import { sql, type Tx } from "./db";
+
+export interface OffboardingRow {
+  tenant_id: string;
+  tenant_name: string;
+  status: "running" | "completed";
+  current_table: string | null;
+  tables_done: string[];
+  rows_deleted: number;
+  requested_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/** Never emptied by an offboarding: the audit log (kept, SPEC) and the offboarding's own record. */
+const KEPT = new Set(["audit_logs", "tenant_offboardings", "tenants", "schema_migrations"]);
+/** Emptied first, so the tenant's keys and sessions stop working before anything else goes. */
+const FIRST = ["api_keys", "sessions", "allowed_origins"];
+
+const row = (r: any): OffboardingRow => ({ ...r, rows_deleted: Number(r.rows_deleted) });
+
+export async function findOffboarding(tenantId: string, tx: Tx = sql, lock = false): Promise<OffboardingRow | undefined> {
+  const rows = await tx`select * from tenant_offboardings where tenant_id = ${tenantId} ${lock ? tx`for update skip locked` : tx``}`;
+  return rows[0] ? row(rows[0]) : undefined;
+}
+
+/** Starts an offboarding; undefined when one exists already. */
+export async function insertOffboarding(tx: Tx, tenantId: string, tenantName: string): Promise<OffboardingRow | undefined> {
+  const rows = await tx`
+    insert into tenant_offboardings (tenant_id, tenant_name, status) values (${tenantId}, ${tenantName}, 'running')
+    on conflict (tenant_id) do nothing returning *`;
+  return rows[0] ? row(rows[0]) : undefined;
+}
+
+export async function recordBatch(tx: Tx, tenantId: string, table: string, deleted: number, tableDone: boolean): Promise<void> {
+  await tx`
+    update tenant_offboardings set current_table = ${table}, rows_deleted = rows_deleted + ${deleted}, updated_at = now(),
+      tables_done = case when ${tableDone} then array_append(tables_done, ${table}::text) else tables_done end
+    where tenant_id = ${tenantId}`;
+}
+
+export async function markCompleted(tx: Tx, tenantId: string, deleted: number): Promise<void> {
+  await tx`
+    update tenant_offboardings set status = 'completed', current_table = null, rows_deleted = rows_deleted + ${deleted},
+      updated_at = now(), completed_at = now()
+    where tenant_id = ${tenantId}`;
+}
+
+/** Running offboardings whose progress has not moved since `before` (their process died). */
+export async function staleOffboardings(before: Date, limit = 10): Promise<string[]> {
+  const rows = await sql<{ tenant_id: string }[]>`
+    select tenant_id from tenant_offboardings where status = 'running' and updated_at < ${before} order by updated_at limit ${limit}`;
+  return rows.map((r) => r.tenant_id);
+}
+
+/**
+ * Every table with a tenant_id column (the audit log and this table excepted), ordered so that a table
+ * comes before the tables it references (no foreign key ever blocks a delete, and cascades stay small),
+ * keys and sessions first. Read from the catalogue, so a table added later is offboarded too.
+ */
+export async function tenantTables(tx: Tx = sql): Promise<string[]> {
+  const tables = (
+    await tx<{ table_name: string }[]>`
+      select c.table_name from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.column_name = 'tenant_id' and c.table_schema = current_schema()`
+  )
+    .map((r) => r.table_name)
+    .filter((n) => !KEPT.has(n));
+  const set = new Set(tables);
+  const refs = await tx<{ child: string; parent: string }[]>`
+    select cl.relname as child, pl.relname as parent
+    from pg_constraint k join pg_class cl on cl.oid = k.conrelid join pg_class pl on pl.oid = k.confrelid
+    where k.contype = 'f' and cl.relnamespace = current_schema()::regnamespace`;
+  // parent -> children that must be emptied before it
+  const waitsFor = new Map<string, Set<string>>(tables.map((t) => [t, new Set<string>()]));
+  for (const r of refs) if (set.has(r.child) && set.has(r.parent) && r.child !== r.parent) waitsFor.get(r.parent)!.add(r.child);
+  const rank = (t: string) => (FIRST.includes(t) ? FIRST.indexOf(t) : FIRST.length);
+  const order: string[] = [];
+  const left = new Set(tables);
+  while (left.size) {
+    const ready = [...left].filter((t) => [...waitsFor.get(t)!].every((c) => !left.has(c)));
+    // a cycle of foreign keys (none today): take the rest in name order, the cascades settle it
+    const pick = (ready.length ? ready : [...left]).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))[0]!;
+    order.push(pick);
+    left.delete(pick);
+  }
+  return order;
+}
+
+/** Deletes up to `limit` of the tenant's rows from `table` (its foreign keys cascade to children). */
+export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string, limit: number): Promise<number> {
+  const rows = await tx`
+    delete from ${tx(table)} where ctid = any (array(select ctid from ${tx(table)} where tenant_id = ${tenantId} limit ${limit}))
+    returning 1`;
+  return rows.length;
+}
+
+/** Deletes the tenant row itself (the last step); true when it was there. */
+export async function deleteTenantRow(tx: Tx, tenantId: string): Promise<boolean> {
+  return (await tx`delete from tenants where id = ${tenantId} returning 1`).length > 0;
+}
