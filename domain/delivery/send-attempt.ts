@@ -9,7 +9,7 @@ import type { NotificationRow } from "../../store/notifications";
 import { rateLimitNames } from "../../store/redis-keys";
 import { getRuntime } from "../../store/runtime-handle";
 import { withSendingDomain } from "../sending-domains/mail-signing";
-import type { SendMessage } from "./channel-sender-mail";
+import { senderAddressOf, type SendMessage } from "./channel-sender-mail";
 import { onClaimTaken, type SendContext } from "./lost-attempts";
 import { outboundMessageOf } from "./outbound-message";
 import { recordOutcome, type Outcome } from "./outcomes";
@@ -200,7 +200,9 @@ async function recordFailure(
   const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome, recipientUnregistered: result.recipientUnregistered });
   if (!outcome.willRetry || !moved) return;
   const next: SendMessage = { ...msg, attempt: msg.attempt + 1, entry: failoverTo ?? undefined };
+  // failing over: straight onto the lane's stream (a timer would wait for the next timer poll)
+  if (failoverTo !== null) await getRuntime().send(senderAddressOf(next), next);
   // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
-  if (waitMs !== null) await ctx.schedule(senderTimers.retry(msg.notificationId), waitMs, next, { unscaled: true });
+  else if (waitMs !== null) await ctx.schedule(senderTimers.retry(msg.notificationId), waitMs, next, { unscaled: true });
   else await ctx.schedule(senderTimers.retry(msg.notificationId), backoffMs, next);
 }
