@@ -20,9 +20,13 @@ import type * as Suppressions from "./schema-types/suppressions.js";
 import type * as Team from "./schema-types/team.js";
 import type * as Templates from "./schema-types/templates.js";
 import type * as Tenants from "./schema-types/tenants.js";
+import type * as Retention from "./schema-types/retention.js";
 import type * as WebhookEvents from "./schema-types/webhook-events.js";
 import type * as Webhooks from "./schema-types/webhooks.js";
 import type * as Workflows from "./schema-types/workflows.js";
+import type * as Topics from "./schema-types/topics.js";
+import type * as Broadcasts from "./schema-types/broadcasts.js";
+import type * as DeliverySettingsSchemas from "./schema-types/delivery-settings.js";
 
 /** Query strings travel as text; the client also takes numbers and booleans for these keys. */
 type Loosen<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | number | boolean };
@@ -137,6 +141,7 @@ export type BlockedDomainCheck = Blocked.BlockedCheck["data"];
 export type BlockDomainParams = Blocked.BlockDomainBody;
 export type TenantCreateParams = Tenants.CreateTenantBody;
 export type TenantWithKey = Tenants.TenantWithKey;
+export type Offboarding = Tenants.Offboarding;
 
 // ---- dashboard session
 export type Me = Session.Me;
@@ -173,15 +178,23 @@ export type WorkflowStep = Workflows.WorkflowStep;
  * One step to define. The body schema leaves every field `unknown` so domain/workflows/definitions.ts
  * can name each bad field; the types a caller sends are the stored step's, one variant per type.
  */
-export type WorkflowStepParams =
+export type WorkflowStepParams = (
   | { type: "send"; channel: ChannelName; template: NonNullable<WorkflowStep["template"]> }
   | { type: "delay"; duration: NonNullable<WorkflowStep["duration"]> }
+  /** wait for the next HH:MM in the recipient's timezone */
+  | { type: "delay"; until: string }
   | {
       type: "fallback";
       channels: ChannelName[];
       template: NonNullable<WorkflowStep["template"]>;
       condition?: "not_delivered";
-    };
+    }
+  | { type: "digest"; window: string; key?: string; max_events?: number }
+  | { type: "throttle"; limit: number; window: string; key?: string }
+) & {
+  /** a JSON Logic rule over data, subscriber and steps; false skips the step */
+  if?: Record<string, unknown>;
+};
 export type WorkflowCreateParams = Pick<Workflow, "slug" | "name"> & { steps: WorkflowStepParams[] };
 /** A new version replaces the active one: name and steps are required, the slug may change. */
 export type WorkflowUpdateParams = Partial<Pick<Workflow, "slug">> & Pick<Workflow, "name"> & { steps: WorkflowStepParams[] };
@@ -227,3 +240,19 @@ export type Subscription = Billing.Subscription;
 export type SubscriptionStatus = Billing.SubscriptionStatus;
 export type SubscriptionUsage = Billing.Usage;
 export type SubscriptionCancelParams = Billing.CancelSubscriptionBody;
+
+// ---- audiences (docs/topics.md) and the delivery policy (docs/delivery-policy.md)
+export type Topic = Topics.TopicRecord;
+export type TopicCreateParams = { key: string; name: string };
+export type TopicListParams = Loosen<Topics.TopicListQuery, "limit">;
+export type TopicMembersAdded = Topics.TopicMembersAdded["data"];
+export type TopicMembersRemoved = Topics.TopicMembersRemoved["data"];
+export type Broadcast = Broadcasts.BroadcastRecord;
+export type BroadcastStarted = Broadcasts.BroadcastStarted;
+export type BulkTriggerParams = { events: WorkflowTriggerParams[] };
+export type DeliverySettings = DeliverySettingsSchemas.DeliverySettingsRecord;
+export type DeliverySettingsParams = Partial<Pick<DeliverySettings, "timezone" | "quiet_hours" | "frequency_caps">>;
+
+// ---- data lifecycle (docs/operations.md "Retention")
+export type RetentionSettings = Retention.RetentionSettings;
+export type RetentionSettingsParams = Retention.UpdateRetentionBody;

@@ -16,8 +16,12 @@ export const WebhookEventType = t.Union([
   t.Literal("workflow.step.completed"),
   t.Literal("workflow.step.failed"),
   t.Literal("workflow.completed"),
+  // audiences (docs/topics.md): a broadcast's fan-out created its last run
+  t.Literal("broadcast.completed"),
   t.Literal("inbox.notification.received"),
   t.Literal("inbox.notification.read"),
+  // a subscriber's preferences changed (the hosted preference center or the API; docs/preferences.md)
+  t.Literal("subscriber.preferences_updated"),
   // billing (docs/billing.md): once per tenant and period each, in production
   t.Literal("quota.warning"),
   t.Literal("quota.exceeded"),

@@ -8,7 +8,7 @@ export interface Preference {
   enabled: boolean;
 }
 
-export type PreferenceSource = "api" | "unsubscribe";
+export type PreferenceSource = "api" | "unsubscribe" | "preference_center";
 
 export async function listPreferences(scope: Scope, subscriberId: string, tx: Tx = sql): Promise<Preference[]> {
   return tx<Preference[]>`

@@ -27,6 +27,7 @@ import { resolveDelivery, type StoredContent } from "../delivery/target";
 import { checkRecipient } from "./recipients";
 import { renderTemplate } from "../templates/render";
 import { chooseLocale, type LocalizedSource } from "../templates/locale";
+import { preferenceLink, TEMPLATE_LINK_TTL_S } from "../preferences/link-token";
 import { withinQuota } from "../billing/quota";
 
 export interface AcceptInput {
@@ -129,6 +130,23 @@ function templateContent(channel: Channel, tpl: { name: string; channel: string;
 }
 
 /**
+ * `{{ preferences_url }}`: the subscriber's signed preference-center link (docs/preferences.md), in
+ * the render scope only (never stored in data), made only when the text uses it and a payload did not give one.
+ */
+function withPreferencesUrl(
+  text: LocalizedSource,
+  data: Record<string, unknown>,
+  scope: { tenantId: string; environment: string },
+  subscriber: { id: string } | null,
+): Record<string, unknown> {
+  if (!subscriber || data.preferences_url !== undefined) return data;
+  const uses = text.content.includes("preferences_url") || Object.values(text.variants ?? {}).some((v) => v.includes("preferences_url"));
+  if (!uses) return data;
+  const link = preferenceLink({ ...scope, subscriberId: subscriber.id }, TEMPLATE_LINK_TTL_S);
+  return { ...data, preferences_url: link.url };
+}
+
+/**
  * Validates and stores one notification, then enqueues its delivery. Throws AppError (422/404)
  * for client mistakes. Resolves once the row is committed (and the send enqueued): 202 is honest.
  */
@@ -174,7 +192,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
     // the recipient's language: the subscriber's, else the request's, else the template's own
     const text = chooseLocale(template, template.translations, [subscriber ? subscriber.locale : input.subscriber?.locale, input.locale]);
     locale = text.locale;
-    content = templateContent(channel, template, text, data, templateField);
+    content = templateContent(channel, template, text, withPreferencesUrl(text, data, scope, subscriber ?? input.subscriber ?? null), templateField);
   } else {
     content = rawContent(channel, data, "data");
   }

@@ -31,9 +31,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template", "category", "if", "priority"],
+  send: ["type", "channel", "template", "category", "priority", "if"],
   delay: ["type", "duration", "until", "if"],
-  fallback: ["type", "channels", "template", "condition", "category", "if", "priority"],
+  fallback: ["type", "channels", "template", "condition", "category", "priority", "if"],
   digest: ["type", "window", "key", "max_events", "if"],
   throttle: ["type", "limit", "window", "key", "if"],
 };

@@ -324,13 +324,7 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
       // the run waits for this one's outcome (and a later fallback may look at it)
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, {
-        anyTemplateChannel: true,
-        wakesRun: true,
-        data: await stepData(d),
-        category: step.category,
-        priority: step.priority,
-      });
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, data: await stepData(d), category: step.category, priority: step.priority });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;

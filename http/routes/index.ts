@@ -10,6 +10,7 @@ import { auditLogRoutes, teamAuditLogRoutes } from "./audit-logs";
 import { templateRoutes } from "./templates";
 import { templateTranslationRoutes } from "./template-translations";
 import { preferenceCategoryRoutes } from "./preference-categories";
+import { preferenceCenterRoutes } from "./preference-center";
 import { channelRoutes } from "./channels";
 import { authSessionRoutes } from "./auth-session";
 import { teamMemberRoutes } from "./team-members";
@@ -34,6 +35,7 @@ import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
 import { deliverySettingsRoutes } from "./delivery-settings";
+import { broadcastRoutes } from "./broadcasts";
 import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
@@ -47,6 +49,7 @@ export const routePlugins = [
   templateRoutes,
   templateTranslationRoutes,
   preferenceCategoryRoutes,
+  preferenceCenterRoutes,
   channelRoutes,
   authSessionRoutes,
   teamMemberRoutes,
@@ -73,5 +76,6 @@ export const routePlugins = [
   billingWebhookRoutes,
   topicRoutes,
   deliverySettingsRoutes,
+  broadcastRoutes,
   retentionSettingsRoutes,
 ] as const;

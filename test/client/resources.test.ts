@@ -95,6 +95,33 @@ describe("admin: tenants", () => {
   });
 });
 
+describe("admin: tenant offboarding; retention settings", () => {
+  test("tenants.offboard removes a tenant in the background and tenants.offboarding reports it completed", async () => {
+    const t = await admin.tenants.create({ name: `client-${run}-offboarded` });
+    tenantIds.push(t.id);
+    const started = await admin.tenants.offboard(t.id);
+    expect(started.tenant_id).toBe(t.id);
+    expect(["running", "completed"]).toContain(started.status);
+    const done = await waitFor(async () => {
+      const o = await admin.tenants.offboarding(t.id);
+      return o.status === "completed" ? o : null;
+    }, 30_000, 100);
+    expect(done?.completed_at).not.toBeNull();
+  });
+
+  test("retentionSettings.retrieve gives the defaults; update keeps fields left out", async () => {
+    const before = await live.retentionSettings.retrieve();
+    expect(before.notifications_days).toBe(30);
+    expect(before.inbox_days).toBe(365);
+    const after = await live.retentionSettings.update({ notifications_days: 14 });
+    expect(after.notifications_days).toBe(14);
+    expect(after.inbox_days).toBe(365);
+    const err = await live.retentionSettings.update({ notifications_days: 0 }).catch((e) => e);
+    expect(err.status).toBe(422);
+    expect(err.details?.notifications_days).toBeDefined();
+  });
+});
+
 describe("notifications", () => {
   test("create (202 pending), retrieve once delivered with its attempts, attempts()", async () => {
     const accepted = await sandbox.notifications.create({ channel: "sms", to: "+5511912345678", data: { content: `hello ${run}` } });
