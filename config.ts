@@ -200,6 +200,11 @@ export const config = {
   senderShards: numberEnv("SENDER_SHARDS", 256),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
+  /**
+   * The priority lanes a channel-sender process reads (docs/routing.md): `high,normal,low` by default;
+   * a pool of processes with `high` alone gives high-priority sends CPU of their own.
+   */
+  senderLanes: (env("SENDER_LANES") ?? "high,normal,low").split(",").map((s) => s.trim()).filter((s) => s === "high" || s === "normal" || s === "low") as ("high" | "normal" | "low")[],
   /** Handler slots of the low-priority lane's host in a sender process (actors/channel-sender.ts; docs/routing.md). */
   senderLowConcurrency: Math.max(1, numberEnv("SENDER_LOW_CONCURRENCY", 64) || 64),
   /** In-flight sends past which a process counts as busy and tenant shares apply. */

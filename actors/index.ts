@@ -6,6 +6,7 @@ import { domainHealth } from "./domain-health";
 import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
 import { workflowRun, WORKFLOW_HOST_OPTIONS } from "./workflow-run";
 import { broadcast } from "./broadcast";
+import { config } from "../config";
 import { getRuntime } from "../store/runtime-handle";
 import { watchHost } from "../store/metrics";
 
@@ -35,7 +36,11 @@ export function actorKinds(): string[] {
 /** Starts the hosts of the named kinds' actors (names without an actor are ignored). */
 export async function startActorHosts(names: string[]): Promise<Running> {
   const running: Running[] = [];
-  const shared = names.filter((n) => streamActors[n] && !ownHost[n]).map((n) => streamActors[n]!);
+  // the normal lane is the channel-sender kind's shared-host actor unless SENDER_LANES leaves it out
+  const shared = names
+    .filter((n) => streamActors[n] && !ownHost[n])
+    .filter((n) => n !== "channel-sender" || config.senderLanes.includes("normal"))
+    .map((n) => streamActors[n]!);
   if (shared.length) {
     const host = getRuntime().startHost({ actors: shared });
     await host.ready;
@@ -50,10 +55,11 @@ export async function startActorHosts(names: string[]): Promise<Running> {
   // the channel sender's high and low lanes, each in a host of its own (docs/routing.md): high never
   // waits for a slot or for read capacity behind normal or low work, and low keeps slots of its own
   if (names.includes("channel-sender")) {
-    for (const [actor, opts] of [
-      [channelSenderHigh, SENDER_LANE_HOST_OPTIONS.high],
-      [channelSenderLow, SENDER_LANE_HOST_OPTIONS.low],
+    for (const [lane, actor, opts] of [
+      ["high", channelSenderHigh, SENDER_LANE_HOST_OPTIONS.high],
+      ["low", channelSenderLow, SENDER_LANE_HOST_OPTIONS.low],
     ] as const) {
+      if (!config.senderLanes.includes(lane)) continue;
       const host = getRuntime().startHost({ ...opts, actors: [actor] });
       await host.ready;
       const unwatch = watchHost(host);

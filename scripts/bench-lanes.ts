@@ -5,7 +5,8 @@
 // tenants A and B each send --high-rate high-priority notifications per second for --seconds: their
 // accept-to-sent p99 and the flood's rate beside them.
 //
-// Usage: bun scripts/bench-lanes.ts [--flood 200000] [--high-rate 50] [--seconds 30] [--latency-ms 20]
+// Usage: bun scripts/bench-lanes.ts [--flood 200000] [--high-rate 50] [--seconds 30] [--latency-ms 20] [--split 1]
+// --split 1: two sender processes, SENDER_LANES=high and SENDER_LANES=normal,low (default: one process, every lane).
 // Loopback only; bounded in count and time; cleans up its rows and Redis keys. Last line:
 //   lanes: high p99 <N> ms (A) <N> ms (B), flood <N>/s (<R> of alone)
 import { spawn, type Subprocess } from "bun";
@@ -124,7 +125,8 @@ async function acceptFlood() {
   return { since, accepted: r.ok };
 }
 
-let sender: Subprocess | null = null;
+const split = args.get("split") === "1";
+let senders: Subprocess[] = [];
 const cpuOf = (pid: number) => {
   try {
     const f = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -135,7 +137,9 @@ const cpuOf = (pid: number) => {
 };
 /** Starts the sender and waits until it sends (a loaded machine may take many seconds to start a process). */
 const startSender = async (since: Date) => {
-  sender = start([bun, "scripts/start.ts", "--only", "channel-sender"]);
+  senders = split
+    ? [start([bun, "scripts/start.ts", "--only", "channel-sender"], { SENDER_LANES: "high" }), start([bun, "scripts/start.ts", "--only", "channel-sender"], { SENDER_LANES: "normal,low" })]
+    : [start([bun, "scripts/start.ts", "--only", "channel-sender"])];
   for (let i = 0; i < 1200; i++) {
     const [r] = await sql`select count(*)::int as n from notifications where tenant_id = ${A.tenant.id} and created_at >= ${since} and status = 'sent'`;
     if (r!.n > 0) return;
@@ -144,11 +148,13 @@ const startSender = async (since: Date) => {
   throw new Error("the sender sent nothing within 120 s");
 };
 const stopSender = async () => {
-  if (!sender) return 0;
-  const cpu = cpuOf(sender.pid);
-  sender.kill("SIGTERM");
-  await sender.exited;
-  sender = null;
+  let cpu = 0;
+  for (const s of senders) {
+    cpu += cpuOf(s.pid);
+    s.kill("SIGTERM");
+    await s.exited;
+  }
+  senders = [];
   return cpu;
 };
 const load = () => require("node:fs").readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -157,7 +163,7 @@ try {
   start([bun, "scripts/start.ts", "--only", "api"], { PORT: String(apiPort) });
   start([bun, "scripts/bench-lanes.ts", "--provider-server", String(providerPort), "--latency-ms", String(latencyMs)]);
   await Promise.all([waitReady(`http://127.0.0.1:${apiPort}/health`), waitReady(`http://127.0.0.1:${providerPort}/`)]);
-  console.log(`flood ${flood} low-priority (tenant A), high ${highRate}/s x ${seconds} s per tenant (A and B), provider latency ${latencyMs} ms; load ${load()}`);
+  console.log(`flood ${flood} low-priority (tenant A), high ${highRate}/s x ${seconds} s per tenant (A and B), provider latency ${latencyMs} ms, ${split ? "two sender processes (high | normal,low)" : "one sender process"}; load ${load()}`);
 
   // 1. the flood alone
   const alone = await acceptFlood();

@@ -9,7 +9,7 @@ import type { NotificationRow } from "../../store/notifications";
 import { rateLimitNames } from "../../store/redis-keys";
 import { getRuntime } from "../../store/runtime-handle";
 import { withSendingDomain } from "../sending-domains/mail-signing";
-import type { SendMessage } from "./channel-sender-mail";
+import { senderAddressOf, type SendMessage } from "./channel-sender-mail";
 import { onClaimTaken, type SendContext } from "./lost-attempts";
 import { outboundMessageOf } from "./outbound-message";
 import { recordOutcome, type Outcome } from "./outcomes";
@@ -49,7 +49,7 @@ type Prepared =
  * transaction; a retryable failure schedules the next attempt). A message whose claim is taken goes
  * to lost-attempt recovery (domain/delivery/lost-attempts.ts).
  */
-export async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<void> {
+export async function sendAttempt(msg: SendMessage, ctx: SendContext, started = performance.now()): Promise<void> {
   if (msg.type !== "send" || !(msg.attempt >= 1)) return;
   const claimed = await claim(msg, ctx);
   if (!claimed) return;
@@ -71,8 +71,13 @@ export async function sendAttempt(msg: SendMessage, ctx: SendContext): Promise<v
     await noteCall(prepared.route.circuit, result);
     failoverTo = failoverAfter(claimed.target!.entries, prepared.route.entry, result);
   }
-  if (result.ok) await recordSuccess(msg, claimed.n, prepared.target, result, durationMs);
-  else await recordFailure(msg, claimed.n, prepared.target, result, durationMs, ctx, failoverTo);
+  if (result.ok) return void (await recordSuccess(msg, claimed.n, prepared.target, result, durationMs));
+  const failover = await recordFailure(msg, claimed.n, prepared.target, result, durationMs, ctx, failoverTo);
+  if (!failover) return;
+  // the next provider at once, in this handler (its key stays serial; a message sent to the stream
+  // would wait behind the partition's backlog), unless half the deadline is gone: then through the stream
+  if (performance.now() - started < PROVIDER_DEADLINE_MS / 2) await sendAttempt(failover, ctx, started);
+  else await getRuntime().send(senderAddressOf(failover), failover);
 }
 
 /** The delivery target of one provider entry: its provider, credentials and settings, the channel's id and version. */
@@ -193,14 +198,17 @@ async function recordFailure(
   durationMs: number,
   ctx: SendContext,
   failoverTo: number | null = null,
-): Promise<void> {
+): Promise<SendMessage | null> {
   const { waitMs, backoffMs, ...outcome } = failureOutcome(msg, target, result, durationMs, failoverTo);
   logProviderFailure(n, target.provider, msg.attempt, result, outcome.willRetry === true);
   // an unregistered recipient is listed in the transaction of the status move (domain/delivery/outcomes.ts)
   const moved = await recordOutcome({ n, attempt: msg.attempt, ...outcome, recipientUnregistered: result.recipientUnregistered });
-  if (!outcome.willRetry || !moved) return;
+  if (!outcome.willRetry || !moved) return null;
   const next: SendMessage = { ...msg, attempt: msg.attempt + 1, entry: failoverTo ?? undefined };
+  // failing over: the caller makes the next attempt at once
+  if (failoverTo !== null) return next;
   // The provider's Retry-After is real time; our own back-off is scaled by TIME_SCALE.
   if (waitMs !== null) await ctx.schedule(senderTimers.retry(msg.notificationId), waitMs, next, { unscaled: true });
   else await ctx.schedule(senderTimers.retry(msg.notificationId), backoffMs, next);
+  return null;
 }
