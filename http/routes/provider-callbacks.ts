@@ -176,7 +176,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       response: { 200: CallbackOutcomeBody, 502: ErrorBody, ...errors },
       detail: {
         summary: "SES events through an Amazon SNS HTTPS subscription (the SNS message signature, verified under SNS's signing certificate)",
-        tags: ["public"],
+        description: "Amazon SNS POSTs the SES configuration set's events here (Delivery, Bounce, Complaint, Open, Click ...); a SubscriptionConfirmation is confirmed by the service itself, and each signed Notification moves its notification. 502 when the signing certificate cannot be fetched, so SNS retries.",
+        tags: ["provider-callbacks"],
       },
     },
   );
