@@ -139,6 +139,10 @@ export const config = {
   port,
   databaseUrl: env("DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/nms",
   databasePoolSize: numberEnv("DATABASE_POOL_SIZE", 20),
+  /** A streaming replica for list, detail and analytics reads (store/replica.ts); unset: every read goes to DATABASE_URL. */
+  databaseReadUrl: env("DATABASE_READ_URL"),
+  /** Replica lag above this sends those reads back to the primary (milliseconds). */
+  replicaMaxLagMs: Math.max(0, numberEnv("REPLICA_MAX_LAG_MS", 2000)),
   /**
    * A single Redis (`redis://`, `rediss://`) or a Redis Cluster: `redis+cluster://[user:pass@]host1:port1,host2:port2`
    * (`rediss+cluster://` for TLS), parsed by runtime/redis-client.ts; see docs/operations.md "Redis Cluster".
@@ -160,6 +164,8 @@ export const config = {
   oauthProvider,
   timeScale: numberEnv("TIME_SCALE", 1),
   partitions: numberEnv("PARTITIONS", 16),
+  /** Members a broadcast's fan-out reads per page, each page one transaction with its runs and cursor (docs/topics.md). */
+  broadcastPageSize: numberEnv("BROADCAST_PAGE_SIZE", 1000),
   rateLimitPerMinute: numberEnv("RATE_LIMIT_PER_MINUTE", 6000),
   webhookAllowPrivate: env("WEBHOOK_ALLOW_PRIVATE") === "true",
   /** Requests one webhook may have in flight per webhook-dispatcher process (actors/webhook-dispatcher.ts). */

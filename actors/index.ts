@@ -5,6 +5,7 @@ import { channelSender, channelSenderHigh, channelSenderLow, SENDER_LANE_HOST_OP
 import { domainHealth } from "./domain-health";
 import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
 import { workflowRun, WORKFLOW_HOST_OPTIONS } from "./workflow-run";
+import { broadcast } from "./broadcast";
 import { getRuntime } from "../store/runtime-handle";
 import { watchHost } from "../store/metrics";
 
@@ -18,11 +19,13 @@ const streamActors: Record<string, Actor<any>> = {
   "domain-health": domainHealth,
   "webhook-dispatcher": webhookDispatcher,
   "workflow-run": workflowRun,
+  broadcast,
 };
 /** Stream actors that run in a host of their own (their own slots and back-pressure), with these options. */
 const ownHost: Record<string, Omit<HostOptions, "actors">> = {
   "webhook-dispatcher": WEBHOOK_HOST_OPTIONS,
   "workflow-run": WORKFLOW_HOST_OPTIONS,
+  broadcast: {},
 };
 
 export function actorKinds(): string[] {

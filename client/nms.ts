@@ -13,6 +13,9 @@ import { Me } from "./resources/me.js";
 import { Notifications } from "./resources/notifications.js";
 import { Subscribers } from "./resources/subscribers.js";
 import { Suppressions } from "./resources/suppressions.js";
+import { Topics } from "./resources/topics.js";
+import { Broadcasts } from "./resources/broadcasts.js";
+import { DeliverySettingsResource } from "./resources/delivery-settings.js";
 import { TeamMembers } from "./resources/team-members.js";
 import { Templates } from "./resources/templates.js";
 import { Tenants } from "./resources/tenants.js";
@@ -39,6 +42,9 @@ export class Nms {
   readonly webhooks: Webhooks;
   readonly domains: Domains;
   readonly suppressions: Suppressions;
+  readonly topics: Topics;
+  readonly broadcasts: Broadcasts;
+  readonly deliverySettings: DeliverySettingsResource;
   readonly subscription: Subscription;
   /** list: any key or session; admin.*: the admin token */
   readonly plans: Plans;
@@ -67,6 +73,9 @@ export class Nms {
     this.webhooks = new Webhooks(t);
     this.domains = new Domains(t);
     this.suppressions = new Suppressions(t);
+    this.topics = new Topics(t);
+    this.broadcasts = new Broadcasts(t);
+    this.deliverySettings = new DeliverySettingsResource(t);
     this.subscription = new Subscription(t);
     this.plans = new Plans(t);
     this.me = new Me(t);

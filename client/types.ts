@@ -23,6 +23,9 @@ import type * as Tenants from "./schema-types/tenants.js";
 import type * as WebhookEvents from "./schema-types/webhook-events.js";
 import type * as Webhooks from "./schema-types/webhooks.js";
 import type * as Workflows from "./schema-types/workflows.js";
+import type * as Topics from "./schema-types/topics.js";
+import type * as Broadcasts from "./schema-types/broadcasts.js";
+import type * as DeliverySettingsSchemas from "./schema-types/delivery-settings.js";
 
 /** Query strings travel as text; the client also takes numbers and booleans for these keys. */
 type Loosen<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | number | boolean };
@@ -173,15 +176,23 @@ export type WorkflowStep = Workflows.WorkflowStep;
  * One step to define. The body schema leaves every field `unknown` so domain/workflows/definitions.ts
  * can name each bad field; the types a caller sends are the stored step's, one variant per type.
  */
-export type WorkflowStepParams =
+export type WorkflowStepParams = (
   | { type: "send"; channel: ChannelName; template: NonNullable<WorkflowStep["template"]> }
   | { type: "delay"; duration: NonNullable<WorkflowStep["duration"]> }
+  /** wait for the next HH:MM in the recipient's timezone */
+  | { type: "delay"; until: string }
   | {
       type: "fallback";
       channels: ChannelName[];
       template: NonNullable<WorkflowStep["template"]>;
       condition?: "not_delivered";
-    };
+    }
+  | { type: "digest"; window: string; key?: string; max_events?: number }
+  | { type: "throttle"; limit: number; window: string; key?: string }
+) & {
+  /** a JSON Logic rule over data, subscriber and steps; false skips the step */
+  if?: Record<string, unknown>;
+};
 export type WorkflowCreateParams = Pick<Workflow, "slug" | "name"> & { steps: WorkflowStepParams[] };
 /** A new version replaces the active one: name and steps are required, the slug may change. */
 export type WorkflowUpdateParams = Partial<Pick<Workflow, "slug">> & Pick<Workflow, "name"> & { steps: WorkflowStepParams[] };
@@ -227,3 +238,15 @@ export type Subscription = Billing.Subscription;
 export type SubscriptionStatus = Billing.SubscriptionStatus;
 export type SubscriptionUsage = Billing.Usage;
 export type SubscriptionCancelParams = Billing.CancelSubscriptionBody;
+
+// ---- audiences (docs/topics.md) and the delivery policy (docs/delivery-policy.md)
+export type Topic = Topics.TopicRecord;
+export type TopicCreateParams = { key: string; name: string };
+export type TopicListParams = Loosen<Topics.TopicListQuery, "limit">;
+export type TopicMembersAdded = Topics.TopicMembersAdded["data"];
+export type TopicMembersRemoved = Topics.TopicMembersRemoved["data"];
+export type Broadcast = Broadcasts.BroadcastRecord;
+export type BroadcastStarted = Broadcasts.BroadcastStarted;
+export type BulkTriggerParams = { events: WorkflowTriggerParams[] };
+export type DeliverySettings = DeliverySettingsSchemas.DeliverySettingsRecord;
+export type DeliverySettingsParams = Partial<Pick<DeliverySettings, "timezone" | "quiet_hours" | "frequency_caps">>;

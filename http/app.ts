@@ -5,6 +5,7 @@ import { config } from "../config";
 import { edgePlugins } from "./plugins/edge";
 import { corsPlugin } from "./plugins/cors";
 import { idempotencyPlugin } from "./plugins/idempotency";
+import { readRoutingPlugin } from "./plugins/read-routing";
 import { httpMetricsPlugin } from "./plugins/metrics";
 import { routePlugins } from "./routes";
 import { apiReferenceRoutes } from "./routes/api-reference";
@@ -17,6 +18,7 @@ export function buildApp() {
   // for the check to refuse and still strips undeclared response fields.
   let app = new Elysia({ name: "nms", normalize: "typebox" })
     .use(idempotencyPlugin)
+    .use(readRoutingPlugin)
     .use(edgePlugins)
     .use(corsPlugin)
     .use(httpMetricsPlugin)

@@ -117,3 +117,48 @@ export const OUTBOUND_WEBHOOKS = {
     },
   },
 };
+
+/**
+ * The reference's sections, in the order /docs shows them: the resources an integration uses first,
+ * then the dashboard's, the URLs third parties call, and the service's internal routes last. Every
+ * operation has exactly one of these tags (test/http/api-reference.test.ts names any that does not).
+ */
+export const API_TAGS = [
+  { name: "notifications", description: "Send one notification to one recipient on one channel, and search what was sent (the activity feed)." },
+  { name: "workflows", description: "Multi-step workflows (send, delay, fallback), versioned; triggering one starts a run for a recipient." },
+  { name: "templates", description: "Liquid templates per channel, with preview and validation before they go live." },
+  { name: "subscribers", description: "The people you notify: their addresses, custom properties and preferences." },
+  { name: "inbox", description: "A subscriber's in-app inbox; the inbox widget calls these with a publishable key." },
+  { name: "channels", description: "Which provider delivers each channel, with its credentials and settings." },
+  { name: "domains", description: "Sending domains: the DNS records to publish, verification and SPF/DKIM/DMARC health." },
+  { name: "webhooks", description: "Signed HTTP callbacks to your endpoints for notification and workflow events." },
+  { name: "suppressions", description: "Addresses that bounced, complained or unsubscribed: nothing is sent to them." },
+  { name: "analytics", description: "Delivery counters per period, channel, template and time bucket." },
+  { name: "api-keys", description: "Secret and publishable API keys: create, rotate, revoke." },
+  { name: "inbox-embed", description: "Where the inbox widget may run: allowed origins and developer mode." },
+  { name: "billing", description: "The tenant's plan, subscription and usage." },
+  { name: "session", description: "Dashboard sign-in: magic links, OAuth and the session cookie." },
+  { name: "team", description: "The dashboard users of a tenant, their roles and the team's audit log." },
+  { name: "recipient-links", description: "Pages and redirects recipients reach from a message: unsubscribe, open and click tracking." },
+  { name: "provider-callbacks", description: "Delivery reports and payment events that providers POST to the service, verified by their signatures." },
+  { name: "service", description: "Health, and the dashboard and inbox widget files this service serves." },
+  { name: "admin", description: "Internal: for the service's operators, with ADMIN_TOKEN (tenants, plans, blocked domains, audit log, dead letters)." },
+  { name: "operations", description: "Internal: Prometheus metrics of the process." },
+] as const;
+
+export type ApiTag = (typeof API_TAGS)[number]["name"];
+
+/** Tags of the internal routes, shown after every other section. */
+export const INTERNAL_TAGS: readonly ApiTag[] = ["admin", "operations"];
+
+/**
+ * A route's `detail`: its section, a one-line summary and a description that says what it does
+ * and what to know before calling it (limits, side effects, what a failure means). Access, the
+ * Idempotency-Key header and the rate-limit headers are added to the document from the route's
+ * rule and path; they need no words here.
+ *
+ *   detail: routeDoc("templates", "Create a template", "A draft unless status is active; ...")
+ */
+export function routeDoc(tag: ApiTag, summary: string, description: string, more: Record<string, unknown> = {}) {
+  return { tags: [tag], summary, description, ...more };
+}

@@ -5,6 +5,7 @@ import { startDomainHealthCron } from "./domain-health-cron";
 import { startReconciler } from "./reconciler";
 import { startRetentionJob } from "./retention";
 import { startWebhookRelay } from "./webhook-relay";
+import { startBroadcastRepair } from "./broadcast-repair";
 
 export interface Running {
   stop(): Promise<void>;
@@ -19,6 +20,8 @@ const periodic: Record<string, () => Running> = {
   "domain-health": () => startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
   "webhook-dispatcher": () => startWebhookRelay(),
+  // the scan that restarts stalled fan-outs runs beside the broadcast actor
+  broadcast: () => startBroadcastRepair(),
 };
 
 export function jobKinds(): string[] {

@@ -7,10 +7,13 @@ import { sendgridDefinition } from "./email/sendgrid";
 import { sesDefinition } from "./email/ses";
 import { smtpDefinition } from "./email/smtp";
 import { inboxDefinition } from "./in-app/inbox";
+import { apnsDefinition } from "./push/apns";
 import { fcmDefinition } from "./push/fcm";
 import { webpushDefinition } from "./push/webpush";
 import { sandboxDefinition } from "./sandbox";
+import { snsDefinition } from "./sms/sns";
 import { twilioDefinition } from "./sms/twilio";
+import { vonageDefinition } from "./sms/vonage";
 import { redactSecrets, secretValues } from "./outcome";
 import { recordProviderCall } from "../basics/metrics";
 import type { Channel } from "../schemas/channels";
@@ -26,9 +29,12 @@ const definitions: ReadonlyMap<string, ProviderDefinition> = new Map(
     postmarkDefinition,
     resendDefinition,
     twilioDefinition,
+    vonageDefinition,
+    snsDefinition,
     whatsappCloudDefinition,
     fcmDefinition,
     webpushDefinition,
+    apnsDefinition,
     inboxDefinition,
     sandboxDefinition,
   ].map((d) => [d.name, d]),

@@ -121,6 +121,11 @@ export interface ProviderDeps {
    * refused unless the host enables it
    */
   allowHttpEndpoints?: boolean;
+  /**
+   * TLS trust for the HTTP/2 providers (apns) when they reach a server whose certificate is not
+   * publicly trusted: tests point them at a local fake with its own certificate
+   */
+  tls?: { ca: string | Buffer; servername?: string };
 }
 
 export type ProviderCredentials = Record<string, unknown>;

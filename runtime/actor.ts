@@ -28,6 +28,8 @@ export interface ActorContext {
   /** 1 on the first run, then 2, 3 ... including runs on hosts that crashed. */
   readonly deliveries: number;
   readonly partition: number;
+  /** The id of the host running this handler (runtime/host-identity.ts): record it with a claim to let a successor prove the claimer dead. */
+  readonly hostId: string;
   /** The runtime's TIME_SCALE: delays scheduled here are multiplied by it unless unscaled. */
   readonly timeScale: number;
   schedule<N>(timerId: string, delayMs: number, msg: N, opts?: TimerOptions): Promise<number>;

@@ -9,6 +9,7 @@ export { fnv1a32, partitionOf } from "./partition";
 export { compareEntryIds } from "./codec";
 export { runtimeKeys, GROUP } from "./keys";
 export { Loop, type LoopOptions } from "./loop";
+export { provablyDead as hostProvablyDead } from "./host-identity";
 export { createLease, type NamedLease } from "./lease";
 export { startLeasedLoop, type LeasedLoop, type LeasedLoopOptions } from "./leased-loop";
 export { countDeadLetters, deadLetterActors, dropDeadLetter, getDeadLetter, listDeadLetters, redriveDeadLetter, type DeadLetter, type Redriven } from "./dead-letters";

@@ -54,6 +54,9 @@ class HandlerContext implements ActorContext {
   get timeScale(): number {
     return this.core.runtime.timeScale;
   }
+  get hostId(): string {
+    return this.core.id;
+  }
   schedule<N>(timerId: string, delayMs: number, msg: N, opts?: TimerOptions) {
     return this.core.runtime.schedule(this.runner.actor as Actor<N>, timerId, delayMs, msg, opts);
   }

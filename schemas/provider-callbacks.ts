@@ -154,6 +154,32 @@ export const ResendWebhookBody = t.Object(
   },
 );
 
+/** A Vonage Messages API status webhook (signed with a JWT in Authorization). */
+export const VonageStatusBody = t.Object(
+  {
+    message_uuid: t.String({ description: "the provider message id stored on the notification" }),
+    status: t.String({ description: "submitted, delivered, rejected, undeliverable, read" }),
+    timestamp: t.Optional(t.String()),
+    to: t.Optional(t.String()),
+    from: t.Optional(t.String()),
+    client_ref: t.Optional(t.String({ description: "the notification id" })),
+  },
+  {
+    additionalProperties: true,
+    examples: [
+      {
+        message_uuid: "aaaaaaaa-bbbb-4ccc-8ddd-0123456789ab",
+        to: "447700900000",
+        from: "Acme",
+        timestamp: "2026-11-26T11:15:00.000Z",
+        status: "delivered",
+        channel: "sms",
+        client_ref: "01936f3e-8b1e-7c4a-9f10-2b3c4d5e6f70",
+      },
+    ],
+  },
+);
+
 export const CallbackOutcomeBody = t.Object({
   data: t.Object({
     received: t.Integer({ description: "reports in the request" }),

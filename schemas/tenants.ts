@@ -76,7 +76,7 @@ export const Offboarding = t.Object({
   current_table: t.Union([t.String(), t.Null()], { description: "The table being emptied now; null once completed" }),
   tables_done: t.Array(t.String(), { description: "Tables emptied so far, in order" }),
   tables_total: t.Integer({ description: "Tables holding the tenant's records (the audit log is kept and not counted)" }),
-  rows_deleted: t.Integer(),
+  rows_deleted: t.Integer({ description: "Rows deleted by the batches; children that leave by cascade with them (attempts, engagement records, preferences) are not counted" }),
   requested_at: t.String(),
   updated_at: t.String({ description: "The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job" }),
   completed_at: t.Union([t.String(), t.Null()]),

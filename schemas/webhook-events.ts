@@ -16,6 +16,8 @@ export const WebhookEventType = t.Union([
   t.Literal("workflow.step.completed"),
   t.Literal("workflow.step.failed"),
   t.Literal("workflow.completed"),
+  // audiences (docs/topics.md): a broadcast's fan-out created its last run
+  t.Literal("broadcast.completed"),
   t.Literal("inbox.notification.received"),
   t.Literal("inbox.notification.read"),
   // a subscriber's preferences changed (the hosted preference center or the API; docs/preferences.md)

@@ -32,6 +32,7 @@ export const StepInput = t.Object(
     channels: Field("array of string", "fallback: channels tried in order until one is delivered or sent (at least one)."),
     condition: Field("string", "fallback: only `not_delivered` (the default)."),
     category: Field("string", "send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as \"other\")."),
+    priority: Field("string", "send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md)."),
   },
   { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
 );
@@ -112,6 +113,7 @@ export const WorkflowStep = t.Object({
   limit: t.Optional(t.Integer({ description: "throttle" })),
   if: t.Optional(t.Record(t.String(), t.Unknown(), { description: "JSON Logic condition" })),
   category: t.Optional(t.String()),
+  priority: t.Optional(t.String({ description: "send and fallback: high, normal or low (absent: normal)" })),
 });
 
 export const WorkflowRecord = t.Object({

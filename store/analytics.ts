@@ -1,6 +1,6 @@
 // Analytics rollups: hourly counters per (tenant, environment, hour, channel, template), bumped in
 // the same transaction as the change they count, and the four read models of DESIGN.md 6 (plus engagement).
-import { sql, type Tx } from "./db";
+import { reader, sql, type Tx } from "./db";
 
 export const COUNTERS = ["total", "sent", "delivered", "failed", "bounced", "suppressed", "opened", "clicked", "complained"] as const;
 export type Counter = (typeof COUNTERS)[number];
@@ -171,17 +171,17 @@ function window(tenantId: string, environment: string, since: Date) {
 }
 
 export async function overview(tenantId: string, environment: string, since: Date): Promise<Counters> {
-  const [row] = await sql<Counters[]>`select ${sums()} from ${window(tenantId, environment, since)}`;
+  const [row] = await reader()<Counters[]>`select ${sums()} from ${window(tenantId, environment, since)}`;
   return row!;
 }
 
 export async function byChannel(tenantId: string, environment: string, since: Date): Promise<(Counters & { channel: string })[]> {
-  return await sql<(Counters & { channel: string })[]>`select channel, ${sums()} from ${window(tenantId, environment, since)}
+  return await reader()<(Counters & { channel: string })[]>`select channel, ${sums()} from ${window(tenantId, environment, since)}
     group by channel order by channel`;
 }
 
 export async function byTemplate(tenantId: string, environment: string, since: Date, limit: number): Promise<(Counters & { template: string })[]> {
-  return await sql<(Counters & { template: string })[]>`select template, ${sums()} from ${window(tenantId, environment, since)}
+  return await reader()<(Counters & { template: string })[]>`select template, ${sums()} from ${window(tenantId, environment, since)}
     where template <> '' group by template order by total desc, template limit ${limit}`;
 }
 
@@ -194,9 +194,9 @@ export async function timeseries(
 ): Promise<(Counters & { bucket: Date })[]> {
   const rows =
     granularity === "hour"
-      ? await sql<(Counters & { bucket: Date })[]>`select hour as bucket, ${sums()} from notification_stats_hourly
+      ? await reader()<(Counters & { bucket: Date })[]>`select hour as bucket, ${sums()} from notification_stats_hourly
           where tenant_id = ${tenantId} and environment = ${environment} and hour >= ${since} group by hour`
-      : await sql<(Counters & { bucket: Date })[]>`select date_trunc('day', bucket at time zone 'UTC') at time zone 'UTC' as bucket, ${sums()}
+      : await reader()<(Counters & { bucket: Date })[]>`select date_trunc('day', bucket at time zone 'UTC') at time zone 'UTC' as bucket, ${sums()}
           from ${window(tenantId, environment, since)} group by 1`;
   // Buckets are filled in here rather than with generate_series: at most 744 of them.
   const step = granularity === "hour" ? 3_600_000 : 86_400_000;

@@ -27,6 +27,8 @@ export interface ClaimItem {
   environment: string;
   attempt: number;
   provider: string;
+  /** the claiming host (ActorContext.hostId), kept in claimed_by */
+  host?: string;
 }
 
 async function claimBatch(items: ClaimItem[]): Promise<(NotificationRow | null)[]> {
@@ -38,9 +40,9 @@ async function claimBatch(items: ClaimItem[]): Promise<(NotificationRow | null)[
       select n.id, n.tenant_id, n.environment, n.status, n.attempt_count from notifications n
       where n.id = any(${ids}::uuid[]) order by n.id for no key update
     )
-    update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now(), claimed_at = now()
+    update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now(), claimed_at = now(), claimed_by = v.host
     from locked l join unnest(${ids}::uuid[], ${sorted.map((i) => i.tenantId)}::uuid[], ${sorted.map((i) => i.environment)}::text[],
-                ${sorted.map((i) => i.attempt)}::int[], ${sorted.map((i) => i.provider)}::text[]) as v(id, tenant_id, environment, attempt, provider)
+                ${sorted.map((i) => i.attempt)}::int[], ${sorted.map((i) => i.provider)}::text[], ${sorted.map((i) => i.host ?? null)}::text[]) as v(id, tenant_id, environment, attempt, provider, host)
       on v.id = l.id
     where n.id = l.id and l.tenant_id = v.tenant_id and l.environment = v.environment
       and l.status = 'pending' and l.attempt_count = v.attempt - 1
@@ -167,9 +169,9 @@ const staleInterval = (staleMs: number) => `${staleMs} milliseconds`;
 export async function claimStateOf(
   ref: { id: string; tenantId: string; environment: string },
   staleMs: number,
-): Promise<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number } | null> {
-  const [s] = await sql<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number }[]>`
-    select n.status, n.attempt_count,
+): Promise<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null } | null> {
+  const [s] = await sql<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null }[]>`
+    select n.status, n.attempt_count, n.claimed_by,
       exists (select 1 from notification_attempts a where a.notification_id = n.id and a.attempt_number = n.attempt_count) as has_outcome,
       greatest(0, ceil(extract(epoch from coalesce(n.claimed_at, n.updated_at) + ${staleInterval(staleMs)}::interval - now()) * 1000))::int as stale_in_ms
     from notifications n

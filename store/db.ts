@@ -1,5 +1,6 @@
 // The PostgreSQL connection pool (postgres.js) shared by every repository module, and the pipelined
 // transaction of batched writers. PostgreSQL is the source of truth; Redis only carries work.
+import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import { config } from "../config";
 
@@ -65,4 +66,19 @@ export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+const readConnection = new AsyncLocalStorage<Tx>();
+
+/**
+ * The connection of a read that may go to the replica (list, detail and analytics reads): the one
+ * withReader chose for this call (store/replica.ts onReplica), the primary pool elsewhere.
+ */
+export function reader(): Tx {
+  return readConnection.getStore() ?? sql;
+}
+
+/** Runs fn with reader() answering `tx` (store/replica.ts decides when that is the replica). */
+export function withReader<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+  return readConnection.run(tx, fn);
 }

@@ -1,7 +1,7 @@
 // The activity feed's reads: notifications of a scope filtered by recipient, subscriber, template,
 // workflow, status, channel and time, newest first, each filter served by its index (migration 0770);
 // and the current status of a set of notifications (a workflow run's steps show them).
-import { sql, type Scope } from "./db";
+import { reader, sql, type Scope } from "./db";
 import type { NotificationRow } from "./notifications";
 
 export interface FeedFilter {
@@ -27,7 +27,7 @@ export interface FeedPage {
 
 /** `limit + 1` rows after the cursor (pass them to store/cursor.ts pageOf). */
 export async function listNotificationFeed(scope: Scope, f: FeedFilter, page: FeedPage): Promise<FeedRow[]> {
-  return sql<FeedRow[]>`${feedQuery(scope, f, page)}`;
+  return reader()<FeedRow[]>`${feedQuery(scope, f, page)}`;
 }
 
 /**

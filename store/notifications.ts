@@ -1,7 +1,7 @@
 // Notification rows for everyone but the sender: the batched insert of the accept path, the API's reads,
 // warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
-import { sql, type Tx } from "./db";
+import { reader, sql, type Tx } from "./db";
 
 export interface NotificationRow {
   id: string;
@@ -131,7 +131,7 @@ export async function findByIdempotencyKey(tenantId: string, environment: string
 }
 
 export async function getNotification(tenantId: string, environment: string, id: string): Promise<NotificationRow | null> {
-  const rows = await sql<NotificationRow[]>`select * from notifications
+  const rows = await reader()<NotificationRow[]>`select * from notifications
     where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
   return rows[0] ?? null;
 }
@@ -143,7 +143,7 @@ export async function addNotificationWarning(id: string, w: NotificationWarning)
 }
 
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
-  return await sql<AttemptRow[]>`select * from notification_attempts
+  return await reader()<AttemptRow[]>`select * from notification_attempts
     where notification_id = ${notificationId} order by attempt_number`;
 }
 

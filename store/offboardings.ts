@@ -56,11 +56,12 @@ export async function staleOffboardings(before: Date, limit = 10): Promise<strin
 }
 
 /**
- * Every table with a tenant_id column (the audit log and this table excepted), ordered so that a table
- * comes before the tables it references (no foreign key ever blocks a delete, and cascades stay small),
- * keys and sessions first. Read from the catalogue, so a table added later is offboarded too.
+ * The tables an offboarding empties, in order: every table with a tenant_id column (the audit log and
+ * this table excepted; `all: false` also leaves out children that go by cascade, see below), each
+ * before the tables it references (no foreign key ever blocks a delete), keys and sessions first.
+ * Read from the catalogue, so a table added later is offboarded too.
  */
-export async function tenantTables(tx: Tx = sql): Promise<string[]> {
+export async function tenantTables(tx: Tx = sql, opts: { all?: boolean } = {}): Promise<string[]> {
   const tables = (
     await tx<{ table_name: string }[]>`
       select c.table_name from information_schema.columns c
@@ -70,10 +71,29 @@ export async function tenantTables(tx: Tx = sql): Promise<string[]> {
     .map((r) => r.table_name)
     .filter((n) => !KEPT.has(n));
   const set = new Set(tables);
-  const refs = await tx<{ child: string; parent: string }[]>`
-    select cl.relname as child, pl.relname as parent
+  const refs = await tx<{ child: string; parent: string; cascade: boolean }[]>`
+    select cl.relname as child, pl.relname as parent, k.confdeltype = 'c' as cascade
     from pg_constraint k join pg_class cl on cl.oid = k.conrelid join pg_class pl on pl.oid = k.confrelid
     where k.contype = 'f' and cl.relnamespace = current_schema()::regnamespace`;
+  if (!opts.all) {
+    // A table without an index led by tenant_id whose rows hang off a parent of the set by ON DELETE
+    // CASCADE (attempts and engagement records off notifications, preferences off subscribers) leaves
+    // with its parent's batches, through its foreign key's index: batches of its own would scan it whole.
+    const indexed = new Set(
+      (
+        await tx<{ rel: string }[]>`
+          select c.relname as rel from pg_index i join pg_class c on c.oid = i.indrelid
+          join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+          where a.attname = 'tenant_id' and c.relnamespace = current_schema()::regnamespace`
+      ).map((r) => r.rel),
+    );
+    for (const r of refs) {
+      if (r.cascade && set.has(r.child) && set.has(r.parent) && r.child !== r.parent && !indexed.has(r.child) && !FIRST.includes(r.child)) {
+        set.delete(r.child);
+      }
+    }
+    tables.splice(0, tables.length, ...tables.filter((t) => set.has(t)));
+  }
   // parent -> children that must be emptied before it
   const waitsFor = new Map<string, Set<string>>(tables.map((t) => [t, new Set<string>()]));
   for (const r of refs) if (set.has(r.child) && set.has(r.parent) && r.child !== r.parent) waitsFor.get(r.parent)!.add(r.child);

@@ -1,14 +1,14 @@
 // The last hour minute by minute (GET /v1/analytics/timeseries?period=1h): the hourly rollups are too
 // coarse for it, so it counts the hour's notifications themselves, read through the time index
 // (notifications_list_by_time): one hour of one scope's rows, grouped by minute of creation.
-import { sql } from "./db";
+import { reader } from "./db";
 import { COUNTERS, type Counters } from "./analytics";
 
 const MINUTE_MS = 60_000;
 
 /** One point per minute from `since` (a whole minute) to now, empty minutes as zeros; counters by the minute of creation (a cohort, as the rollups count). */
 export async function minuteSeries(tenantId: string, environment: string, since: Date): Promise<(Counters & { bucket: Date })[]> {
-  const rows = await sql<(Counters & { bucket: Date })[]>`
+  const rows = await reader()<(Counters & { bucket: Date })[]>`
     select date_trunc('minute', created_at) as bucket,
       count(*)::int as total,
       count(*) filter (where sent_at is not null or delivered_at is not null or bounced_at is not null)::int as sent,

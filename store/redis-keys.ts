@@ -25,6 +25,7 @@
 // | nms:quota:{<tenant>:<start ms>:<v>}:used  | string  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:{<tenant>:<start ms>:<v>}:inflight | zset  | store/quota-counters.ts          | period end + 7 days                        |
 // | nms:quota:counters                        | set     | store/quota-counters.ts          | none (members removed by the billing cron) |
+// | nms:ryw:<key id or user id>               | string  | store/replica.ts                 | 60 s after the caller's last write         |
 // | nms:fcap:<tenant>:<env>:<who>:<channel>   | zset    | store/frequency-caps.ts          | the longest cap window after the last send |
 // | nms:circuit:<tenant>:<env>:<channel>:<entry> | hash | store/circuits.ts (domain/routing/) | 1 day after its last call (a closed circuit forgets) |
 import { config } from "../config";
@@ -41,6 +42,13 @@ export const redisKeys = {
    * `redis-cli GET nms:auth:epoch`
    */
   authEpoch: () => redisKey("auth", "epoch"),
+
+  /**
+   * The primary's WAL position after a caller's last write (only with DATABASE_READ_URL): the caller's
+   * reads go to the primary until the replica has replayed it (read your writes). 60 s.
+   * `redis-cli GET nms:ryw:<api key id>`
+   */
+  lastWrite: (caller: string) => redisKey("ryw", caller),
 
   /**
    * Idempotency record of one (tenant, environment, method, path, Idempotency-Key), the digest

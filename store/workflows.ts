@@ -26,6 +26,8 @@ export interface WorkflowStepDef {
   if?: Record<string, unknown>;
   /** send and fallback: the preference category of its notifications (issue 28) */
   category?: string;
+  /** send and fallback: the notifications' sender lane (absent: normal) */
+  priority?: "high" | "normal" | "low";
 }
 
 export interface WorkflowRow {

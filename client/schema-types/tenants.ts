@@ -17,6 +17,7 @@ export type Offboarding = {
   tables_done: string[];
   /** Tables holding the tenant's records (the audit log is kept and not counted) */
   tables_total: number;
+  /** Rows deleted by the batches; children that leave by cascade with them (attempts, engagement records, preferences) are not counted */
   rows_deleted: number;
   requested_at: string;
   /** The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job */
@@ -35,6 +36,7 @@ export type OffboardingResponse = {
     tables_done: string[];
     /** Tables holding the tenant's records (the audit log is kept and not counted) */
     tables_total: number;
+    /** Rows deleted by the batches; children that leave by cascade with them (attempts, engagement records, preferences) are not counted */
     rows_deleted: number;
     requested_at: string;
     /** The last batch's time: a running offboarding whose updated_at stops moving is resumed by the retention job */

@@ -5,7 +5,7 @@ export type CreateWebhookBody = {
   /** http(s) address of the receiver, without credentials. Loopback, private, link-local, multicast and unspecified addresses are refused (also after DNS resolution) unless the service runs with WEBHOOK_ALLOW_PRIVATE=true. */
   url: string;
   /** Event types this webhook receives */
-  events: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
+  events: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "broadcast.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
   /** Signing secret to use instead of a generated one. `whsec_<base64 of 24-64 bytes>` keys webhook-signature with the decoded bytes (Standard Webhooks); any other string keys both signatures with its own bytes. */
   secret?: string;
   description?: string | null;
@@ -102,7 +102,7 @@ export type ReplayWebhookBody = {
   /** End of the window (exclusive); default now */
   until?: string;
   /** Only these types (default: the webhook's) */
-  events?: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
+  events?: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "broadcast.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
 };
 
 export type TestResult = {
@@ -133,7 +133,7 @@ export type TestResultResponse = {
 
 export type TestWebhookBody = {
   /** Event type whose data shape the test payload carries (default: none) */
-  event?: "notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed";
+  event?: "notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "broadcast.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed";
   /** Send this one test to another URL (same rules as url) */
   override_url?: string;
 };
@@ -142,7 +142,7 @@ export type UpdateWebhookBody = {
   /** http(s) address of the receiver, without credentials. Loopback, private, link-local, multicast and unspecified addresses are refused (also after DNS resolution) unless the service runs with WEBHOOK_ALLOW_PRIVATE=true. */
   url?: string;
   /** Event types this webhook receives */
-  events?: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
+  events?: ("notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "broadcast.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed")[];
   /** false stops deliveries, scheduled retries included; true resumes and clears disabled_reason */
   active?: boolean;
   description?: string | null;
@@ -160,7 +160,7 @@ export type Webhook = {
   updated_at: string;
 };
 
-export const WEBHOOK_EVENT_TYPES = ["notification.created","notification.sent","notification.delivered","notification.failed","notification.bounced","notification.opened","notification.clicked","notification.complained","notification.test","workflow.triggered","workflow.step.completed","workflow.step.failed","workflow.completed","inbox.notification.received","inbox.notification.read","subscriber.preferences_updated","quota.warning","quota.exceeded","channel.provider.circuit_opened","channel.provider.circuit_closed"] as const;
+export const WEBHOOK_EVENT_TYPES = ["notification.created","notification.sent","notification.delivered","notification.failed","notification.bounced","notification.opened","notification.clicked","notification.complained","notification.test","workflow.triggered","workflow.step.completed","workflow.step.failed","workflow.completed","broadcast.completed","inbox.notification.received","inbox.notification.read","subscriber.preferences_updated","quota.warning","quota.exceeded","channel.provider.circuit_opened","channel.provider.circuit_closed"] as const;
 
 export type WebhookCreated = {
   id: string;
@@ -213,7 +213,7 @@ export type WebhookDelivery = {
 };
 
 /** An event type of SPEC's table (notification.*, workflow.*, inbox.*) */
-export type WebhookEventTypeLiteral = "notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed";
+export type WebhookEventTypeLiteral = "notification.created" | "notification.sent" | "notification.delivered" | "notification.failed" | "notification.bounced" | "notification.opened" | "notification.clicked" | "notification.complained" | "notification.test" | "workflow.triggered" | "workflow.step.completed" | "workflow.step.failed" | "workflow.completed" | "broadcast.completed" | "inbox.notification.received" | "inbox.notification.read" | "subscriber.preferences_updated" | "quota.warning" | "quota.exceeded" | "channel.provider.circuit_opened" | "channel.provider.circuit_closed";
 
 export type WebhookListResponse = {
   data: {

@@ -247,6 +247,8 @@ export type StepInput = {
   condition?: unknown;
   /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
   category?: unknown;
+  /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+  priority?: unknown;
   [key: string]: unknown;
 };
 
@@ -341,6 +343,8 @@ export type WorkflowCreateBody = {
     condition?: unknown;
     /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
     category?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -389,6 +393,8 @@ export type WorkflowListResponse = {
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
       category?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -427,6 +433,8 @@ export type WorkflowRecord = {
     /** JSON Logic condition */
     if?: { [key: string]: unknown };
     category?: string;
+    /** send and fallback: high, normal or low (absent: normal) */
+    priority?: string;
   }[];
   version: number;
   active: boolean;
@@ -461,6 +469,8 @@ export type WorkflowResponse = {
       /** JSON Logic condition */
       if?: { [key: string]: unknown };
       category?: string;
+      /** send and fallback: high, normal or low (absent: normal) */
+      priority?: string;
     }[];
     version: number;
     active: boolean;
@@ -495,6 +505,8 @@ export type WorkflowStep = {
   /** JSON Logic condition */
   if?: { [key: string]: unknown };
   category?: string;
+  /** send and fallback: high, normal or low (absent: normal) */
+  priority?: string;
 };
 
 export type WorkflowUpdateBody = {
@@ -530,6 +542,8 @@ export type WorkflowUpdateBody = {
     condition?: unknown;
     /** string. send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as "other"). */
     category?: unknown;
+    /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
+    priority?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;

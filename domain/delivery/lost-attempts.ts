@@ -1,7 +1,7 @@
 // Lost-attempt recovery, the one place for it (the sender and the reconciler call it): a stale claim
 // of attempt n with no attempt row n lost its handler, perhaps after the provider accepted the message.
 import { config } from "../../config";
-import { retryDelayFor, type ActorContext } from "../../runtime";
+import { hostProvablyDead, retryDelayFor, type ActorContext } from "../../runtime";
 import { senderMessage, type SendMessage } from "./channel-sender-mail";
 import { claimStateOf, insertUnknownAttempt, lockStaleClaim } from "../../store/attempts";
 import { sql } from "../../store/db";
@@ -10,7 +10,7 @@ import { DELIVERY_RETRY_POLICY, MAX_ATTEMPTS, OUTCOME_UNKNOWN, senderTimers, STA
 
 type Ref = { id: string; tenantId: string; environment: string };
 /** What the sender's handler needs of its actor context (tests pass a recording fake). */
-export type SendContext = Pick<ActorContext, "schedule"> & Partial<Pick<ActorContext, "deliveries">>;
+export type SendContext = Pick<ActorContext, "schedule"> & Partial<Pick<ActorContext, "deliveries" | "hostId">>;
 
 /**
  * Records attempt n as a `failure` with OUTCOME_UNKNOWN when its claim is stale, and moves the
@@ -20,9 +20,9 @@ export type SendContext = Pick<ActorContext, "schedule"> & Partial<Pick<ActorCon
  * counted from the lost attempt's claim, since its back-off already ran while nobody knew), null
  * when nothing was recorded here or nothing follows.
  */
-export async function recordLostAttempt(ref: Ref, attempt: number): Promise<{ recorded: boolean; next: { msg: SendMessage; delayMs: number } | null }> {
+export async function recordLostAttempt(ref: Ref, attempt: number, staleMs = STALE_CLAIM_MS): Promise<{ recorded: boolean; next: { msg: SendMessage; delayMs: number } | null }> {
   const done = await sql.begin(async (tx) => {
-    const n = await lockStaleClaim(tx, ref, attempt, STALE_CLAIM_MS);
+    const n = await lockStaleClaim(tx, ref, attempt, staleMs);
     if (!n) return null;
     if (!(await insertUnknownAttempt(tx, n, attempt, OUTCOME_UNKNOWN))) return null; // another process recorded it
     const willRetry = attempt < MAX_ATTEMPTS;
@@ -45,7 +45,10 @@ export async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<
   const ref = { id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment };
   const s = await claimStateOf(ref, STALE_CLAIM_MS);
   if (!s || s.status !== "pending" || s.attempt_count !== msg.attempt || s.has_outcome) return;
-  if (s.stale_in_ms > 0) {
+  // The claimer is a process of this machine that is gone (kill -9 mid-call): nobody can still be
+  // calling the provider for this attempt, so it is recorded as lost now, not after the claim goes stale
+  const claimerDead = !!s.claimed_by && hostProvablyDead(s.claimed_by);
+  if (s.stale_in_ms > 0 && !claimerDead) {
     // Another handler may be calling the provider right now: leave it. A redelivered message (its
     // handler's process died, or the handler threw) looks again once the claim can be called lost,
     // instead of leaving the attempt to the reconciler's 60 s scan.
@@ -54,6 +57,6 @@ export async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<
     }
     return;
   }
-  const { next } = await recordLostAttempt(ref, msg.attempt);
+  const { next } = await recordLostAttempt(ref, msg.attempt, claimerDead ? 0 : STALE_CLAIM_MS);
   if (next) await ctx.schedule(senderTimers.retry(msg.notificationId), next.delayMs, next.msg, { unscaled: true });
 }

@@ -1,11 +1,11 @@
 // The links a sent message carries back to NMS, added just before the provider call: the status
-// callback URL of the channel configuration that sends it (Twilio) and, for email, open and click tracking.
+// callback URL of the channel configuration that sends it (Twilio, Vonage) and, for email, open and click tracking.
 import { config } from "../../config";
 import type { OutboundMessage } from "../../providers/types";
 import { withTracking } from "./tracking-links";
 
 /** Providers that take a status callback URL with each message; others are configured once at the provider. */
-const PER_MESSAGE_CALLBACK = new Set(["twilio"]);
+const PER_MESSAGE_CALLBACK = new Set(["twilio", "vonage"]);
 
 /** The public callback URL of a channel configuration: `PUBLIC_URL/webhooks/<provider>/<channel id>`. */
 export function callbackUrl(provider: string, channelId: string): string {

@@ -93,7 +93,7 @@ async function claim(msg: SendMessage, ctx: SendContext): Promise<Claimed | null
     : null;
   const [limited, n] = await Promise.all([
     limitP,
-    claimAttempt({ id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment, attempt: msg.attempt, provider: target?.provider ?? "" }),
+    claimAttempt({ id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment, attempt: msg.attempt, provider: target?.provider ?? "", host: ctx.hostId }),
   ]);
   if (!n) {
     await onClaimTaken(msg, ctx);

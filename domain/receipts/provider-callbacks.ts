@@ -6,6 +6,7 @@ import { postmarkReceipt, verifyPostmarkBasicAuth } from "../../providers/email/
 import { resendReceipt, verifySvixSignature } from "../../providers/email/resend";
 import { sendgridReceipt, verifySendgridSignature } from "../../providers/email/sendgrid";
 import { twilioReceipt, verifyTwilioSignature } from "../../providers/sms/twilio";
+import { verifyVonageWebhook, vonageReceipt } from "../../providers/sms/vonage";
 import type { ProviderReceipt } from "../../providers/types";
 import { verifyWhatsappSignature, whatsappReceipt, type WhatsappStatus } from "../../providers/whatsapp/whatsapp-cloud";
 import { loadChannelConfig, loadChannelConfigById, whatsappScopesForPhone, type ChannelConfig } from "../../store/channels";
@@ -190,6 +191,26 @@ export async function resendWebhook(q: { channelId: string; rawBody: string; id:
   if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
   const { matched, applied } = await applyAll(cfg, [receipt], "resend");
   if (matched === 0) throw unknownMessage(`the email_id ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
+  return { received: 1, matched, applied, ignored: 0 };
+}
+
+/**
+ * Vonage's status webhooks (Messages API): Authorization: Bearer <JWT HS256 under the account's
+ * signature secret>, at most 5 minutes old, whose payload_hash is the SHA-256 of the body.
+ */
+export async function vonageStatusWebhook(q: { channelId: string; rawBody: string; authorization: string | null }): Promise<CallbackOutcome> {
+  const cfg = await callbackChannel(q.channelId, "vonage");
+  const secret = cfg.credentials.signature_secret;
+  if (typeof secret !== "string" || secret === "") {
+    throw invalidSignature("This channel has no credentials.signature_secret: store the Vonage account's signature secret in the channel");
+  }
+  if (!(await verifyVonageWebhook(secret, q.authorization, q.rawBody))) {
+    throw invalidSignature("The Authorization JWT does not verify under the channel's signature secret, is older than 5 minutes, or its payload_hash is not the body's SHA-256");
+  }
+  const receipt = vonageReceipt(parseJsonObject(q.rawBody));
+  if (!receipt) return { received: 1, matched: 0, applied: 0, ignored: 1 };
+  const { matched, applied } = await applyAll(cfg, [receipt], "vonage");
+  if (matched === 0) throw unknownMessage(`the message_uuid ${JSON.stringify(receipt.messageId.slice(0, 64))}`);
   return { received: 1, matched, applied, ignored: 0 };
 }
 

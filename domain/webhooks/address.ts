@@ -158,5 +158,7 @@ export async function urlProblem(raw: string, allowPrivate: boolean = config.web
   const target = await pickTarget(parsed.url.hostname, allowPrivate);
   if (target.ok) return null;
   if (target.code === "dns_error") return null;
-  return `must not point at a loopback, private, link-local, multicast or unspecified address: ${target.message}`;
+  const problem = `must not point at a loopback, private, link-local, multicast or unspecified address: ${target.message}`;
+  // the setting that allows it, for a developer whose receiver runs on their own machine
+  return allowPrivate ? problem : `${problem}. A service run for development or tests can allow private and loopback receivers with WEBHOOK_ALLOW_PRIVATE=true`;
 }

@@ -173,6 +173,20 @@ export function sampleEventData(type: WebhookEventType, at = new Date().toISOStr
       return { ...SAMPLE_RUN, step: 0, step_result: { type: "send", step: 0, status: "failed", channel: "email" }, status: "failed" };
     case "workflow.completed":
       return { ...SAMPLE_RUN, status: "completed" };
+    case "broadcast.completed":
+      return {
+        broadcast: {
+          id: "00000000-0000-7000-8000-000000000005",
+          topic: "plan:pro",
+          workflow_slug: "welcome",
+          workflow_version: 1,
+          status: "completed",
+          recipients: 2,
+          runs_created: 2,
+          created_at: at,
+          completed_at: at,
+        },
+      };
     case "inbox.notification.received":
     case "inbox.notification.read":
       return {

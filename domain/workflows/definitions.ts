@@ -31,9 +31,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template", "category", "if"],
+  send: ["type", "channel", "template", "category", "priority", "if"],
   delay: ["type", "duration", "until", "if"],
-  fallback: ["type", "channels", "template", "condition", "category", "if"],
+  fallback: ["type", "channels", "template", "condition", "category", "priority", "if"],
   digest: ["type", "window", "key", "max_events", "if"],
   throttle: ["type", "limit", "window", "key", "if"],
 };
@@ -96,6 +96,18 @@ function checkChannel(details: ErrorDetails, field: string, v: unknown) {
   if (!isString(v) || !(CHANNELS as readonly string[]).includes(v)) add(details, field, `must be one of ${CHANNELS.join(", ")}`);
 }
 
+const PRIORITIES = ["high", "normal", "low"] as const;
+
+/** A send or fallback step's lane (docs/routing.md): kept only when given. */
+function withPriority(details: ErrorDetails, at: string, v: unknown, step: WorkflowStepDef): WorkflowStepDef {
+  if (v === undefined || v === null) return step;
+  if (!(PRIORITIES as readonly unknown[]).includes(v)) {
+    add(details, `${at}.priority`, `must be one of ${PRIORITIES.join(", ")}`);
+    return step;
+  }
+  return { ...step, priority: v as WorkflowStepDef["priority"] };
+}
+
 function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowStepDef | null {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     add(details, at, "must be an object");
@@ -129,7 +141,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
       const send: WorkflowStepDef = { type, channel: s.channel as string, template: s.template as string };
       if (isString(s.category)) send.category = s.category;
-      return send;
+      return withPriority(details, at, s.priority, send);
     case "delay": {
       if (s.until !== undefined) {
         if (s.duration !== undefined) add(details, `${at}.until`, "must not be given with duration (one of duration or until)");
@@ -161,7 +173,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       if (s.condition !== undefined) step.condition = s.condition as string;
       checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
       if (isString(s.category)) step.category = s.category;
-      return step;
+      return withPriority(details, at, s.priority, step);
     }
     case "digest": {
       checkWindow(details, `${at}.window`, s.window, MAX_DIGEST_WINDOW_SECONDS, "24 hours (1440m, 24h, 1d)");

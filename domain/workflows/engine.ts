@@ -240,7 +240,7 @@ async function createNotification(
   channel: Channel,
   template: string,
   key: string,
-  opts: { anyTemplateChannel: boolean; wakesRun: boolean; data: Record<string, unknown>; category?: string | null },
+  opts: { anyTemplateChannel: boolean; wakesRun: boolean; data: Record<string, unknown>; category?: string | null; priority?: WorkflowStepDef["priority"] },
 ): Promise<Created> {
   const address = await stepAddress(run, channel);
   if (!address.ok) return address;
@@ -257,6 +257,7 @@ async function createNotification(
       subscriber: address.subscriber,
       templateForAnyChannel: opts.anyTemplateChannel,
       category: opts.category ?? null,
+      priority: opts.priority ?? "normal",
     });
     return { ok: true, id: n.id, status: n.status };
   } catch (err) {
@@ -280,6 +281,7 @@ async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next
     wakesRun: outcomeLookedAt(d.steps, i),
     data: await stepData(d),
     category: step.category,
+    priority: step.priority,
   });
   if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
   else d.complete({ type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
@@ -322,7 +324,7 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
       // the run waits for this one's outcome (and a later fallback may look at it)
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, data: await stepData(d), category: step.category });
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, data: await stepData(d), category: step.category, priority: step.priority });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;

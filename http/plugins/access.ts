@@ -90,6 +90,12 @@ export const ACCESS_RULES = {
 } satisfies Record<string, { who: string; security: Record<string, string[]>[]; guard: (refusal?: string) => Guard }>;
 
 export type AccessRule = keyof typeof ACCESS_RULES;
+
+/**
+ * Rules whose guard takes a request from the caller's rate budget (http/plugins/auth.ts: API keys,
+ * and dashboard sessions on key routes): their answers carry X-RateLimit-*, and 429 past the budget.
+ */
+export const RATE_LIMITED_RULES: ReadonlySet<AccessRule> = new Set(["secret-read", "secret-write", "subscriber-read", "subscriber-write", "owner-write"]);
 /** A rule, or a rule with the message of its 403 (session-manager routes say what members may not do). */
 export type Access = AccessRule | { rule: AccessRule; refusal: string };
 

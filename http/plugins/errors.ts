@@ -43,6 +43,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   // 409: the current state forbids it
   conflict: 409,
   run_not_cancellable: 409,
+  broadcast_not_cancellable: 409,
   subscriber_erased: 409,
   email_taken: 409,
   last_owner: 409,

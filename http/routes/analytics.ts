@@ -15,6 +15,7 @@ import { parseLimit } from "../pagination";
 import { lastHourStart, minuteSeries } from "../../store/recent-activity";
 import { validationFailed } from "../../basics/errors";
 import { accessPlugin } from "../plugins/access";
+import { readOnReplica } from "../plugins/read-routing";
 import { errors, KEY_ERRORS } from "../route-docs";
 
 export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
@@ -23,19 +24,19 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
     "/v1/analytics/overview",
     async ({ auth, query }) => {
       const period = query.period ?? "24h";
-      const c = await overview(auth.tenantId, auth.environment, periodStart(period));
+      const c = await readOnReplica(auth, () => overview(auth.tenantId, auth.environment, periodStart(period)));
       const delivery_rate = c.sent > 0 ? Math.round((c.delivered / c.sent) * 10_000) / 10_000 : 0;
       return { data: { period, ...c, delivery_rate } };
     },
-    { access: "secret-read", query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: OverviewResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters for a period", description: "The period's totals by status for the environment.", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/channels",
     async ({ auth, query }) => {
       const period = query.period ?? "24h";
-      return { data: await byChannel(auth.tenantId, auth.environment, periodStart(period)) };
+      return { data: await readOnReplica(auth, () => byChannel(auth.tenantId, auth.environment, periodStart(period))) };
     },
-    { access: "secret-read", query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", tags: ["analytics"] } },
+    { access: "secret-read", query: PeriodQuery, response: { 200: ChannelRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Counters per channel", description: "The same counters as the overview, one row per channel.", tags: ["analytics"] } },
   )
   .get(
     "/v1/analytics/timeseries",
@@ -46,10 +47,11 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       if ((period === "1h") !== (granularity === "minute")) {
         throw validationFailed({ granularity: [period === "1h" ? "must be minute for period 1h" : "minute is offered for period 1h only"] });
       }
-      const rows =
+      const rows = await readOnReplica(auth, () =>
         granularity === "minute"
-          ? await minuteSeries(auth.tenantId, auth.environment, lastHourStart())
-          : await timeseries(auth.tenantId, auth.environment, periodStart(period), granularity);
+          ? minuteSeries(auth.tenantId, auth.environment, lastHourStart())
+          : timeseries(auth.tenantId, auth.environment, periodStart(period), granularity),
+      );
       const points = rows.map(({ bucket, ...c }) => ({ timestamp: new Date(bucket).toISOString(), ...c }));
       return { data: { period, granularity, points } };
     },
@@ -57,7 +59,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
       access: "secret-read",
       query: TimeseriesQuery,
       response: { 200: TimeseriesResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "Counters per minute (the last hour), hour or day", tags: ["analytics"] },
+      detail: { summary: "Counters per minute (the last hour), hour or day", description: "A time series of the counters, one bucket per minute, hour or day.", tags: ["analytics"] },
     },
   )
   .get(
@@ -65,7 +67,7 @@ export const analyticsRoutes = new Elysia({ name: "routes.analytics" })
     async ({ auth, query }) => {
       const period = query.period ?? "24h";
       const limit = parseLimit(query.limit, 10, 100);
-      return { data: await byTemplate(auth.tenantId, auth.environment, periodStart(period), limit) };
+      return { data: await readOnReplica(auth, () => byTemplate(auth.tenantId, auth.environment, periodStart(period), limit)) };
     },
-    { access: "secret-read", query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", tags: ["analytics"] } },
+    { access: "secret-read", query: TemplatesQuery, response: { 200: TemplateRowsResponse, ...errors(KEY_ERRORS, 422) }, detail: { summary: "Top templates by total", description: "Templates ranked by how many notifications used them in the period, with their counters.", tags: ["analytics"] } },
   );

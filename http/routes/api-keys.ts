@@ -198,7 +198,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     access: "secret-write",
     body: CreateKeyBody,
     response: { 201: ReferenceKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
-    detail: { summary: "Create an API key; raw_key is shown once", tags: ["api-keys"] },
+    detail: { summary: "Create an API key; raw_key is shown once", description: "Store raw_key now: only its hash is kept. A production key may create sandbox keys; a sandbox key only sandbox keys. Default permissions are read and write; allowed_ips limits where the key may be used from.", tags: ["api-keys"] },
   })
   .delete("/v1/api-keys/:id", async ({ auth, params, query, set }) => {
     await revoke(auth, params.id, query.reason ?? "revoked");
@@ -208,7 +208,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     params: KeyIdParams,
     query: RevokeQuery,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
-    detail: { summary: "Revoke an API key (effective on the next request)", tags: ["api-keys"] },
+    detail: { summary: "Revoke an API key (effective on the next request)", description: "Every process stops accepting the key from its next request (the key cache is invalidated); other keys keep working.", tags: ["api-keys"] },
   })
   .post("/v1/api-keys/:id/rotate", async ({ auth, params, body, set }) => {
     if (!isUuid(params.id)) throw notFound("not_found", "API key not found");
@@ -251,7 +251,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     params: KeyIdParams,
     body: RotateKeyBody,
     response: { 201: RotatedKeyResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-    detail: { summary: "Rotate a key: a new key now, the old one valid for grace_period_hours (default 24)", tags: ["api-keys"] },
+    detail: { summary: "Rotate a key: a new key now, the old one valid for grace_period_hours (default 24)", description: "Answers the new key (raw_key shown once) and when the old one expires, so deployments can switch without downtime. A body that is not an object is refused and rotates nothing.", tags: ["api-keys"] },
   })
   // ---- guide shape ------------------------------------------------------------------------
   .get("/api-keys", async ({ auth, query }) => {
@@ -263,7 +263,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     access: "secret-read",
     query: GuideListQuery,
     response: { 200: GuideKeyList, ...errors(KEY_ERRORS, 422) },
-    detail: { summary: "List API keys (guide shape, no key values)", tags: ["api-keys"] },
+    detail: { summary: "List API keys (guide shape, no key values)", description: "The same keys as GET /v1/api-keys in the guide's shape (name, permissions, allowed_ips), page-numbered.", tags: ["api-keys"] },
   })
   .post("/api-keys", async ({ auth, body, set }) => {
     const details = fieldErrors();
@@ -284,7 +284,7 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     access: "secret-write",
     body: CreateGuideKeyBody,
     response: { 201: GuideKeyCreated, ...errors(KEY_ERRORS, BODY_ERRORS) },
-    detail: { summary: "Create an API key (guide shape); the key is shown once", tags: ["api-keys"] },
+    detail: { summary: "Create an API key (guide shape); the key is shown once", description: "The guide's shape of POST /v1/api-keys: name, permissions (read, write) and allowed_ips; the key value is in this answer only.", tags: ["api-keys"] },
   })
   .delete("/api-keys/:id", async ({ auth, params, query, set }) => {
     await revoke(auth, params.id, query.reason ?? "revoked");
@@ -294,5 +294,5 @@ export const apiKeyRoutes = new Elysia({ name: "routes.api-keys" })
     params: KeyIdParams,
     query: RevokeQuery,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
-    detail: { summary: "Revoke an API key; every request using it then fails", tags: ["api-keys"] },
+    detail: { summary: "Revoke an API key; every request using it then fails", description: "Same as DELETE /v1/api-keys/{id}, for keys listed in the guide's shape.", tags: ["api-keys"] },
   });

@@ -7,7 +7,9 @@ import { dirname } from "node:path";
 import { notFound } from "../../basics/errors";
 import { parseBody } from "../plugins/body-parser";
 import { builtFile } from "./web-assets";
-import { accessPlugin } from "../plugins/access";
+import { accessPlugin, RATE_LIMITED_RULES, type AccessRule } from "../plugins/access";
+import { IDEMPOTENT_POST_RE } from "../plugins/idempotency";
+import { API_TAGS, INTERNAL_TAGS } from "../route-docs";
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 /** The files of the package the page loads; nothing else of node_modules is reachable. */
@@ -88,6 +90,75 @@ function fixResponses<P extends object>(paths: P): P {
   return paths;
 }
 
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+/** Headers and parameters the decoration adds to operations. */
+const SHARED_COMPONENTS = {
+  parameters: {
+    IdempotencyKey: {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Any string up to 255 characters, unique per intended operation (a UUID). Retrying with the same key and body within 24 hours answers the first response again, byte for byte, with `Idempotent-Replayed: true`; the same key with another body is 422 `idempotency_key_reused`, and while the first request still runs, 409 `idempotency_key_in_use`.",
+      schema: { type: "string", maxLength: 255 },
+      example: "3f1c2a9e-7b4d-4e0a-9c61-2d8f5b7a1e34",
+    },
+  },
+  headers: {
+    "X-RateLimit-Limit": { description: "Requests per minute allowed to this API key (or dashboard user): the tenant plan's rate", schema: { type: "integer" } },
+    "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
+    "X-RateLimit-Reset": { description: "Unix time (seconds) when the budget is full again", schema: { type: "integer" } },
+    "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
+    "Idempotent-Replayed": { description: "true when this is the stored answer to an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } },
+  },
+};
+
+// written out, not $ref'd: Swagger UI resolves every reference on its own, and a few hundred of them
+// tripled the time /docs takes to draw
+const headerRef = (name: keyof typeof SHARED_COMPONENTS.headers) => SHARED_COMPONENTS.headers[name];
+
+/**
+ * What the routes' own options do not say, added from the same rules the service applies: the
+ * Idempotency-Key parameter on the POSTs that honour it (IDEMPOTENT_POST_RE), the rate-limit headers
+ * on every answer of a rate-limited access rule (and Retry-After on its 429), the sections (API_TAGS)
+ * and the paths ordered by section, internal routes last.
+ */
+function decorate<P extends Record<string, any>>(paths: P): P {
+  const rank = (tag: string | undefined) => {
+    const i = API_TAGS.findIndex((t) => t.name === tag);
+    return i < 0 ? API_TAGS.length : i;
+  };
+  for (const [path, item] of Object.entries<Record<string, any>>(paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      if (method === "post" && IDEMPOTENT_POST_RE.test(path)) {
+        op.parameters = [...(op.parameters ?? []), SHARED_COMPONENTS.parameters.IdempotencyKey];
+        for (const [status, r] of Object.entries<any>(op.responses ?? {})) {
+          if (/^2\d\d$/.test(status)) op.responses[status] = { ...r, headers: { ...r.headers, "Idempotent-Replayed": headerRef("Idempotent-Replayed") } };
+        }
+      }
+      if (RATE_LIMITED_RULES.has(op["x-access"] as AccessRule)) {
+        for (const [status, r] of Object.entries<any>(op.responses ?? {})) {
+          // 401 and 403 are answered before the budget is read
+          if (status === "401" || status === "403") continue;
+          const headers = { ...r.headers, "X-RateLimit-Limit": headerRef("X-RateLimit-Limit"), "X-RateLimit-Remaining": headerRef("X-RateLimit-Remaining"), "X-RateLimit-Reset": headerRef("X-RateLimit-Reset") };
+          if (status === "429") headers["Retry-After"] = headerRef("Retry-After");
+          op.responses[status] = { ...r, headers };
+        }
+      }
+    }
+  }
+  const sectionOf = (item: Record<string, any>) => Math.min(...METHODS.map((m) => rank(item[m]?.tags?.[0])));
+  const internal = new Set(INTERNAL_TAGS.map(rank));
+  const ordered = Object.entries<Record<string, any>>(paths)
+    .map(([path, item], i) => ({ path, item, i, section: sectionOf(item) }))
+    // stable: within a section the routes keep their registration order
+    .sort((a, b) => Number(internal.has(a.section)) - Number(internal.has(b.section)) || a.section - b.section || a.i - b.i);
+  return Object.fromEntries(ordered.map(({ path, item }) => [path, item])) as P;
+}
+
 export function apiReferenceRoutes(documentation: Record<string, any>) {
   let cached: { routes: number; doc: Record<string, any> } | null = null;
   const plugin = new Elysia({ name: "routes.api-reference" }).use(accessPlugin);
@@ -103,8 +174,12 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
         const doc = {
           openapi: "3.1.0",
           ...documentation,
-          paths: fixResponses(paths),
-          components: { ...documentation.components, schemas: { ...components.schemas, ...documentation.components?.schemas } },
+          tags: API_TAGS.map((t) => ({ ...t })),
+          paths: decorate(fixResponses(paths)),
+          components: {
+            ...documentation.components,
+            schemas: { ...components.schemas, ...documentation.components?.schemas },
+          },
         };
         cached = { routes: routes.length, doc };
         return doc;

@@ -66,7 +66,7 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     access: "admin",
     query: AuditLogQuery,
     response: { 200: AuditLogList, ...errors(401, 422) },
-    detail: { summary: "Audit log entries of a tenant (admin)", tags: ["admin"] },
+    detail: { summary: "Audit log entries of a tenant (admin)", description: "Filter by action, resource, actor and date range (ISO 8601); newest first.", tags: ["admin"] },
   })
   .get("/api/internal/audit-logs/:id", async ({ params }) => {
     const row = isUuid(params.id) ? await findAuditLog(params.id) : undefined;
@@ -76,7 +76,7 @@ export const auditLogRoutes = new Elysia({ name: "routes.audit-logs" })
     access: "admin",
     params: t.Object({ id: t.String() }),
     response: { 200: AuditLogResponse, ...errors(401, 404) },
-    detail: { summary: "One audit log entry (admin)", tags: ["admin"] },
+    detail: { summary: "One audit log entry (admin)", description: "An entry with its metadata, actor, IP address and user agent. Entries are never changed or deleted.", tags: ["admin"] },
   });
 
 /**
@@ -94,7 +94,7 @@ export const teamAuditLogRoutes = new Elysia({ name: "routes.team-audit-logs" })
     query: TeamAuditLogQuery,
     response: { 200: AuditLogList, ...errors(401, 403, 422) },
     detail: {
-      summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)",
+      summary: "Audit log entries of the signed-in user's tenant (owners and admins; dashboard session)", description: "Who did what in the tenant (keys created and revoked, members invited, settings changed), newest first.",
       tags: ["team"],
     },
   });

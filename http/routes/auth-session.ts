@@ -165,7 +165,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       access: "public",
       // 422: a NUL in the query string is refused before any route (http/plugins/errors.ts)
       response: { 200: OAuthProviderList, ...errors(422) },
-      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", tags: ["session"] },
+      detail: { summary: "OAuth providers configured on this server (a sign-in page shows a button for each)", description: "Google and GitHub appear only when their client id and secret are configured.", tags: ["session"] },
     },
   )
   .post(
@@ -218,7 +218,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
         ...errors(400, 422),
       },
       detail: {
-        summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL",
+        summary: "Verify a sign-in link; sets the session cookie and redirects to APP_URL", description: "A link works once and for 15 minutes; an expired or used link is 400 invalid_token. On success the nms_session cookie is set and the browser is redirected (302) to the dashboard.",
         tags: ["session"],
       },
     },
@@ -233,7 +233,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     {
       access: "public",
       response: { 200: SessionResponse, ...errors(422) },
-      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", tags: ["session"] },
+      detail: { summary: "The signed-in dashboard user, or null: a page asks without causing a 401", description: "Answers 200 with the user, or with null when there is no valid session, so a page can decide to show the sign-in form.", tags: ["session"] },
     },
   )
   .get(
@@ -258,7 +258,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       access: "public",
       params: ProviderParams,
       response: { 302: Redirect("To the provider's consent page (Location), with a state cookie"), ...errors(404) },
-      detail: { summary: "Start OAuth sign-in (google or github)", tags: ["session"] },
+      detail: { summary: "Start OAuth sign-in (google or github)", description: "Redirects (302) to the provider's consent page with a state cookie; the provider sends the browser back to the callback.", tags: ["session"] },
     },
   )
   .get(
@@ -303,7 +303,7 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
       params: ProviderParams,
       query: CallbackQuery,
       response: { 302: SIGNED_IN, ...errors(400, 404, 422) },
-      detail: { summary: "OAuth callback", tags: ["session"] },
+      detail: { summary: "OAuth callback", description: "Checks the state, exchanges the code and signs the user in (or up, for a verified email not yet known), then redirects (302) to the dashboard.", tags: ["session"] },
     },
   )
   .delete(
@@ -338,6 +338,6 @@ export const authSessionRoutes = new Elysia({ name: "routes.auth-session" })
     {
       access: "session",
       response: { 200: MeResponse, ...errors(401, 403) },
-      detail: { summary: "The signed-in dashboard user", tags: ["session"] },
+      detail: { summary: "The signed-in dashboard user", description: "The user's id, email, role and tenant. API keys are refused: this is the dashboard's own route.", tags: ["session"] },
     },
   );

@@ -20,7 +20,7 @@ export const billingWebhookRoutes = new Elysia({ name: "routes.billing-webhooks"
     detail: {
       summary: "Stripe webhook events (Stripe-Signature, verified by the stripe package; at most 5 minutes old)",
       description: "Each event id applies once: a repeated delivery answers duplicate true and changes nothing. Point a Stripe webhook endpoint here with those four event types and set STRIPE_WEBHOOK_SECRET to its signing secret.",
-      tags: ["public"],
+      tags: ["provider-callbacks"],
     },
   },
 );

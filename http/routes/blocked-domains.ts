@@ -87,7 +87,7 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       access: "admin",
       query: BlockedCheckQuery,
       response: { 200: BlockedCheck, ...errors(401, 422) },
-      detail: { ...TAG, summary: "Is this address's domain (or a parent domain) blocked?" },
+      detail: { ...TAG, summary: "Is this address's domain (or a parent domain) blocked?", description: "Answers whether an address at that domain would be refused at sign-up." },
     },
   )
   .post(
@@ -103,7 +103,7 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       access: "admin",
       body: BlockDomainBody,
       response: { 201: BlockedDomainResponse, ...errors(401, BODY_ERRORS, 409) },
-      detail: { ...TAG, summary: "Block a domain (and its subdomains)" },
+      detail: { ...TAG, summary: "Block a domain (and its subdomains)", description: "Sign-ups and team invitations with an address at that domain, or any subdomain of it, are refused with 422 email_domain_blocked." },
     },
   )
   .delete(
@@ -113,5 +113,5 @@ export const blockedDomainRoutes = new Elysia({ name: "routes.blocked-domains" }
       if (!(await unblockDomain(domain))) throw notFound("blocked_domain_not_found", `${domain} is not blocked`);
       set.status = 204;
     },
-    { access: "admin", params: BlockedDomainParams, response: { 204: NoContent, ...errors(401, 404, 422) }, detail: { ...TAG, summary: "Unblock a domain" } },
+    { access: "admin", params: BlockedDomainParams, response: { 204: NoContent, ...errors(401, 404, 422) }, detail: { ...TAG, summary: "Unblock a domain", description: "Addresses at that domain are accepted again unless a parent domain is blocked." } },
   );

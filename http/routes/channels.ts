@@ -170,7 +170,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       access: "secret-write",
       body: ChannelCreateBody,
       response: { 201: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-      detail: { summary: "Configure a channel's provider", tags: ["channels"] },
+      detail: { summary: "Configure a channel's provider", description: "One configuration per channel and environment. Credentials are checked against the provider's fields (GET /v1/providers) and stored encrypted (AES-256-GCM). Sends on a channel without a configuration are refused with 422 channel_not_configured.", tags: ["channels"] },
     },
   )
   .get(
@@ -178,7 +178,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
     async ({ auth }) => {
       return { data: (await listChannels(scopeOf(auth))).map(serializeChannel) };
     },
-    { access: "secret-read", response: { 200: ChannelListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List channel configurations", tags: ["channels"] } },
+    { access: "secret-read", response: { 200: ChannelListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List channel configurations", description: "Every configured channel of the environment.", tags: ["channels"] } },
   )
   .get(
     "/v1/channels/:channel",
@@ -198,7 +198,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       access: "secret-read",
       params: ChannelParams,
       response: { 200: ChannelResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Get a channel's configuration", tags: ["channels"] },
+      detail: { summary: "Get a channel's configuration", description: "The provider and settings of one channel.", tags: ["channels"] },
     },
   )
   .put(
@@ -253,7 +253,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       body: ChannelUpdateBody,
       response: { 200: ChannelResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
-        summary: "Update a channel's configuration (credentials and settings replaced when given, kept otherwise)",
+        summary: "Update a channel's configuration (credentials and settings replaced when given, kept otherwise)", description: "The same checks as at creation apply to what is given.",
         tags: ["channels"],
       },
     },
@@ -274,7 +274,7 @@ export const channelRoutes = new Elysia({ name: "routes.channels" })
       access: "secret-write",
       params: ChannelParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Remove a channel's configuration", tags: ["channels"] },
+      detail: { summary: "Remove a channel's configuration", description: "Sends on this channel are refused with 422 channel_not_configured from then on.", tags: ["channels"] },
     },
   )
   .post(

@@ -26,7 +26,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       access: "admin",
       query: DeadLetterListQuery,
       response: { 200: DeadLetterList, ...errors(401, 422) },
-      detail: { ...TAG, summary: "List dead letters, newest first (?actor, cursor, limit)" },
+      detail: { ...TAG, summary: "List dead letters, newest first (?actor, cursor, limit)", description: "Messages an actor failed to handle 5 times, with their error; see docs/operations.md for what to do with them." },
     },
   )
   .get(
@@ -36,7 +36,7 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       access: "admin",
       params: DeadLetterParams,
       response: { 200: DeadLetterResponse, ...errors(401, 404, 422) },
-      detail: { ...TAG, summary: "One dead letter with its error stack" },
+      detail: { ...TAG, summary: "One dead letter with its error stack", description: "The message, the error it failed with and its stack, and when it died." },
     },
   )
   .post(
@@ -66,6 +66,6 @@ export const deadLetterRoutes = new Elysia({ name: "routes.dead-letters" })
       access: "admin",
       params: DeadLetterParams,
       response: { 204: NoContent, ...errors(401, 404, 422) },
-      detail: { ...TAG, summary: "Drop a dead letter (it is not delivered); 204" },
+      detail: { ...TAG, summary: "Drop a dead letter (it is not delivered); 204", description: "The message is gone for good; use redrive instead to run it again." },
     },
   );

@@ -55,7 +55,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       access: "secret-read",
       query: DomainAlertListQuery,
       response: { 200: DomainAlertListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "Alerts raised when a domain's SPF, DKIM or DMARC check stopped passing: open first, newest first", tags },
+      detail: { summary: "Alerts raised when a domain's SPF, DKIM or DMARC check stopped passing: open first, newest first", description: "Each alert names the domain and the check that stopped passing.", tags },
     },
   )
   .post(
@@ -70,7 +70,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       body: CreateDomainBody,
       response: { 201: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
-        summary: "Add a sending domain: status pending, with the TXT records to publish (verification, SPF, DKIM, DMARC). Accepts Idempotency-Key",
+        summary: "Add a sending domain: status pending, with the TXT records to publish (verification, SPF, DKIM, DMARC). Accepts Idempotency-Key", description: "Publish the records at your DNS host, then call verify. Email from a verified domain is DKIM-signed with its key.",
         tags,
       },
     },
@@ -88,14 +88,14 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       access: "secret-read",
       query: DomainListQuery,
       response: { 200: DomainListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List sending domains, newest first", tags },
+      detail: { summary: "List sending domains, newest first", description: "Each with its status (pending, verified) and latest health.", tags },
     },
   )
   .get("/v1/domains/:id", async ({ auth, params }) => ({ data: domainView(await getDomain(scopeOf(auth), params.id)) }), {
     access: "secret-read",
     params: DomainIdParams,
     response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
-    detail: { summary: "A sending domain with its DNS records and latest health", tags },
+    detail: { summary: "A sending domain with its DNS records and latest health", description: "The records to publish, as the verification found them.", tags },
   })
   .patch(
     "/v1/domains/:id",
@@ -105,7 +105,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       params: DomainIdParams,
       body: UpdateDomainBody,
       response: { 200: DomainResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Change a domain's settings: block_on_failure holds its email while DKIM or SPF fails", tags },
+      detail: { summary: "Change a domain's settings: block_on_failure holds its email while DKIM or SPF fails", description: "Other settings keep their value when not given.", tags },
     },
   )
   .delete(
@@ -118,7 +118,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       access: "secret-write",
       params: DomainIdParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Remove a sending domain (with its health history and alerts)", tags },
+      detail: { summary: "Remove a sending domain (with its health history and alerts)", description: "Email from its addresses is no longer DKIM-signed.", tags },
     },
   )
   .post(
@@ -129,7 +129,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       params: DomainIdParams,
       response: { 200: DomainResponse, ...errors(KEY_ERRORS, 404) },
       detail: {
-        summary: "Look up the verification TXT record: verified when it matches, else still pending with verification_error saying what was found",
+        summary: "Look up the verification TXT record: verified when it matches, else still pending with verification_error saying what was found", description: "DNS changes can take minutes to hours to be visible; call it again later. DNS servers that do not answer give 503 dns_unavailable.",
         tags,
       },
     },
@@ -138,7 +138,7 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
     access: "secret-read",
     params: DomainIdParams,
     response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
-    detail: { summary: "The latest SPF, DKIM and DMARC check (a domain never checked is checked now)", tags },
+    detail: { summary: "The latest SPF, DKIM and DMARC check (a domain never checked is checked now)", description: "Each record's result and what was found; the service checks every verified domain on a schedule (DOMAIN_HEALTH_CRON).", tags },
   })
   .post(
     "/v1/domains/:id/health/check",
@@ -147,6 +147,6 @@ export const domainRoutes = new Elysia({ name: "routes.domains" })
       access: "secret-write",
       params: DomainIdParams,
       response: { 200: DomainHealthResponse, ...errors(KEY_ERRORS, 404, 503) },
-      detail: { summary: "Check SPF, DKIM and DMARC now; once per minute per domain (429 rate_limited with Retry-After)", tags },
+      detail: { summary: "Check SPF, DKIM and DMARC now; once per minute per domain (429 rate_limited with Retry-After)", description: "Answers the fresh result; a check that stops passing raises an alert.", tags },
     },
   );

@@ -27,7 +27,7 @@ export const healthRoutes = new Elysia({ name: "routes.health" }).use(accessPlug
   },
   {
     access: "public",
-    detail: { summary: "Service health", tags: ["public"] },
+    detail: { summary: "Service health", description: "200 with status ok when PostgreSQL and Redis both answer; 503 with status degraded and the failing check otherwise. Uptime checks and load balancers call it; it needs no credentials.", tags: ["service"] },
     response: {
       200: Report("Both dependencies answer", { status: "ok", checks: { postgres: up, redis: up }, version: "0.1.0" }),
       503: Report("A dependency is down: status degraded (the report, not the error body)", {

@@ -80,7 +80,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
   .get("/v1/inbox-embed/settings", async ({ auth }) => ({ data: await settingsOf(auth) }), {
     access: "secret-read",
     response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, 404) },
-    detail: { summary: "Inbox embed settings", tags: ["inbox-embed"] },
+    detail: { summary: "Inbox embed settings", description: "Whether developer mode is on for this environment.", tags: ["inbox-embed"] },
   })
   .put("/v1/inbox-embed/settings", async ({ auth, body, request }) => {
     // Elysia strips unknown properties before validation; a read-only field sent anyway is an error
@@ -91,7 +91,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     access: "secret-write",
     body: UpdateEmbedSettingsBody,
     response: { 200: EmbedSettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-    detail: { summary: "Turn developer mode on or off (localhost origins allowed while on)", tags: ["inbox-embed"] },
+    detail: { summary: "Turn developer mode on or off (localhost origins allowed while on)", description: "While on, a publishable key is accepted from http(s)://localhost and 127.0.0.1 on any port, for local development; leave it off in production.", tags: ["inbox-embed"] },
   })
   .get("/v1/inbox-embed/allowed-origins", async ({ auth }) => {
     const rows = await listOrigins(sql, auth.tenantId, auth.environment);
@@ -99,7 +99,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
   }, {
     access: "secret-read",
     response: { 200: AllowedOriginList, ...errors(KEY_ERRORS) },
-    detail: { summary: "List allowed origins", tags: ["inbox-embed"] },
+    detail: { summary: "List allowed origins", description: "Origins (scheme, host and port) from which a publishable key may call the inbox routes.", tags: ["inbox-embed"] },
   })
   .post("/v1/inbox-embed/allowed-origins", async ({ auth, body, set }) => {
     const checked = checkOrigin(body.origin);
@@ -115,7 +115,7 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     access: "secret-write",
     body: CreateAllowedOriginBody,
     response: { 201: AllowedOriginResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-    detail: { summary: "Allow an origin for publishable keys", tags: ["inbox-embed"] },
+    detail: { summary: "Allow an origin for publishable keys", description: "An origin is scheme://host[:port] with no path, e.g. https://app.example.com. Requests from any other origin with a publishable key get 403 origin_not_allowed.", tags: ["inbox-embed"] },
   })
   .delete("/v1/inbox-embed/allowed-origins/:id", async ({ auth, params, set }) => {
     if (!isUuid(params.id) || !(await deleteOrigin(auth.tenantId, auth.environment, params.id))) {
@@ -126,5 +126,5 @@ export const inboxEmbedRoutes = new Elysia({ name: "routes.inbox-embed" })
     access: "secret-write",
     params: OriginIdParams,
     response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-    detail: { summary: "Remove an allowed origin", tags: ["inbox-embed"] },
+    detail: { summary: "Remove an allowed origin", description: "Publishable-key requests from that origin are refused from the next request on.", tags: ["inbox-embed"] },
   });

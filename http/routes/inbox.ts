@@ -166,7 +166,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       params: InboxParams,
       query: InboxListQuery,
       response: { 200: InboxListResponse, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { ...TAG, summary: "List the subscriber's in-app notifications, newest first" },
+      detail: { ...TAG, summary: "List the subscriber's in-app notifications, newest first", description: "The subscriber's inbox items with their read state. A publishable key may read only the subscriber its X-Subscriber-Id and X-Subscriber-Hash name." },
     },
   )
   .get(
@@ -175,7 +175,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       const sub = await subscriberFor(auth, params.id);
       return { data: { count: await unreadCount(scopeOf(auth), sub.id) } };
     },
-    { access: "subscriber-read", params: InboxParams, response: { 200: UnreadCountResponse, ...errors(KEY_ERRORS, 404) }, detail: { ...TAG, summary: "Unread in-app count" } },
+    { access: "subscriber-read", params: InboxParams, response: { 200: UnreadCountResponse, ...errors(KEY_ERRORS, 404) }, detail: { ...TAG, summary: "Unread in-app count", description: "The number of the subscriber's inbox items not yet read, for a badge." } },
   )
   .get(
     "/v1/subscribers/:id/notifications/stream",
@@ -205,7 +205,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       access: "subscriber-write",
       params: InboxParams,
       response: { 200: ReadAllResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Mark all in-app notifications read" },
+      detail: { ...TAG, summary: "Mark all in-app notifications read", description: "Every unread item of the subscriber becomes read; live inbox streams receive inbox.notification.read." },
     },
   )
   .post(
@@ -218,7 +218,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       access: "subscriber-write",
       params: InboxItemParams,
       response: { 200: InboxItemResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Mark one in-app notification read (item id or notification id)" },
+      detail: { ...TAG, summary: "Mark one in-app notification read (item id or notification id)", description: "Live inbox streams of the subscriber receive inbox.notification.read." },
     },
   )
   .get(
@@ -231,7 +231,7 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       access: "subscriber-read",
       params: InboxParams,
       response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { tags: ["subscribers"], summary: "Get preferences" },
+      detail: { tags: ["subscribers"], summary: "Get preferences", description: "The subscriber's opt-outs by category and channel. A notification to a channel the subscriber turned off for its category is not sent." },
     },
   )
   .get(

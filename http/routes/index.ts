@@ -35,6 +35,7 @@ import { subscriptionRoutes } from "./subscription";
 import { billingWebhookRoutes } from "./billing-webhooks";
 import { topicRoutes } from "./topics";
 import { deliverySettingsRoutes } from "./delivery-settings";
+import { broadcastRoutes } from "./broadcasts";
 import { retentionSettingsRoutes } from "./retention-settings";
 
 export const routePlugins = [
@@ -75,5 +76,6 @@ export const routePlugins = [
   billingWebhookRoutes,
   topicRoutes,
   deliverySettingsRoutes,
+  broadcastRoutes,
   retentionSettingsRoutes,
 ] as const;

@@ -19,6 +19,7 @@ import { toAttempt, toDetail, toListItem } from "../responses/notifications";
 import { notFound, validationFailed } from "../../basics/errors";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { parseLimit } from "../pagination";
+import { readOnReplica } from "../plugins/read-routing";
 import { accessPlugin } from "../plugins/access";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
@@ -58,7 +59,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       access: "secret-write",
       body: CreateNotificationBody,
       response: { 202: AcceptedNotificationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Send a notification (queued; 202 before delivery)", tags: ["notifications"] },
+      detail: { summary: "Send a notification (queued; 202 before delivery)", description: "Validates the recipient for the channel, the template and the channel's configuration, stores the notification as pending and queues it; delivery happens afterwards, with retries. Follow it with GET /v1/notifications/{id} or the notification.* webhooks.", tags: ["notifications"] },
     },
   )
   .get(
@@ -67,7 +68,7 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
       const limit = parseLimit(query.limit);
       const cursor = decodeCursor(query.cursor);
       if (cursor && !isUuid(cursor.id)) throw validationFailed({ cursor: ["is not a valid cursor"] });
-      const rows = await readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor });
+      const rows = await readOnReplica(auth, () => readFeed({ tenantId: auth.tenantId, environment: auth.environment }, query, { limit, cursor }));
       const { page, meta } = pageOf(rows, limit, (r) => ({ t: r.created_at.toISOString(), id: r.id }));
       return { data: page.map(toListItem), meta };
     },
@@ -89,15 +90,19 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: toDetail(n, await listAttempts(n.id)) };
+      // the replica when it is current enough for this caller (http/plugins/read-routing.ts)
+      const found = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && { n, attempts: await listAttempts(n.id) };
+      });
+      if (!found) throw notificationNotFound();
+      return { data: toDetail(found.n, found.attempts) };
     },
     {
       access: "secret-read",
       params: NotificationIdParams,
       response: { 200: NotificationDetailResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A notification with its delivery attempts and the content it sent", tags: ["notifications"] },
+      detail: { summary: "A notification with its delivery attempts and the content it sent", description: "The status (pending, sent, delivered, failed ...), the provider's message id, the rendered content and every attempt with the provider's answer.", tags: ["notifications"] },
     },
   )
   .get(
@@ -105,14 +110,17 @@ export const notificationRoutes = new Elysia({ name: "routes.notifications" })
     "/v1/notifications/:id/attempts",
     async ({ auth, params }) => {
       if (!isUuid(params.id)) throw notificationNotFound();
-      const n = await getNotification(auth.tenantId, auth.environment, params.id);
-      if (!n) throw notificationNotFound();
-      return { data: (await listAttempts(n.id)).map(toAttempt) };
+      const attempts = await readOnReplica(auth, async () => {
+        const n = await getNotification(auth.tenantId, auth.environment, params.id);
+        return n && (await listAttempts(n.id));
+      });
+      if (!attempts) throw notificationNotFound();
+      return { data: attempts.map(toAttempt) };
     },
     {
       access: "secret-read",
       params: NotificationIdParams,
       response: { 200: AttemptListResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Delivery attempts, ordered by attempt_number", tags: ["notifications"] },
+      detail: { summary: "Delivery attempts, ordered by attempt_number", description: "One entry per call to the provider: its outcome, the provider's answer and timing. A retryable failure is followed by another attempt (up to 5, backing off).", tags: ["notifications"] },
     },
   );

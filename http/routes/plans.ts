@@ -7,14 +7,14 @@ import { accessPlugin } from "../plugins/access";
 import { serializePlan } from "../responses/plans";
 import { BODY_ERRORS, errors, KEY_ERRORS } from "../route-docs";
 
-const ADMIN = { tags: ["billing"] };
+const ADMIN = { tags: ["admin"] };
 
 export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
   .use(accessPlugin)
   .get("/v1/admin/plans", async () => ({ data: (await listPlans()).map((p) => serializePlan(p)) }), {
     access: "admin",
     response: { 200: PlanList, ...errors(401) },
-    detail: { ...ADMIN, summary: "List plans, cheapest first" },
+    detail: { ...ADMIN, summary: "List plans, cheapest first", description: "Every plan with its price and limits." },
   })
   .post(
     "/v1/admin/plans",
@@ -39,7 +39,7 @@ export const planAdminRoutes = new Elysia({ name: "routes.plans-admin" })
     access: "admin",
     params: PlanParams,
     response: { 200: PlanResponse, ...errors(401, 404) },
-    detail: { ...ADMIN, summary: "One plan" },
+    detail: { ...ADMIN, summary: "One plan", description: "Its price and limits." },
   })
   .put("/v1/admin/plans/:id", async ({ params, body }) => ({ data: serializePlan(await changePlan(params.id, body)) }), {
     access: "admin",
@@ -59,5 +59,5 @@ export const planRoutes = new Elysia({ name: "routes.plans" })
   .get("/v1/plans", async () => ({ data: (await listPlans()).map((p) => serializePlan(p)) }), {
     access: "secret-read",
     response: { 200: PlanList, ...errors(KEY_ERRORS) },
-    detail: { tags: ["billing"], summary: "The plans a tenant can subscribe to, cheapest first" },
+    detail: { tags: ["billing"], summary: "The plans a tenant can subscribe to, cheapest first", description: "Each plan's price and limits (notifications per period, resources, requests per minute)." },
   });

@@ -1,7 +1,7 @@
 // Public provider callbacks per channel configuration: POST /webhooks/twilio/:channel_id (status
 // callbacks), /webhooks/sendgrid|mailgun|.../:channel_id (webhooks). No API key: the provider's signature is the auth.
 import { Elysia } from "elysia";
-import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, twilioStatusCallback } from "../../domain/receipts/provider-callbacks";
+import { mailgunWebhook, postmarkWebhook, resendWebhook, sendgridEventWebhook, twilioStatusCallback, vonageStatusWebhook } from "../../domain/receipts/provider-callbacks";
 import { signedUrlOf } from "../../domain/delivery/receipt-links";
 import { ErrorBody } from "../../schemas/errors";
 import {
@@ -10,6 +10,7 @@ import {
   MailgunWebhookBody,
   PostmarkWebhookBody,
   ResendWebhookBody,
+  VonageStatusBody,
   SendgridEventBatch,
   TwilioStatusCallbackBody,
 } from "../../schemas/provider-callbacks";
@@ -47,8 +48,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: TwilioStatusCallbackBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends",
-        tags: ["public"],
+        summary: "Twilio status callback (X-Twilio-Signature); set as StatusCallback on every message NMS sends", description: "Twilio POSTs an SMS or WhatsApp message's status changes here; the signature is checked with the channel's auth token and the status moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -73,8 +74,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: SendgridEventBatch,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)",
-        tags: ["public"],
+        summary: "SendGrid signed Event Webhook (ECDSA, X-Twilio-Email-Event-Webhook-Signature and -Timestamp)", description: "SendGrid POSTs batches of email events (delivered, bounce, open, click ...); the signature is checked with the channel's verification key and each event moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -135,6 +136,27 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
         summary: "Resend webhook (Svix signature: svix-id, svix-timestamp, svix-signature under the channel's webhook_secret)",
+        tags: ["public"],
+      },
+    },
+  )
+  .post(
+    "/webhooks/vonage/:channel_id",
+    async ({ params, request, headers }) => ({
+      data: await vonageStatusWebhook({
+        channelId: params.channel_id,
+        rawBody: (request as { __rawBody?: string }).__rawBody ?? "",
+        authorization: headers.authorization ?? null,
+      }),
+    }),
+    {
+      access: "public",
+      parse: ["application/json"],
+      params: CallbackChannelParams,
+      body: VonageStatusBody,
+      response: { 200: CallbackOutcomeBody, ...errors },
+      detail: {
+        summary: "Vonage Messages API status webhook (Bearer JWT, HS256 under the signature secret, payload_hash of the body); set as webhook_url on every message NMS sends",
         tags: ["public"],
       },
     },

@@ -40,7 +40,7 @@ export const providerRoutes = new Elysia({ name: "routes.providers" })
       access: "secret-read",
       response: { 200: ProviderListResponse, 401: ErrorBody, 403: ErrorBody },
       detail: {
-        summary: "Delivery providers: channels, credential and setting fields (names, types, required, descriptions)",
+        summary: "Delivery providers: channels, credential and setting fields (names, types, required, descriptions)", description: "What POST /v1/channels accepts for each provider; the dashboard builds its channel forms from it.",
         tags: ["channels"],
       },
     },

@@ -125,7 +125,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       access: "secret-read",
       query: ListQuery,
       response: { 200: SubscriberListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { ...TAG, summary: "List subscribers, newest first; search matches email, name or external_id" },
+      detail: { ...TAG, summary: "List subscribers, newest first; search matches email, name or external_id", description: "Offset paged (limit 1-100, default 20; offset). Erased subscribers are not listed." },
     },
   )
   .get(
@@ -139,7 +139,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       access: "secret-read",
       params: SubscriberParams,
       response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Get a subscriber by id or external_id" },
+      detail: { ...TAG, summary: "Get a subscriber by id or external_id", description: "The path takes either the subscriber's UUID or the external_id you gave it." },
     },
   )
   .put(
@@ -164,7 +164,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
       params: SubscriberParams,
       body: SubscriberBody,
       response: { 200: SubscriberResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Update a subscriber; given fields replace stored ones, null clears" },
+      detail: { ...TAG, summary: "Update a subscriber; given fields replace stored ones, null clears", description: "Only the fields in the body change; a field set to null is cleared." },
     },
   )
   .delete(

@@ -32,7 +32,7 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
       access: "secret-read",
       query: SuppressionListQuery,
       response: { 200: SuppressionList, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "The suppression list, newest first (cursor paged; filters address, reason, channel)", tags: ["suppressions"] },
+      detail: { summary: "The suppression list, newest first (cursor paged; filters address, reason, channel)", description: "Addresses nothing is sent to any more (bounced, complained, unsubscribed), with why and when.", tags: ["suppressions"] },
     },
   )
   .delete(
@@ -45,6 +45,6 @@ export const suppressionRoutes = new Elysia({ name: "routes.suppressions" })
       access: "secret-write",
       params: SuppressionAddressParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { summary: "Lift one address from the suppression list (audited: suppression.removed); sends to it go out again", tags: ["suppressions"] },
+      detail: { summary: "Lift one address from the suppression list (audited: suppression.removed); sends to it go out again", description: "Use it when the recipient asked to be contacted again; a provider may still refuse an address that bounced.", tags: ["suppressions"] },
     },
   );

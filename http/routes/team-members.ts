@@ -72,7 +72,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
   .get(
     "/v1/team/members",
     async ({ auth }) => ({ data: (await listUsers(auth.tenantId)).map(member) }),
-    { access: "session", response: { 200: TeamMemberList, ...errors(401, 403) }, detail: { ...TAG, summary: "List team members" } },
+    { access: "session", response: { 200: TeamMemberList, ...errors(401, 403) }, detail: { ...TAG, summary: "List team members", description: "Every dashboard user of the tenant with their role (owner, admin, member)." } },
   )
   .post(
     "/v1/team/members",
@@ -103,7 +103,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       access: MANAGERS,
       body: InviteMemberBody,
       response: { 201: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 409) },
-      detail: { ...TAG, summary: "Invite a team member by email" },
+      detail: { ...TAG, summary: "Invite a team member by email", description: "Creates the user with the given role and mails them a sign-in link. Only owners and admins may invite." },
     },
   )
   .put(
@@ -130,7 +130,7 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       params: MemberParams,
       body: UpdateMemberBody,
       response: { 200: TeamMemberResponse, ...errors(401, 403, BODY_ERRORS, 404, 409) },
-      detail: { ...TAG, summary: "Change a team member's role" },
+      detail: { ...TAG, summary: "Change a team member's role", description: "Only owners and admins may change roles; the last owner cannot be demoted (409 last_owner)." },
     },
   )
   .delete(
@@ -153,6 +153,6 @@ export const teamMemberRoutes = new Elysia({ name: "routes.team-members" })
       access: MANAGERS,
       params: MemberParams,
       response: { 204: NoContent, ...errors(401, 403, 404, 409) },
-      detail: { ...TAG, summary: "Remove a team member (their sessions end)" },
+      detail: { ...TAG, summary: "Remove a team member (their sessions end)", description: "The user's sessions end at once. The last owner cannot be removed (409 last_owner)." },
     },
   );

@@ -151,7 +151,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-write",
       body: PreviewInlineBody,
       response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
-      detail: { summary: "Preview a template given inline", tags: ["templates"] },
+      detail: { summary: "Preview a template given inline", description: "Renders content and variants with the given variables without storing anything, and answers the validation report beside the render.", tags: ["templates"] },
     },
   )
   .post(
@@ -166,7 +166,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-write",
       body: ValidateInlineBody,
       response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
-      detail: { summary: "Validate a template given inline", tags: ["templates"] },
+      detail: { summary: "Validate a template given inline", description: "Checks Liquid syntax and the channel's required variants without storing anything: errors block activation, warnings do not.", tags: ["templates"] },
     },
   )
   .post(
@@ -209,7 +209,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-write",
       body: TemplateCreateBody,
       response: { 201: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-      detail: { summary: "Create a template", tags: ["templates"] },
+      detail: { summary: "Create a template", description: "A draft unless status is active; an active template is validated first (422 on syntax errors). The slug is unique among the environment's templates.", tags: ["templates"] },
     },
   )
   .get(
@@ -232,7 +232,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-read",
       query: TemplateListQuery,
       response: { 200: TemplateListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List templates (filters: channel, status)", tags: ["templates"] },
+      detail: { summary: "List templates (filters: channel, status)", description: "Cursor paged, newest first.", tags: ["templates"] },
     },
   )
   .get(
@@ -244,7 +244,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-read",
       params: TemplateParams,
       response: { 200: TemplateResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Get a template by id or slug", tags: ["templates"] },
+      detail: { summary: "Get a template by id or slug", description: "The path takes the template's UUID or its slug.", tags: ["templates"] },
     },
   )
   .put(
@@ -292,7 +292,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       params: TemplateParams,
       body: TemplateUpdateBody,
       response: { 200: TemplateResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Update a template (fields not given keep their value)", tags: ["templates"] },
+      detail: { summary: "Update a template (fields not given keep their value)", description: "Setting status to active validates the result first (422 on syntax errors).", tags: ["templates"] },
     },
   )
   .delete(
@@ -311,7 +311,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       access: "secret-write",
       params: TemplateParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Delete a template (its slug becomes free)", tags: ["templates"] },
+      detail: { summary: "Delete a template (its slug becomes free)", description: "Sends and workflow steps that name it are refused from then on, until a template takes the slug again.", tags: ["templates"] },
     },
   )
   .post(
@@ -330,7 +330,7 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       params: TemplateParams,
       body: t.Optional(PreviewByIdBody),
       response: { 200: PreviewResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Preview a stored template with variables", tags: ["templates"] },
+      detail: { summary: "Preview a stored template with variables", description: "Renders the stored template with the given variables; nothing is stored or sent.", tags: ["templates"] },
     },
   )
   .post(
@@ -350,7 +350,8 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       body: t.Optional(ValidateByIdBody),
       response: { 200: ValidationResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
-        summary: "Validate a stored template (its translations too; `locale`: the text that locale's recipients get)",
+        summary: "Validate a stored template",
+        description: "Checks the stored template's syntax and variants (its translations too): the same report activation would give. `locale` checks the text that locale's recipients get.",
         tags: ["templates"],
       },
     },

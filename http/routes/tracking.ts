@@ -28,7 +28,7 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" }).use(access
         200: t.String({ contentMediaType: "image/gif", description: "a 1x1 transparent GIF, never cached", examples: ["GIF89a..."] }),
         ...errors(400),
       },
-      detail: { summary: "Open-tracking pixel: records the first open of an email", tags: ["public"] },
+      detail: { summary: "Open-tracking pixel: records the first open of an email", description: "A 1x1 transparent GIF inserted into tracked emails, never cached; a malformed token is 400.", tags: ["recipient-links"] },
     },
   )
   .get(
@@ -44,6 +44,6 @@ export const trackingRoutes = new Elysia({ name: "routes.tracking" }).use(access
         302: Redirect("To the link's original URL (Location), as it was in the message"),
         ...errors(400, 404),
       },
-      detail: { summary: "Click tracking: records the click and redirects to the link's original URL", tags: ["public"] },
+      detail: { summary: "Click tracking: records the click and redirects to the link's original URL", description: "Tracked links in emails point here; the redirect (302) goes to the URL the template had.", tags: ["recipient-links"] },
     },
   );

@@ -64,7 +64,7 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" }).use(
         200: t.String({ contentMediaType: "text/html", description: "A page with one button that POSTs the form", examples: ["<!doctype html>..."] }),
         ...errors(400),
       },
-      detail: { summary: "Unsubscribe confirmation page", tags: ["public"] },
+      detail: { summary: "Unsubscribe confirmation page", description: "The page a recipient reaches from an email's unsubscribe link: it asks them to confirm, so that link scanners do not unsubscribe anyone.", tags: ["recipient-links"] },
     },
   )
   .post(
@@ -99,6 +99,6 @@ export const unsubscribeRoutes = new Elysia({ name: "routes.unsubscribe" }).use(
         ),
         ...errors(400, 413, 422),
       },
-      detail: { summary: "One-click unsubscribe (RFC 8058)", tags: ["public"] },
+      detail: { summary: "One-click unsubscribe (RFC 8058)", description: "What mailbox providers POST for List-Unsubscribe-Post (and the confirmation page's form): suppresses the address for that tenant; an invalid or expired token is 400 invalid_token.", tags: ["recipient-links"] },
     },
   );

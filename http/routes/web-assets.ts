@@ -111,15 +111,15 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
           ...errors(404, 503),
         },
         detail: {
-          tags: ["public"],
-          summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)",
+          tags: ["service"],
+          summary: "Built browser files: /embed/nms-inbox.js is the <nms-inbox> web component (docs/inbox-embed.md)", description: "Static files with caching headers (ETag); the inbox widget loads from here.",
         },
       },
     )
     .get("/", ({ request }) => page(request), {
       access: "public",
       response: pageResponse,
-      detail: { tags: ["public"], summary: "The dashboard (docs/dashboard.md)" },
+      detail: { tags: ["service"], summary: "The dashboard (docs/dashboard.md)", description: "The dashboard's page; it signs in with a magic link or OAuth and calls this API with its session cookie." },
     })
     .get("/assets/*", ({ request, params }) => builtFile(request, "dashboard", params["*"], { headers: DASHBOARD_ASSET_HEADERS }, root), {
       access: "public",
@@ -128,7 +128,7 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
         304: t.Void({ description: "Not modified (If-None-Match matched the ETag)" }),
         ...errors(404, 503),
       },
-      detail: { tags: ["public"], summary: "The dashboard's script, styles and source map" },
+      detail: { tags: ["service"], summary: "The dashboard's script, styles and source map", description: "Static files with caching headers (ETag)." },
     })
     .get(
       DASHBOARD_FALLBACK,
@@ -141,7 +141,7 @@ export function webAssetRoutes(root = WEB_BUILD_DIR) {
       {
         access: "public",
         response: pageResponse,
-        detail: { tags: ["public"], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser" },
+        detail: { tags: ["service"], summary: "Dashboard pages (/notifications/<id> ...): the dashboard, which routes in the browser", description: "Any other path that is not an API path answers the dashboard's page, so links into it can be opened directly." },
       },
     );
 }

@@ -59,7 +59,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       body: CreateWebhookBody,
       response: { 201: WebhookCreatedResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
       detail: {
-        summary: "Create a webhook (the signing secret is shown in this answer only; an 11th webhook of a tenant is refused with 422 webhook_limit_reached)",
+        summary: "Create a webhook (the signing secret is shown in this answer only; an 11th webhook of a tenant is refused with 422 webhook_limit_reached)", description: "The URL must not resolve to a loopback, private or link-local address unless the service runs with WEBHOOK_ALLOW_PRIVATE=true (for local receivers in development). Every event of the listed types is POSTed to it, signed (see the document's webhooks section).",
         tags: TAGS,
       },
     },
@@ -70,7 +70,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       const c = callerOf(auth);
       return { data: (await listWebhooks(c)).map(serializeWebhook) };
     },
-    { access: "secret-read", response: { 200: WebhookListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List webhooks", tags: TAGS } },
+    { access: "secret-read", response: { 200: WebhookListResponse, ...errors(KEY_ERRORS) }, detail: { summary: "List webhooks", description: "The tenant's webhooks with their events and whether they are active; signing secrets are not shown.", tags: TAGS } },
   )
   .get(
     "/v1/webhooks/:id",
@@ -79,7 +79,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       access: "secret-read",
       params: WebhookParams,
       response: { 200: WebhookResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Get a webhook (disabled_reason says why the service deactivated it)", tags: TAGS },
+      detail: { summary: "Get a webhook (disabled_reason says why the service deactivated it)", description: "A webhook whose deliveries kept failing is deactivated by the service; PUT active: true resumes it.", tags: TAGS },
     },
   )
   .put(
@@ -90,7 +90,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       params: WebhookParams,
       body: UpdateWebhookBody,
       response: { 200: WebhookResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Update any of url, events, active, description (active false stops deliveries, scheduled retries too)", tags: TAGS },
+      detail: { summary: "Update any of url, events, active, description (active false stops deliveries, scheduled retries too)", description: "A new URL follows the same rules as at creation; the signing secret stays.", tags: TAGS },
     },
   )
   .delete(
@@ -103,7 +103,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       access: "secret-write",
       params: WebhookParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Delete a webhook, its delivery records and its queued deliveries (204)", tags: TAGS },
+      detail: { summary: "Delete a webhook, its delivery records and its queued deliveries (204)", description: "Nothing more is sent to it, retries included.", tags: TAGS },
     },
   )
   .post(
@@ -118,7 +118,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       body: t.Optional(TestWebhookBody),
       response: { 200: TestResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: {
-        summary: "Send one signed notification.test event now and answer with the outcome (a failing receiver is success: false, not an error)",
+        summary: "Send one signed notification.test event now and answer with the outcome (a failing receiver is success: false, not an error)", description: "Use it to check a receiver's URL and its signature check. override_url sends this one test elsewhere.",
         tags: TAGS,
       },
     },
@@ -139,7 +139,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       params: WebhookParams,
       query: ListDeliveriesQuery,
       response: { 200: DeliveryListResponse, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { summary: "Delivery attempts, newest first (limit default 20, max 100; cursor paged)", tags: TAGS },
+      detail: { summary: "Delivery attempts, newest first (limit default 20, max 100; cursor paged)", description: "Each attempt with the event, the receiver's status, body excerpt and duration.", tags: TAGS },
     },
   )
   .post(
@@ -154,7 +154,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       params: DeliveryParams,
       response: { 202: DeliveryResponse, ...errors(KEY_ERRORS, 404, 409) },
       detail: {
-        summary: "Send this delivery's event once more, now (answers the pending delivery; it replaces the event's remaining automatic retries)",
+        summary: "Send this delivery's event once more, now (answers the pending delivery; it replaces the event's remaining automatic retries)", description: "A delivery that cannot be retried is 409 delivery_not_retryable.",
         tags: TAGS,
       },
     },
@@ -171,7 +171,7 @@ export const webhookRoutes = new Elysia({ name: "routes.webhooks" })
       params: WebhookParams,
       body: ReplayWebhookBody,
       response: { 202: ReplayResultResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Send once more every event of a window this webhook has not acknowledged (at most 10,000 per call)", tags: TAGS },
+      detail: { summary: "Send once more every event of a window this webhook has not acknowledged (at most 10,000 per call)", description: "For a receiver that was down: events it never answered 2xx for are queued again.", tags: TAGS },
     },
   );
 

@@ -37,7 +37,7 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
         200: t.String({ description: "hub.challenge, as text/plain", examples: ["1158201444"] }),
         ...errors(403, 422),
       },
-      detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", tags: ["public"] },
+      detail: { summary: "WhatsApp Cloud API webhook verification (echoes hub.challenge)", description: "Meta calls it once when you register the callback URL: hub.verify_token must equal the configured token (403 otherwise).", tags: ["provider-callbacks"] },
     },
   )
   .post(
@@ -55,6 +55,6 @@ export const whatsappWebhookRoutes = new Elysia({ name: "routes.whatsapp-webhook
       parse: ["application/json"], // for the OpenAPI document; the global JSON parser keeps the raw body
       body: WhatsappWebhookBody,
       response: { 200: WhatsappWebhookResponse, ...errors(400, 401, 413, 422) },
-      detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", tags: ["public"] },
+      detail: { summary: "WhatsApp Cloud API status callbacks (X-Hub-Signature-256)", description: "Meta POSTs message status changes here; the body's signature is checked with the app secret and each status moves its notification (sent, delivered, read, failed).", tags: ["provider-callbacks"] },
     },
   );

@@ -67,7 +67,7 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       access: "secret-read",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A workflow run with its step results", tags: ["workflows"] },
+      detail: { summary: "A workflow run with its step results", description: "The run's status, the step it is on and each step's result; a send step shows its notification's current status.", tags: ["workflows"] },
     },
   )
   .post(
@@ -81,6 +81,6 @@ export const workflowRunRoutes = new Elysia({ name: "routes.workflow-runs" })
       access: "secret-write",
       params: RunIdParams,
       response: { 200: RunResponse, ...errors(KEY_ERRORS, 404, 409) },
-      detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", tags: ["workflows"] },
+      detail: { summary: "Cancel a running run: later steps never run; notifications already created stay", description: "A run that already ended is 409 run_not_cancellable.", tags: ["workflows"] },
     },
   );

@@ -1,10 +1,11 @@
 // /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
 // PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflows/definitions";
 import { triggerWorkflow } from "../../domain/workflows/runs";
 import { triggerWorkflowBulk } from "../../domain/workflows/bulk-trigger";
-import { BulkRunsResponse, BulkTriggerBody } from "../../schemas/broadcasts";
+import { BroadcastStartedResponse, BulkRunsResponse, BulkTriggerBody } from "../../schemas/broadcasts";
+import { startBroadcast, topicTarget } from "../../domain/broadcasts/broadcasts";
 import {
   RunResponse,
   TriggerBody,
@@ -44,7 +45,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-write",
       body: WorkflowCreateBody,
       response: { 201: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-      detail: { summary: "Create a workflow (version 1, active)", tags: ["workflows"] },
+      detail: { summary: "Create a workflow (version 1, active)", description: "Steps run in order for each run: send (a channel and template), delay (up to 7 days) and fallback (try channels in turn until one is delivered). The slug is what POST /v1/workflows/{slug}/trigger names.", tags: ["workflows"] },
     },
   )
   .get(
@@ -68,7 +69,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-read",
       query: WorkflowListQuery,
       response: { 200: WorkflowListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List workflows (active versions unless include_inactive=true), newest first", tags: ["workflows"] },
+      detail: { summary: "List workflows (active versions unless include_inactive=true), newest first", description: "Cursor paged; filter by slug to see a workflow's versions.", tags: ["workflows"] },
     },
   )
   .get(
@@ -82,7 +83,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-read",
       params: WorkflowIdParams,
       response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A workflow version by id (inactive versions too)", tags: ["workflows"] },
+      detail: { summary: "A workflow version by id (inactive versions too)", description: "Any version, so a run can always show the definition it ran.", tags: ["workflows"] },
     },
   )
   .put(
@@ -98,7 +99,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       body: WorkflowUpdateBody,
       response: { 200: WorkflowResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: {
-        summary: "Update: a new version (new id, version + 1, active) replaces the active version; the slug may change",
+        summary: "Update: a new version (new id, version + 1, active) replaces the active version; the slug may change", description: "Runs already started finish on the version they started with; new triggers use the new version.",
         tags: ["workflows"],
       },
     },
@@ -114,12 +115,19 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-write",
       params: WorkflowIdParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 409) },
-      detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", tags: ["workflows"] },
+      detail: { summary: "Soft delete: the active version becomes inactive; runs in progress continue", description: "Triggering its slug afterwards is 404; its runs and their notifications stay readable.", tags: ["workflows"] },
     },
   )
   .post(
     "/v1/workflows/:slug/trigger",
     async ({ auth, params, body, set }) => {
+      // {"to":{"topic":"<key>"}}: a broadcast, fanned out by the broadcast actor (domain/broadcasts/)
+      const topic = topicTarget(body as Record<string, unknown>);
+      if (topic !== null) {
+        const b = await startBroadcast(scopeOf(auth), params.slug, topic, body as Record<string, unknown>);
+        set.status = 202;
+        return { data: { id: b.id, topic: b.topic_key, workflow_slug: b.workflow_slug, status: b.status, recipients: null } };
+      }
       const run = await triggerWorkflow(scopeOf(auth), params.slug, body as Record<string, unknown>);
       set.status = 202;
       return { data: serializeRun(run) };
@@ -128,8 +136,12 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-write",
       params: WorkflowSlugParams,
       body: TriggerBody,
-      response: { 202: RunResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Start a run of the active version for one recipient (202; steps run asynchronously)", tags: ["workflows"] },
+      response: { 202: t.Union([RunResponse, BroadcastStartedResponse]), ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
+      detail: {
+        summary: "Start a run of the active version for one recipient, or a broadcast to a topic (202)",
+        description: "The recipient is a subscriber (id or external_id) or a literal address; data is the payload of every step's template. Follow the run with GET /v1/workflow-runs/{id} or the workflow.* webhooks. With {\"to\":{\"topic\":\"<key>\"}} the answer is a broadcast that fans out to the topic's members asynchronously (GET /v1/broadcasts/{id}).",
+        tags: ["workflows"],
+      },
     },
   )
   .post(
@@ -144,6 +156,10 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       params: WorkflowSlugParams,
       body: BulkTriggerBody,
       response: { 202: BulkRunsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
-      detail: { summary: "Start 1-1,000 runs of the active version, all or nothing (202, runs in the events' order; one Idempotency-Key covers the batch)", tags: ["workflows"] },
+      detail: {
+        summary: "Start 1-1,000 runs of the active version, all or nothing (202)",
+        description: "Every event is validated first (422 with details keyed events[i].field, nothing created); then the runs are created in the events' order. One Idempotency-Key covers the batch: a replay creates no run.",
+        tags: ["workflows"],
+      },
     },
   );

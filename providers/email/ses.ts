@@ -1,6 +1,6 @@
 // The `ses` email provider: Amazon SES v2 SendEmail (POST /v2/email/outbound-emails, JSON, SigV4-signed
-// with the `aws4` library); MessageId is the message id; errors by x-amzn-ErrorType.
-import aws4 from "aws4";
+// by aws-sign.ts with `aws4`); MessageId is the message id; errors by x-amzn-ErrorType.
+import { signAwsPost } from "../aws-sign";
 import { isEmailAddress } from "../../schemas/email";
 import { ConfigChecks, joinUrl, stringSetting } from "../config-checks";
 import { failureFromHttp, httpCall, summarise, type HttpCallResponse } from "../http-call";
@@ -95,27 +95,11 @@ export class SesProvider implements Provider {
   /** the request SES v2 expects, signed (SigV4, service `ses`) by aws4 */
   signedRequest(body: string): { url: string; headers: Record<string, string> } {
     const url = new URL(joinUrl(this.baseUrl, "/v2/email/outbound-emails"));
-    const opts: aws4.Request = {
-      // host with its port: the Host header fetch sends is exactly this, and it is signed
-      host: url.host,
-      method: "POST",
-      path: url.pathname,
-      service: "ses",
-      region: this.region,
-      body,
-      headers: { "content-type": "application/json" },
-    };
-    aws4.sign(opts, {
+    const headers = signAwsPost(url, body, "application/json", "ses", this.region, {
       accessKeyId: this.accessKeyId,
       secretAccessKey: this.secretAccessKey,
-      ...(this.sessionToken ? { sessionToken: this.sessionToken } : {}),
+      sessionToken: this.sessionToken || undefined,
     });
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) {
-      // fetch sets Host and Content-Length itself, to the same values
-      if (v === undefined || /^(host|content-length)$/i.test(k)) continue;
-      headers[k.toLowerCase()] = String(v);
-    }
     return { url: url.toString(), headers };
   }
 

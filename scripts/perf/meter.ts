@@ -151,7 +151,17 @@ export interface Service {
 }
 
 /** Migrates `db` and starts `bun scripts/start.ts` (the one-process start, or `--only kind`); resolves at its ready line. */
-export async function startService(opts: { db: string; port: number; redisUrl: string; only?: string; env?: Record<string, string>; migrate?: boolean }): Promise<Service> {
+export async function startService(opts: {
+  db: string;
+  port: number;
+  redisUrl: string;
+  only?: string;
+  env?: Record<string, string>;
+  migrate?: boolean;
+  /** another checkout to run (a baseline commit exported with git archive, node_modules linked) */
+  root?: string;
+}): Promise<Service> {
+  const root = opts.root ?? ROOT;
   const env = {
     ...process.env,
     ...BENCH_ENV,
@@ -163,11 +173,11 @@ export async function startService(opts: { db: string; port: number; redisUrl: s
     ...opts.env,
   };
   if (opts.migrate !== false) {
-    const m = Bun.spawnSync([BUN, "scripts/migrate.ts"], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const m = Bun.spawnSync([BUN, "scripts/migrate.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
     if (m.exitCode !== 0) throw new Error(`migrate failed: ${m.stderr.toString().slice(-500)}`);
   }
   const args = ["scripts/start.ts", ...(opts.only ? ["--only", opts.only] : [])];
-  const child = spawn(BUN, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(BUN, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   const log: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
     const onLine = (b: Buffer) => {

@@ -1,6 +1,7 @@
 // POST /v1/channels with the providers of issue 23 (ses, mailgun, postmark, resend, vonage, apns):
 // a valid configuration is 201 without its secrets, a bad one 422 validation_failed naming each field.
 import { beforeAll, describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
 import { call, createTenant } from "../support/fixtures";
 
 /** per provider: a valid configuration, a broken one, and the detail keys the broken one must name */
@@ -51,6 +52,36 @@ CASES.push({
   invalid: { credentials: { api_key: resendKey, webhook_secret: "not-a-secret" }, settings: { from_email: "acme.com" } },
   details: ["credentials.webhook_secret", "settings.from_email"],
   secret: resendKey,
+});
+
+const vonageSecret = `vonage-secret-${crypto.randomUUID()}`;
+CASES.push({
+  provider: "vonage",
+  channel: "sms",
+  valid: { credentials: { api_key: "a1b2c3d4", api_secret: vonageSecret }, settings: { from: "Acme" } },
+  invalid: { credentials: { api_secret: vonageSecret, application_id: "x" }, settings: { from: "not a valid sender id" } },
+  details: ["credentials.api_key", "credentials.application_id", "credentials.private_key", "settings.from"],
+  secret: vonageSecret,
+});
+
+const snsSecret = `sns/${crypto.randomUUID()}`;
+CASES.push({
+  provider: "sns",
+  channel: "sms",
+  valid: { credentials: { access_key_id: "AKIAIOSFODNN7EXAMPLE", secret_access_key: snsSecret }, settings: { region: "sa-east-1", sender_id: "Acme" } },
+  invalid: { credentials: { access_key_id: "AKIAIOSFODNN7EXAMPLE", secret_access_key: snsSecret }, settings: { sms_type: "Urgent" } },
+  details: ["settings.region", "settings.sms_type"],
+  secret: snsSecret,
+});
+
+const p8 = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+CASES.push({
+  provider: "apns",
+  channel: "push",
+  valid: { credentials: { team_id: "ABCDE12345", key_id: "KEY1234567", private_key: p8 }, settings: { topic: "com.acme.app", environment: "development" } },
+  invalid: { credentials: { team_id: "ABCDE12345", key_id: "short", private_key: p8 }, settings: { topic: "acme" } },
+  details: ["credentials.key_id", "settings.topic"],
+  secret: p8.split("\n")[1]!,
 });
 
 let key: string;

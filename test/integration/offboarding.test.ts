@@ -29,7 +29,7 @@ async function tenant() {
 /** Rows carrying the tenant's id, per table, leaving out the audit log and the offboarding record. */
 async function leftovers(tenantId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const table of await tenantTables()) {
+  for (const table of await tenantTables(sql, { all: true })) {
     const [r] = await sql`select count(*)::int as n from ${sql(table)} where tenant_id = ${tenantId}`;
     if (r!.n > 0) out[table] = r!.n;
   }
@@ -145,7 +145,8 @@ describe("DELETE /api/internal/tenants/:id", () => {
     }
     const [end] = await sql`select status, rows_deleted from tenant_offboardings where tenant_id = ${t.tenant.id}`;
     expect(end!.status).toBe("completed");
-    expect(Number(end!.rows_deleted)).toBeGreaterThanOrEqual(18_000);
+    // notifications and events counted; their attempts left by cascade (uncounted), as leftovers() shows
+    expect(Number(end!.rows_deleted)).toBeGreaterThanOrEqual(12_000);
     expect(await leftovers(t.tenant.id)).toEqual({});
     expect((await sql`select 1 from tenants where id = ${t.tenant.id}`).length).toBe(0);
     const actions = (await sql<{ action: string }[]>`select action from audit_logs where tenant_id = ${t.tenant.id}`).map((a) => a.action);

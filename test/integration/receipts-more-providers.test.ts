@@ -7,6 +7,7 @@ import { app, call, createTenant } from "../support/fixtures";
 import * as fakeMailgun from "../support/fake-mailgun";
 import * as fakePostmark from "../support/fake-postmark";
 import * as fakeResend from "../support/fake-resend";
+import * as fakeVonage from "../support/fake-vonage";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startDeliveryHost, waitForStatus } from "./delivery-support";
 
@@ -14,6 +15,7 @@ let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
 let mg: fakeMailgun.FakeMailgun;
 let pm: fakePostmark.FakePostmark;
 let rs: fakeResend.FakeResend;
+let vg: fakeVonage.FakeVonage;
 const tenants: Awaited<ReturnType<typeof createTenant>>[] = [];
 const inProcess = (req: Request) => app().handle(req);
 const base = config.publicUrl.replace(/\/+$/, "");
@@ -44,12 +46,12 @@ async function eventTypes(id: string) {
 
 beforeAll(async () => {
   delivery = await startDeliveryHost();
-  [mg, pm, rs] = await Promise.all([fakeMailgun.start(), fakePostmark.start(), fakeResend.start()]);
+  [mg, pm, rs, vg] = await Promise.all([fakeMailgun.start(), fakePostmark.start(), fakeResend.start(), fakeVonage.start()]);
 });
 
 afterAll(async () => {
   await delivery.stop();
-  await Promise.all([mg.stop(), pm.stop(), rs.stop()]);
+  await Promise.all([mg.stop(), pm.stop(), rs.stop(), vg.stop()]);
   await deleteTenants(tenants.map((t) => t.tenant.id));
 });
 
@@ -240,6 +242,50 @@ describe("Resend webhooks (POST /webhooks/resend/:channel_id, Svix-signed)", () 
     const stale = await json(await rs.postEvent(url(), ev, { deliver: inProcess, timestamp: Math.floor(Date.now() / 1000) - 301 }));
     expect(stale.status).toBe(400);
     expect(stale.body.error.code).toBe("callback_expired");
+    expect((await row(n.id)).status).toBe("sent");
+  });
+});
+
+describe("Vonage status webhooks (POST /webhooks/vonage/:channel_id, JWT-signed)", () => {
+  let V: Awaited<ReturnType<typeof createTenant>>;
+  let channelId: string;
+  const sms = () => send(V.secretKey, { channel: "sms", to: "+447700900123", data: { content: "code 1234" } });
+
+  beforeAll(async () => {
+    V = await createTenant();
+    tenants.push(V);
+    channelId = await channel(V.secretKey, {
+      channel: "sms",
+      provider: "vonage",
+      credentials: { application_id: vg.applicationId, private_key: vg.privateKey, signature_secret: vg.signatureSecret },
+      settings: { from: "Acme", base_url: vg.url },
+    });
+  });
+
+  test("every message carries webhook_url = PUBLIC_URL/webhooks/vonage/<channel id>; delivered moves sent -> delivered", async () => {
+    const n = await sms();
+    const m = vg.messages.find((x) => x.messageUuid === n.provider_message_id)!;
+    expect(m.body.webhook_url).toBe(`${base}/webhooks/vonage/${channelId}`);
+    expect(m.body.client_ref).toBe(n.id);
+    expect(await json(await vg.sendStatus(m.messageUuid, "delivered", { deliver: inProcess }))).toEqual({ status: 200, body: { data: { received: 1, matched: 1, applied: 1, ignored: 0 } } });
+    expect((await row(n.id)).status).toBe("delivered");
+  });
+
+  test("undeliverable: failed with Vonage's error code", async () => {
+    const n = await sms();
+    await vg.sendStatus(n.provider_message_id, "undeliverable", { deliver: inProcess, error: { type: "https://developer.vonage.com/api-errors/messages#1320", title: "1320", detail: "Message failed: unknown subscriber" } });
+    const d = await call("GET", `/v1/notifications/${n.id}`, { key: V.secretKey });
+    expect(d.body.data.status).toBe("failed");
+    expect(d.body.data.error).toMatchObject({ code: "vonage_1320", message: "Message failed: unknown subscriber" });
+  });
+
+  test("a JWT under another secret, a wrong payload_hash, an old token or none: 401, nothing changes", async () => {
+    const n = await sms();
+    for (const o of [{ secret: "another-signature-secret-value" }, { payloadHash: "0".repeat(64) }, { ageSeconds: 900 }, { authorization: null }]) {
+      const r = await json(await vg.sendStatus(n.provider_message_id, "delivered", { deliver: inProcess, ...o }));
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("invalid_signature");
+    }
     expect((await row(n.id)).status).toBe("sent");
   });
 });

@@ -1,6 +1,6 @@
 // Test support for workflow tests: a runtime host for the channel-sender and workflow-run actors on
 // this process's REDIS_PREFIX with a tiny TIME_SCALE, polling helpers, and cleanup of a tenant's rows.
-import { channelSender } from "../../actors/channel-sender";
+import { channelSender, channelSenderHigh, channelSenderLow } from "../../actors/channel-sender";
 import { workflowRun } from "../../actors/workflow-run";
 import { config } from "../../config";
 import { sql } from "../../store/db";
@@ -10,7 +10,7 @@ import { startDeliveryHost } from "./delivery-support";
 
 /** The delivery host (test/integration/delivery-support.ts) with the workflow-run actor too, unless only the sender is wanted. */
 export async function startWorkflowHost(opts: { timeScale?: number; actors?: "both" | "sender" } = {}) {
-  return await startDeliveryHost(opts.timeScale ?? 0.001, opts.actors === "sender" ? [channelSender] : [channelSender, workflowRun]);
+  return await startDeliveryHost(opts.timeScale ?? 0.001, opts.actors === "sender" ? [channelSender] : [channelSender, channelSenderHigh, channelSenderLow, workflowRun]);
 }
 
 /** Deletes every key of this process's prefix (streams, timers, leases): Redis as after a restart without persistence. */

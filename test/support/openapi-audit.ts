@@ -11,6 +11,7 @@ export const NO_REQUEST_BODY: Record<string, string> = {
   "POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry": "sends that delivery's event again; the path names it",
   "POST /api/internal/dead-letters/{actor}/{id}/redrive": "puts that dead letter back on its partition; the path names it",
   "POST /v1/workflow-runs/{id}/cancel": "cancels that run; the path names it",
+  "POST /v1/broadcasts/{id}/cancel": "stops that broadcast's fan-out; the path names it",
 };
 
 /** Error statuses that answer a body of their own instead of the standard error body, and why. */

@@ -38,6 +38,8 @@ const CODES_BEFORE: Record<number, string[]> = {
     "dead_letter_not_found",
     "workflow_run_not_found",
     "plan_not_found",
+    "topic_not_found",
+    "broadcast_not_found",
     "tenant_not_found",
     "offboarding_not_found",
     "topic_not_found",
@@ -45,6 +47,8 @@ const CODES_BEFORE: Record<number, string[]> = {
   409: [
     "conflict",
     "run_not_cancellable",
+    "broadcast_not_cancellable",
+    "topic_already_exists",
     "idempotency_key_in_use",
     "subscriber_erased",
     "email_taken",

@@ -14,9 +14,12 @@ const pages: Record<string, string> = {
   postmark: "postmark.md",
   resend: "resend.md",
   twilio: "twilio.md",
+  vonage: "vonage.md",
+  sns: "sns.md",
   whatsapp_cloud: "whatsapp-cloud.md",
   fcm: "fcm.md",
   webpush: "webpush.md",
+  apns: "apns.md",
   inbox: "inbox.md",
   sandbox: "sandbox.md",
 };

@@ -24,15 +24,15 @@ function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 
 describe("registry lookups (DESIGN.md 7 provider table)", () => {
   test("every provider of the table is registered", () => {
-    expect([...PROVIDER_NAMES].sort()).toEqual(["fcm", "inbox", "mailgun", "postmark", "resend", "sandbox", "sendgrid", "ses", "smtp", "twilio", "webpush", "whatsapp_cloud"]);
+    expect([...PROVIDER_NAMES].sort()).toEqual(["apns", "fcm", "inbox", "mailgun", "postmark", "resend", "sandbox", "sendgrid", "ses", "smtp", "sns", "twilio", "vonage", "webpush", "whatsapp_cloud"]);
   });
 
   test("providersForChannel follows the table; sandbox serves any channel", () => {
     const names = (c: Parameters<typeof providersForChannel>[0]) => providersForChannel(c).map((d) => d.name).sort();
     expect(names("email")).toEqual(["mailgun", "postmark", "resend", "sandbox", "sendgrid", "ses", "smtp"]);
-    expect(names("sms")).toEqual(["sandbox", "twilio"]);
+    expect(names("sms")).toEqual(["sandbox", "sns", "twilio", "vonage"]);
     expect(names("whatsapp")).toEqual(["sandbox", "twilio", "whatsapp_cloud"]);
-    expect(names("push")).toEqual(["fcm", "sandbox", "webpush"]);
+    expect(names("push")).toEqual(["apns", "fcm", "sandbox", "webpush"]);
     expect(names("in_app")).toEqual(["inbox", "sandbox"]);
   });
 

@@ -31,8 +31,11 @@ export const WORKFLOW_RUN_STATUSES = ["running", "completed", "failed", "cancell
 export type WorkflowRunStatus = (typeof WORKFLOW_RUN_STATUSES)[number];
 export const WORKFLOW_RUN_STATUS_LABELS: Record<WorkflowRunStatus, string> = { running: "Running", completed: "Completed", failed: "Failed", cancelled: "Cancelled" };
 
-export type StepType = "send" | "delay" | "fallback";
-export const STEP_TYPE_LABELS: Record<StepType, string> = { send: "Send", delay: "Delay", fallback: "Fallback" };
+export type StepType = "send" | "delay" | "fallback" | "digest" | "throttle";
+export const STEP_TYPE_LABELS: Record<StepType, string> = { send: "Send", delay: "Delay", fallback: "Fallback", digest: "Digest", throttle: "Throttle" };
+export type DelayMode = "duration" | "until";
+export const DELAY_MODES: DelayMode[] = ["duration", "until"];
+export const DELAY_MODE_LABELS: Record<DelayMode, string> = { duration: "For a duration", until: "Until a local time" };
 export const STEP_TYPES = Object.keys(STEP_TYPE_LABELS) as StepType[];
 
 const WEBHOOK_EVENT_LABELS_ = {
@@ -49,6 +52,7 @@ const WEBHOOK_EVENT_LABELS_ = {
   "workflow.step.completed": "step completed",
   "workflow.step.failed": "step failed",
   "workflow.completed": "completed",
+  "broadcast.completed": "a broadcast to a topic created its last run",
   "inbox.notification.received": "notification received",
   "inbox.notification.read": "notification read",
   "quota.warning": "80 % of the period's notifications used",
@@ -61,7 +65,8 @@ const WEBHOOK_EVENT_LABELS_ = {
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = WEBHOOK_EVENT_LABELS_;
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENT_LABELS_) as WebhookEventType[];
 /** The event groups shown as one fieldset each: notification.*, workflow.*, inbox.* */
-export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "inbox", "quota", "channel", "subscriber"] as const;
+export const WEBHOOK_EVENT_GROUPS = ["notification", "workflow", "broadcast", "inbox", "quota", "channel", "subscriber"] as const;
+
 
 export type DeliveryStatus = NonNullable<WebhookDeliveryListParams["status"]>;
 const DELIVERY_STATUS_LABELS_ = { success: "Success", failed: "Failed", pending: "Pending" } satisfies Record<DeliveryStatus, string>;

@@ -15,6 +15,7 @@ import { builtInFor } from "./channels-page";
 import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, isChannel } from "../vocabulary";
 import { asText, ProviderInputs, valuesOf, type FieldValues, type Scope } from "./provider-fields";
+import { FailoverEditor } from "./failover-editor";
 
 const TEST_RECIPIENT_HINTS: Record<ChannelName, string> = {
   email: "an email address",
@@ -173,6 +174,7 @@ function ChannelForm({ channel, providers, config, onSaved }: FormProps) {
           ) : null}
         </div>
       </form>
+      {config ? <FailoverEditor key={config.id} channel={channel} providers={providers} config={config} onSaved={onSaved} /> : null}
       {config || builtIn ? <TestChannel channel={channel} /> : null}
     </div>
   );
@@ -201,6 +203,15 @@ function TestChannel({ channel }: { channel: ChannelName }) {
               {" "}
               <Link to={`/notifications/${r.notification_id}`}>Follow the test notification</Link>
             </>
+          ) : null}
+          {r.providers?.length ? (
+            <ul class="provider-results">
+              {r.providers.map((p, i) => (
+                <li key={i}>
+                  {p.role === "primary" ? "Primary" : "Backup"} {p.provider}: {p.success ? "passed" : "failed"} ({p.message})
+                </li>
+              ))}
+            </ul>
           ) : null}
           {r.provider_response && Object.keys(r.provider_response).length ? (
             <details class="provider-answer">

@@ -3,7 +3,7 @@
 import type { ChannelName } from "../../../client";
 import { Choice } from "../ui/choice";
 import { describedBy, Field, fieldErrors } from "../ui/field";
-import { CHANNEL_LABELS, CHANNELS, STEP_TYPE_LABELS, STEP_TYPES } from "../vocabulary";
+import { CHANNEL_LABELS, CHANNELS, DELAY_MODE_LABELS, DELAY_MODES, STEP_TYPE_LABELS, STEP_TYPES } from "../vocabulary";
 import { MAX_STEPS, newStep, type StepDraft } from "./steps";
 
 interface StepEditorProps {
@@ -65,7 +65,37 @@ interface StepFieldsProps {
   onRemove(): void;
 }
 
-const KNOWN = ["type", "channel", "template", "duration", "channels"];
+const KNOWN = ["type", "channel", "template", "duration", "channels", "until", "window", "key", "max_events", "limit", "if"];
+
+interface TextFieldProps {
+  id: string;
+  label: string;
+  value: string;
+  errors: string[] | undefined;
+  hint?: string;
+  placeholder?: string;
+  required?: boolean;
+  inputMode?: "numeric";
+  onInput(v: string): void;
+}
+
+function TextField({ id, label, value, errors, hint, placeholder, required, inputMode, onInput }: TextFieldProps) {
+  return (
+    <Field id={id} label={label} errors={errors} hint={hint}>
+      <input
+        id={id}
+        value={value}
+        placeholder={placeholder}
+        required={required}
+        inputMode={inputMode}
+        spellcheck={false}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        aria-invalid={errors ? "true" : undefined}
+        aria-describedby={describedBy(id, hint !== undefined, errors)}
+      />
+    </Field>
+  );
+}
 
 function StepFields({ step, index, count, details, onChange, onMove, onRemove }: StepFieldsProps) {
   const at = `steps[${index}]`;
@@ -90,6 +120,35 @@ function StepFields({ step, index, count, details, onChange, onMove, onRemove }:
           </Field>
         ) : null}
         {step.type === "delay" ? (
+          <Field id={id("delay-mode")} label="Wait">
+            <Choice id={id("delay-mode")} value={step.delayMode} choices={DELAY_MODES} labels={DELAY_MODE_LABELS} onChange={(v) => onChange({ delayMode: v! })} />
+          </Field>
+        ) : null}
+        {step.type === "delay" && step.delayMode === "until" ? (
+          <TextField id={id("until")} label="Until" value={step.until} errors={errs("until")} placeholder="09:00" required hint="HH:MM in the recipient's timezone (the subscriber's, else the account's, else UTC)." onInput={(until) => onChange({ until })} />
+        ) : null}
+        {step.type === "digest" || step.type === "throttle" ? (
+          <TextField
+            id={id("window")}
+            label="Window"
+            value={step.window}
+            errors={errs("window")}
+            placeholder="30m"
+            required
+            hint={step.type === "digest" ? "How long the digest collects events: 30m, 2h or 1d, at most 24 hours." : "The rolling window: 30m, 2h or 1d, at most 7 days."}
+            onInput={(window) => onChange({ window })}
+          />
+        ) : null}
+        {step.type === "throttle" ? (
+          <TextField id={id("limit")} label="Limit" value={step.limit} errors={errs("limit")} inputMode="numeric" required hint="Runs that pass per window (1-1000); the others end throttled." onInput={(limit) => onChange({ limit })} />
+        ) : null}
+        {step.type === "digest" ? (
+          <TextField id={id("max_events")} label="Max events" value={step.maxEvents} errors={errs("max_events")} inputMode="numeric" hint="Optional, 2-1000: the digest closes early at this many events." onInput={(maxEvents) => onChange({ maxEvents })} />
+        ) : null}
+        {step.type === "digest" || step.type === "throttle" ? (
+          <TextField id={id("key")} label="Key" value={step.digestKey} errors={errs("key")} placeholder="{{ data.thread_id }}" hint="Optional Liquid over the trigger data: one digest or throttle per value." onInput={(digestKey) => onChange({ digestKey })} />
+        ) : null}
+        {step.type === "delay" && step.delayMode === "duration" ? (
           <Field id={id("duration")} label="Duration" errors={errs("duration")} hint="30m, 2h or 1d: minutes, hours or days, at most 7 days.">
             <input
               id={id("duration")}
@@ -105,7 +164,7 @@ function StepFields({ step, index, count, details, onChange, onMove, onRemove }:
         ) : null}
       </div>
       {step.type === "fallback" ? <ChannelOrder id={id("channels")} at={`${at}.channels`} value={step.channels} details={details} onChange={(channels) => onChange({ channels })} /> : null}
-      {step.type !== "delay" ? (
+      {step.type === "send" || step.type === "fallback" ? (
         <Field id={id("template")} label="Template" errors={errs("template")} hint={step.type === "fallback" ? "One template for every channel tried; sent only if the previous send was not delivered." : "A template's slug."}>
           <input
             id={id("template")}
@@ -119,6 +178,17 @@ function StepFields({ step, index, count, details, onChange, onMove, onRemove }:
           />
         </Field>
       ) : null}
+      <Field id={id("if")} label="Condition" errors={errs("if")} hint='Optional JSON Logic over data, subscriber and steps, e.g. {"!": {"var": "steps.0.read"}}; false skips the step.'>
+        <textarea
+          id={id("if")}
+          rows={2}
+          spellcheck={false}
+          value={step.condition}
+          onInput={(e) => onChange({ condition: e.currentTarget.value })}
+          aria-invalid={errs("if") ? "true" : undefined}
+          aria-describedby={describedBy(id("if"), true, errs("if"))}
+        />
+      </Field>
       <div class="button-row step-actions">
         <button type="button" class="secondary" disabled={index === 0} onClick={() => onMove(-1)} aria-label={`Move step ${n} up`}>
           Move up

@@ -40,6 +40,8 @@ export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowS
             <td>
               {result?.notification_id ? (
                 <Link to={`/notifications/${result.notification_id}`}>Notification of step {i + 1}</Link>
+              ) : result?.type === "digest" ? (
+                <DigestLinks run={run} result={result} />
               ) : (
                 <span class="muted">—</span>
               )}
@@ -48,10 +50,14 @@ export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowS
             <td>
               {result?.scheduled_at ? (
                 <>
-                  {result.duration} · resumes <Time iso={result.scheduled_at} />
+                  {result.until ? `until ${result.until} ${result.timezone ?? ""}` : result.duration} · resumes <Time iso={result.scheduled_at} />
+                </>
+              ) : result?.window_started_at && result.window_ended_at ? (
+                <>
+                  window <Time iso={result.window_started_at} /> to <Time iso={result.window_ended_at} />
                 </>
               ) : result?.reason ? (
-                <span class="muted">{result.reason === "previous_step_delivered" ? "skipped: the previous send was delivered" : result.reason}</span>
+                <span class="muted">{REASONS[result.reason] ?? result.reason}</span>
               ) : (
                 <span class="muted">—</span>
               )}
@@ -68,6 +74,44 @@ export function StepResults({ run, steps }: { run: WorkflowRun; steps: WorkflowS
       </tbody>
     </table>
   );
+}
+
+const REASONS: Record<string, string> = {
+  previous_step_delivered: "skipped: the previous send was delivered",
+  condition_false: "skipped: its condition was false",
+};
+
+/** Members shown by name on a leader's row; the rest are counted. */
+const MEMBERS_SHOWN = 20;
+
+/** A digest's leader lists the runs merged into it; a merged run links to its leader. */
+function DigestLinks({ run, result }: { run: WorkflowRun; result: WorkflowStepResult }) {
+  if (result.status === "merged" && result.digest_run_id) {
+    return (
+      <span class="digest-link">
+        Merged into the digest of <Link to={`/workflow-runs/${result.digest_run_id}`}>run …{result.digest_run_id.slice(-8)}</Link>
+      </span>
+    );
+  }
+  if (result.status === "completed" && result.run_ids) {
+    const others = result.run_ids.filter((id) => id !== run.id);
+    return (
+      <div class="digest-members">
+        Leader of a digest of {result.event_count ?? result.run_ids.length} events
+        {others.length ? (
+          <ol aria-label="Runs merged into this digest">
+            {others.slice(0, MEMBERS_SHOWN).map((id) => (
+              <li key={id}>
+                <Link to={`/workflow-runs/${id}`}>run …{id.slice(-8)}</Link>
+              </li>
+            ))}
+            {others.length > MEMBERS_SHOWN ? <li class="muted">and {others.length - MEMBERS_SHOWN} more</li> : null}
+          </ol>
+        ) : null}
+      </div>
+    );
+  }
+  return <span class="muted">—</span>;
 }
 
 /**

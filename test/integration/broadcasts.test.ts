@@ -1,0 +1,176 @@
+// Broadcasts through the whole system (issue 22): a trigger to a topic answers the broadcast at once
+// and the broadcast actor fans it out on real Redis and PostgreSQL. 5,000 members -> exactly 5,000
+// runs (a member added after the trigger is not included; broadcast.completed is emitted); kill -9
+// of the fan-out process three times during a 20,000-member broadcast -> exactly 20,000 runs; Redis
+// emptied mid-way -> the repair scan restarts it, still exact; cancel mid-way stops it.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { repairFanOuts } from "../../domain/broadcasts/broadcasts";
+import { sql } from "../../store/db";
+import { call, createTenant } from "../support/fixtures";
+import { sleep } from "../support/runtime-redis";
+import { spawnUntilReady } from "../support/spawn-ready";
+import { createWorkflow, dropTenant, wipeRedis } from "./workflow-support";
+
+const root = join(import.meta.dir, "..", "..");
+const BUN = join(root, "node_modules", ".bin", "bun");
+const WORKER = join(root, "test", "support", "broadcast-worker.ts");
+
+let T: Awaited<ReturnType<typeof createTenant>>;
+let procs: Subprocess[] = [];
+const key = () => T.sandboxKey;
+
+async function spawnWorker(id: string, pageSize: number): Promise<Subprocess> {
+  const proc = await spawnUntilReady([BUN, WORKER], {
+    cwd: root,
+    env: { ...process.env, BC_HOST_ID: id, BC_LEASE_MS: "1500", BROADCAST_PAGE_SIZE: String(pageSize), LOG_LEVEL: "error" },
+    ready: `ready ${id}`,
+  });
+  procs.push(proc);
+  return proc;
+}
+
+async function stopAll() {
+  for (const p of procs) if (p.exitCode === null && !p.killed) p.kill("SIGKILL");
+  await Promise.all(procs.map((p) => p.exited));
+  procs = [];
+}
+
+/** A topic of `n` subscribers made through the bulk APIs (import, then members by external id). */
+async function topicOf(topicKey: string, n: number) {
+  expect((await call("POST", "/v1/topics", { key: key(), body: { key: topicKey, name: topicKey } })).status).toBe(201);
+  for (let i = 0; i < n; i += 1000) {
+    const ids = Array.from({ length: Math.min(1000, n - i) }, (_, k) => `${topicKey}-${i + k}`);
+    const imp = await call("POST", "/v1/subscribers/import", { key: key(), body: { subscribers: ids.map((external_id) => ({ external_id })) } });
+    expect(imp.status).toBe(200);
+    const add = await call("POST", `/v1/topics/${topicKey}/subscribers`, { key: key(), body: { subscribers: ids } });
+    expect(add.body.data.added).toBe(ids.length);
+  }
+}
+
+const runsOf = async (broadcastId: string) =>
+  (await sql`select count(*)::int as n, count(distinct subscriber_id)::int as d from workflow_runs
+    where tenant_id = ${T.tenant.id} and idempotency_key like ${`bcast:${broadcastId}:%`}`)[0] as { n: number; d: number };
+const broadcastOf = async (id: string) => (await call("GET", `/v1/broadcasts/${id}`, { key: key() })).body.data;
+
+async function waitForStatus(id: string, want: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const b = await broadcastOf(id);
+    if (b.status === want) return b;
+    if (Date.now() > deadline) throw new Error(`broadcast ${id} still ${b.status} (${b.runs_created} runs)`);
+    await sleep(50);
+  }
+}
+
+beforeAll(async () => {
+  T = await createTenant();
+  await createWorkflow(key(), { slug: "news", name: "News", steps: [{ type: "send", channel: "in_app", template: "news" }] });
+});
+
+afterEach(stopAll);
+
+afterAll(async () => {
+  await stopAll();
+  await wipeRedis();
+  await sql`delete from workflow_runs where tenant_id = ${T.tenant.id}`;
+  await dropTenant(T.tenant.id);
+});
+
+describe("trigger to a topic", () => {
+  test("202 with the broadcast exactly; 5,000 members -> exactly 5,000 runs; a member added after the trigger is not included", async () => {
+    await topicOf("five-k", 5000);
+    const r = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "five-k" }, data: { headline: "Hi" } } });
+    expect(r.status).toBe(202);
+    expect(Object.keys(r.body.data).sort()).toEqual(["id", "recipients", "status", "topic", "workflow_slug"]);
+    expect(r.body.data).toMatchObject({ topic: "five-k", workflow_slug: "news", status: "fanning_out", recipients: null });
+    // after the trigger: not part of this broadcast
+    await call("POST", "/v1/subscribers", { key: key(), body: { external_id: "late" } });
+    await call("POST", "/v1/topics/five-k/subscribers", { key: key(), body: { subscribers: ["late"] } });
+
+    await spawnWorker("bc-5k", 1000);
+    const done = await waitForStatus(r.body.data.id, "completed", 120_000);
+    expect(done).toMatchObject({ id: r.body.data.id, topic: "five-k", workflow_slug: "news", workflow_version: 1, recipients: 5000, runs_created: 5000 });
+    expect(done.completed_at).toMatch(/Z$/);
+    expect(await runsOf(r.body.data.id)).toEqual({ n: 5000, d: 5000 });
+    const run = (await sql`select data, recipient, status from workflow_runs where idempotency_key like ${`bcast:${r.body.data.id}:%`} limit 1`)[0]!;
+    expect(run.data).toEqual({ headline: "Hi" });
+    const ev = await sql`select data from events where tenant_id = ${T.tenant.id} and type = 'broadcast.completed'`;
+    expect(ev.length).toBe(1);
+    expect(ev[0]!.data.broadcast).toMatchObject({ id: r.body.data.id, status: "completed", runs_created: 5000 });
+  }, 240_000);
+
+  test("422 and 404: a bad topic target, an unknown topic, an unknown workflow; 404 for an unknown broadcast", async () => {
+    const bad = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "" } } });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.details)).toContain("to.topic");
+    const nt = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "nope" } } });
+    expect(nt.status).toBe(404);
+    expect(nt.body.error.code).toBe("topic_not_found");
+    expect((await call("POST", "/v1/workflows/nope/trigger", { key: key(), body: { to: { topic: "five-k" } } })).status).toBe(404);
+    const nb = await call("GET", `/v1/broadcasts/${crypto.randomUUID()}`, { key: key() });
+    expect(nb.status).toBe(404);
+    expect(nb.body.error.code).toBe("broadcast_not_found");
+  });
+});
+
+describe("durability", () => {
+  test("kill -9 of the fan-out process three times during a 20,000-member broadcast: exactly 20,000 runs", async () => {
+    await topicOf("twenty-k", 20_000);
+    const r = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "twenty-k" } } });
+    expect(r.status).toBe(202);
+    const id = r.body.data.id;
+    let last = 0;
+    for (let k = 0; k < 3; k++) {
+      const p = await spawnWorker(`bc-kill-${k}`, 200);
+      // let it make progress, then kill -9 it mid-way
+      const deadline = Date.now() + 60_000;
+      while ((await broadcastOf(id)).runs_created <= last + 600 && Date.now() < deadline) await sleep(20);
+      p.kill("SIGKILL");
+      await p.exited;
+      const b = await broadcastOf(id);
+      expect(b.status).toBe("fanning_out");
+      last = b.runs_created;
+    }
+    await spawnWorker("bc-kill-final", 200);
+    const done = await waitForStatus(id, "completed", 180_000);
+    expect(done.runs_created).toBe(20_000);
+    expect(await runsOf(id)).toEqual({ n: 20_000, d: 20_000 });
+  }, 400_000);
+
+  test("Redis emptied mid-way: the repair scan restarts the fan-out; still exactly one run per member", async () => {
+    const r = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "twenty-k" } } });
+    const id = r.body.data.id;
+    const p = await spawnWorker("bc-wipe", 200);
+    while ((await broadcastOf(id)).runs_created < 2000) await sleep(20);
+    p.kill("SIGKILL");
+    await p.exited;
+    await wipeRedis();
+    expect(await repairFanOuts(0)).toBeGreaterThanOrEqual(1);
+    await spawnWorker("bc-wipe-2", 1000);
+    const done = await waitForStatus(id, "completed", 180_000);
+    expect(done.runs_created).toBe(20_000);
+    expect(await runsOf(id)).toEqual({ n: 20_000, d: 20_000 });
+  }, 400_000);
+
+  test("cancel mid-way stops it: runs_created stays, no run after the cancel; a second cancel is 409", async () => {
+    const r = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "twenty-k" } } });
+    const id = r.body.data.id;
+    await spawnWorker("bc-cancel", 100);
+    while ((await broadcastOf(id)).runs_created < 500) await sleep(20);
+    const c = await call("POST", `/v1/broadcasts/${id}/cancel`, { key: key() });
+    expect(c.status).toBe(200);
+    expect(c.body.data.status).toBe("cancelled");
+    const at = c.body.data.runs_created;
+    expect(at).toBeLessThan(20_000);
+    await sleep(1500);
+    const b = await broadcastOf(id);
+    expect(b.status).toBe("cancelled");
+    expect(b.runs_created).toBe(at);
+    expect((await runsOf(id)).n).toBe(at);
+    const again = await call("POST", `/v1/broadcasts/${id}/cancel`, { key: key() });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("broadcast_not_cancellable");
+  }, 200_000);
+});
