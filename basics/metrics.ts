@@ -110,6 +110,28 @@ export function recordCircuitSkip(channel: string, provider: string): void {
   circuitSkips.inc({ channel, provider });
 }
 
+// ---- data lifecycle (store/replica.ts, domain/lifecycle/) ---------------------------------------------
+const replicaReads = new Counter({
+  name: "nms_pg_replica_reads_total",
+  help:
+    "Reads that may use the replica (DATABASE_READ_URL), by where they went (replica, primary) and why: replica, replica lag, " +
+    "replica not streaming, own write not replayed, own writes unknown; none counted without a replica",
+  labelNames: ["target", "reason"] as const,
+  registers,
+});
+export function recordReplicaRead(target: "replica" | "primary", reason: string): void {
+  replicaReads.inc({ target, reason });
+}
+const retentionRemoved = new Counter({
+  name: "nms_retention_rows_removed_total",
+  help: "Rows the retention job removed, by kind (notifications, events, workflow_runs, inbox_items, webhook_deliveries)",
+  labelNames: ["kind"] as const,
+  registers,
+});
+export function recordRetentionRemoved(kind: string, n: number): void {
+  if (n > 0) retentionRemoved.inc({ kind }, n);
+}
+
 // ---- notifications --------------------------------------------------------------------------------
 const notificationStatuses = new Counter({
   name: "nms_notification_status_total",

@@ -17,6 +17,7 @@ import { Topics } from "./resources/topics.js";
 import { PreferenceCategories, PreferenceCenter } from "./resources/preference-categories.js";
 import { Broadcasts } from "./resources/broadcasts.js";
 import { DeliverySettingsResource } from "./resources/delivery-settings.js";
+import { RetentionSettingsResource } from "./resources/retention-settings.js";
 import { TeamMembers } from "./resources/team-members.js";
 import { Templates } from "./resources/templates.js";
 import { Tenants } from "./resources/tenants.js";
@@ -48,6 +49,7 @@ export class Nms {
   readonly preferenceCenter: PreferenceCenter;
   readonly broadcasts: Broadcasts;
   readonly deliverySettings: DeliverySettingsResource;
+  readonly retentionSettings: RetentionSettingsResource;
   readonly subscription: Subscription;
   /** list: any key or session; admin.*: the admin token */
   readonly plans: Plans;
@@ -81,6 +83,7 @@ export class Nms {
     this.preferenceCenter = new PreferenceCenter(t);
     this.broadcasts = new Broadcasts(t);
     this.deliverySettings = new DeliverySettingsResource(t);
+    this.retentionSettings = new RetentionSettingsResource(t);
     this.subscription = new Subscription(t);
     this.plans = new Plans(t);
     this.me = new Me(t);

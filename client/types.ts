@@ -20,6 +20,7 @@ import type * as Suppressions from "./schema-types/suppressions.js";
 import type * as Team from "./schema-types/team.js";
 import type * as Templates from "./schema-types/templates.js";
 import type * as Tenants from "./schema-types/tenants.js";
+import type * as Retention from "./schema-types/retention.js";
 import type * as WebhookEvents from "./schema-types/webhook-events.js";
 import type * as Webhooks from "./schema-types/webhooks.js";
 import type * as Workflows from "./schema-types/workflows.js";
@@ -141,6 +142,7 @@ export type BlockedDomainCheck = Blocked.BlockedCheck["data"];
 export type BlockDomainParams = Blocked.BlockDomainBody;
 export type TenantCreateParams = Tenants.CreateTenantBody;
 export type TenantWithKey = Tenants.TenantWithKey;
+export type Offboarding = Tenants.Offboarding;
 
 // ---- dashboard session
 export type Me = Session.Me;
@@ -261,3 +263,7 @@ export type PreferenceCategoryUpdateParams = PreferenceCategories.PreferenceCate
 export type PreferenceCategoryState = Inbox.CategoryState;
 export type PreferenceLink = { url: string; expires_at: string };
 export type PreferenceCenterSettings = { brand_color: string };
+
+// ---- data lifecycle (docs/operations.md "Retention")
+export type RetentionSettings = Retention.RetentionSettings;
+export type RetentionSettingsParams = Retention.UpdateRetentionBody;

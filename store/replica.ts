@@ -4,6 +4,7 @@
 import postgres from "postgres";
 import { config } from "../config";
 import { logger } from "../basics/log";
+import { recordReplicaRead } from "../basics/metrics";
 import { sql, withReader } from "./db";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
@@ -82,7 +83,8 @@ export async function readTarget(caller: string | null): Promise<{ target: ReadT
  * else on the primary. Only plain reads are wrapped: idempotency, claims, runs and every write keep the primary.
  */
 export async function onReplica<T>(caller: string | null, fn: () => Promise<T>): Promise<T> {
-  const { target } = await readTarget(caller);
+  const { target, reason } = await readTarget(caller);
+  recordReplicaRead(target, reason);
   return target === "replica" ? withReader(replicaSql!, fn) : fn();
 }
 

@@ -3,6 +3,7 @@
 // rollups (they outlive the rows they count), pending notifications, workflow runs still running.
 import { config } from "../../config";
 import { logger } from "../../basics/log";
+import { recordRetentionRemoved } from "../../basics/metrics";
 import {
   deleteExpiredEvents,
   deleteExpiredInboxItems,
@@ -93,7 +94,10 @@ export async function sweepRetention(
       totals.tenants++;
       const removed = r.notifications + r.events + r.workflow_runs + r.inbox_items + r.webhook_deliveries;
       if (removed > 0) log.info({ tenant_id: t.tenant_id, windows, removed: r }, "retention removed expired history");
-      for (const k of Object.keys(r) as (keyof typeof r)[]) totals[k] += r[k];
+      for (const k of Object.keys(r) as (keyof typeof r)[]) {
+        totals[k] += r[k];
+        recordRetentionRemoved(k, r[k]);
+      }
       if (opts.shouldStop?.()) {
         // this tenant may have more: the next run starts with it again
         log.info({ ...totals, ms: Date.now() - started, resume_from: t.tenant_id }, "retention sweep paused (time budget); it continues at the next run");
@@ -103,6 +107,7 @@ export async function sweepRetention(
     from = page[page.length - 1]!.tenant_id;
     inclusive = false;
   }
-  log.info({ ...totals, ms: Date.now() - started }, "retention sweep done");
+  const removedAny = totals.notifications + totals.events + totals.workflow_runs + totals.inbox_items + totals.webhook_deliveries > 0;
+  (removedAny ? log.info.bind(log) : log.debug.bind(log))({ ...totals, ms: Date.now() - started }, "retention sweep done");
   return { ...totals, resumeFrom: null };
 }

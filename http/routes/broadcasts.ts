@@ -23,7 +23,7 @@ export const broadcastRoutes = new Elysia({ name: "routes.broadcasts" })
       access: "secret-read",
       params: BroadcastIdParams,
       response: { 200: BroadcastResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A broadcast: its status (fanning_out, completed, cancelled), recipients and runs created so far", tags: ["workflows"] },
+      detail: { summary: "A broadcast: its status (fanning_out, completed, cancelled), recipients and runs created so far", description: "A broadcast starts one workflow run per member of a topic; this follows its progress.", tags: ["workflows"] },
     },
   )
   .post(
@@ -36,6 +36,6 @@ export const broadcastRoutes = new Elysia({ name: "routes.broadcasts" })
       access: "secret-write",
       params: BroadcastIdParams,
       response: { 200: BroadcastResponse, ...errors(KEY_ERRORS, 404, 409) },
-      detail: { summary: "Stop a fan-out: runs not yet created are not; those created go on (409 broadcast_not_cancellable once completed or cancelled)", tags: ["workflows"] },
+      detail: { summary: "Stop a fan-out: runs not yet created are not; those created go on (409 broadcast_not_cancellable once completed or cancelled)", description: "Cancel the runs already created one by one (POST /v1/workflow-runs/{id}/cancel) if they must stop too.", tags: ["workflows"] },
     },
   );

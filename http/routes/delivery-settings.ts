@@ -21,7 +21,7 @@ export const deliverySettingsRoutes = new Elysia({ name: "routes.delivery-settin
   .get("/v1/settings/delivery", async ({ auth }) => ({ data: serialize(await getDeliverySettings(scopeOf(auth))) }), {
     access: "secret-read",
     response: { 200: DeliverySettingsResponse, ...errors(KEY_ERRORS) },
-    detail: { summary: "The delivery policy: time zone, quiet hours, frequency caps (defaults: UTC, none, none)", tags: ["settings"] },
+    detail: { summary: "The delivery policy: time zone, quiet hours, frequency caps (defaults: UTC, none, none)", description: "What is applied before each send of the environment: its time zone, quiet hours and frequency caps per recipient.", tags: ["settings"] },
   })
   .put(
     "/v1/settings/delivery",
@@ -30,6 +30,6 @@ export const deliverySettingsRoutes = new Elysia({ name: "routes.delivery-settin
       access: "secret-write",
       body: DeliverySettingsBody,
       response: { 200: DeliverySettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
-      detail: { summary: "Replace the delivery policy; it applies to sends not yet made (within 5 s in every process)", tags: ["settings"] },
+      detail: { summary: "Replace the delivery policy; it applies to sends not yet made (within 5 s in every process)", description: "The whole policy is replaced: send every field you want to keep.", tags: ["settings"] },
     },
   );

@@ -73,6 +73,6 @@ export const internalTenantRoutes = new Elysia({ name: "routes.internal-tenants"
       access: "admin",
       params: TenantIdParams,
       response: { 200: OffboardingResponse, ...errors(401, 404) },
-      detail: { summary: "A tenant offboarding's progress (admin)", tags: ["admin"] },
+      detail: { summary: "A tenant offboarding's progress (admin)", description: "Where the removal of the tenant's records stands.", tags: ["admin"] },
     },
   );

@@ -69,7 +69,7 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
       access: "secret-write",
       body: PreferenceCategoryCreateBody,
       response: { 201: PreferenceCategoryResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-      detail: { ...TAG, summary: "Create a preference category" },
+      detail: { ...TAG, summary: "Create a preference category", description: "A category (e.g. marketing, security) groups notifications so subscribers can opt out of one kind on a channel; notifications and templates name it by key." },
     },
   )
   .get(
@@ -78,7 +78,7 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
     {
       access: "secret-read",
       response: { 200: PreferenceCategoryListResponse, ...errors(KEY_ERRORS) },
-      detail: { ...TAG, summary: "List the preference categories, by key" },
+      detail: { ...TAG, summary: "List the preference categories, by key", description: "Every category of the environment." },
     },
   )
   .get(
@@ -92,7 +92,7 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
       access: "secret-read",
       params: PreferenceCategoryParams,
       response: { 200: PreferenceCategoryResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Get a preference category by key" },
+      detail: { ...TAG, summary: "Get a preference category by key", description: "The path takes the category's key." },
     },
   )
   .put(
@@ -112,7 +112,7 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
       params: PreferenceCategoryParams,
       body: PreferenceCategoryUpdateBody,
       response: { 200: PreferenceCategoryResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Update a preference category (fields not given keep their value; the key cannot change)" },
+      detail: { ...TAG, summary: "Update a preference category (fields not given keep their value; the key cannot change)", description: "Subscribers' stored choices for the category stay as they are." },
     },
   )
   .delete(
@@ -129,6 +129,6 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
       access: "secret-write",
       params: PreferenceCategoryParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Delete a preference category (notifications naming it become \"other\"; stored choices stay)" },
+      detail: { ...TAG, summary: "Delete a preference category (notifications naming it become \"other\"; stored choices stay)", description: "Subscribers' choices for it are kept in case it comes back." },
     },
   );

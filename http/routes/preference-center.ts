@@ -179,7 +179,7 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
     {
       access: "secret-read",
       response: { 200: SettingsResponse, ...errors(KEY_ERRORS) },
-      detail: { summary: "The preference center's branding", tags: ["preferences"] },
+      detail: { summary: "The preference center's branding", description: "What the hosted preference center page shows besides the subscriber's choices.", tags: ["preferences"] },
     },
   )
   .put(
@@ -207,7 +207,7 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
       access: "secret-write",
       body: SettingsBody,
       response: { 200: SettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
-      detail: { summary: "Set the preference center's branding (the tenant's name is shown with it)", tags: ["preferences"] },
+      detail: { summary: "Set the preference center's branding (the tenant's name is shown with it)", description: "Applies to pages opened from then on.", tags: ["preferences"] },
     },
   )
   .get(
@@ -228,7 +228,7 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
         description:
           "`?saved=1` adds the saved notice. A refused link: a browser (Accept: text/html) gets a page with 400 (tampered), 410 (expired) " +
           "or 404 (subscriber gone); other clients the error body (400 invalid_token, 404 subscriber_not_found).",
-        tags: ["public"],
+        tags: ["recipient-links"],
       },
     },
   )
@@ -252,7 +252,7 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
       detail: {
         summary: "Save the hosted preference center's form",
         description: "A refused link changes nothing and answers as the page does (HTML 400/410/404 for a browser, else the error body).",
-        tags: ["public"],
+        tags: ["recipient-links"],
       },
     },
   );

@@ -91,8 +91,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: MailgunWebhookBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Mailgun webhook (HMAC-SHA256 of signature.timestamp + signature.token under the webhook signing key)",
-        tags: ["public"],
+        summary: "Mailgun webhook (HMAC-SHA256 of signature.timestamp + signature.token under the webhook signing key)", description: "Mailgun POSTs an email's events here (delivered, failed, opened, clicked ...); each event with a valid signature moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -112,8 +112,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: PostmarkWebhookBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Postmark webhook (basic auth: the webhook URL carries the channel's webhook_username and webhook_password)",
-        tags: ["public"],
+        summary: "Postmark webhook (basic auth: the webhook URL carries the channel's webhook_username and webhook_password)", description: "Postmark POSTs an email's delivery, bounce, open and click events here; each moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -135,8 +135,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: ResendWebhookBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Resend webhook (Svix signature: svix-id, svix-timestamp, svix-signature under the channel's webhook_secret)",
-        tags: ["public"],
+        summary: "Resend webhook (Svix signature: svix-id, svix-timestamp, svix-signature under the channel's webhook_secret)", description: "Resend POSTs an email's events here; each event with a valid signature moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   )
@@ -156,8 +156,8 @@ export const providerCallbackRoutes = new Elysia({ name: "routes.provider-callba
       body: VonageStatusBody,
       response: { 200: CallbackOutcomeBody, ...errors },
       detail: {
-        summary: "Vonage Messages API status webhook (Bearer JWT, HS256 under the signature secret, payload_hash of the body); set as webhook_url on every message NMS sends",
-        tags: ["public"],
+        summary: "Vonage Messages API status webhook (Bearer JWT, HS256 under the signature secret, payload_hash of the body); set as webhook_url on every message NMS sends", description: "Vonage POSTs a message's status changes here; a request with a valid token moves its notification.",
+        tags: ["provider-callbacks"],
       },
     },
   );

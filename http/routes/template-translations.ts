@@ -123,7 +123,7 @@ export const templateTranslationRoutes = new Elysia({ name: "routes.template-tra
       access: "secret-read",
       params: TemplateParams,
       response: { 200: TranslationListResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "List a template's translations, by locale", tags: ["templates"] },
+      detail: { summary: "List a template's translations, by locale", description: "Every translation of the template, with its content and variants.", tags: ["templates"] },
     },
   )
   .get(
@@ -139,7 +139,7 @@ export const templateTranslationRoutes = new Elysia({ name: "routes.template-tra
       access: "secret-read",
       params: TranslationParams,
       response: { 200: TranslationResponse, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { summary: "Get a template's translation for one locale", tags: ["templates"] },
+      detail: { summary: "Get a template's translation for one locale", description: "The path takes the template's id or slug and a locale such as pt-BR.", tags: ["templates"] },
     },
   )
   .delete(
@@ -157,6 +157,6 @@ export const templateTranslationRoutes = new Elysia({ name: "routes.template-tra
       access: "secret-write",
       params: TranslationParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { summary: "Delete a template's translation (its recipients get the fallback)", tags: ["templates"] },
+      detail: { summary: "Delete a template's translation (its recipients get the fallback)", description: "Recipients of that locale then get the fallback: pt_BR falls back to pt, then to the template's own language.", tags: ["templates"] },
     },
   );

@@ -37,7 +37,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-write",
       body: TopicCreateBody,
       response: { 201: TopicResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 409) },
-      detail: { summary: "Create a topic (Idempotency-Key accepted)", ...TAG },
+      detail: { summary: "Create a topic (Idempotency-Key accepted)", description: "A topic is a named group of subscribers (e.g. a product's followers); a workflow can be triggered for all of its members at once. The key is unique in the environment.", ...TAG },
     },
   )
   .get(
@@ -53,7 +53,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-read",
       query: TopicListQuery,
       response: { 200: TopicListResponse, ...errors(KEY_ERRORS, 422) },
-      detail: { summary: "List topics, newest first (cursor-paged)", ...TAG },
+      detail: { summary: "List topics, newest first (cursor-paged)", description: "Each topic with its key and name.", ...TAG },
     },
   )
   .get(
@@ -67,7 +67,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-read",
       params: TopicKeyParams,
       response: { 200: TopicResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "A topic by key", ...TAG },
+      detail: { summary: "A topic by key", description: "The path takes the topic's key.", ...TAG },
     },
   )
   .delete(
@@ -80,7 +80,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-write",
       params: TopicKeyParams,
       response: { 204: NoContent, ...errors(KEY_ERRORS, 404) },
-      detail: { summary: "Delete a topic and its memberships (subscribers stay; a broadcast fanning out to it completes with the runs made)", ...TAG },
+      detail: { summary: "Delete a topic and its memberships (subscribers stay; a broadcast fanning out to it completes with the runs made)", description: "The subscribers themselves are not touched.", ...TAG },
     },
   )
   .post(
@@ -94,7 +94,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       params: TopicKeyParams,
       body: TopicMembersBody,
       response: { 200: TopicMembersAdded, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Add 1-1,000 subscribers (external_id or id) to a topic", ...TAG },
+      detail: { summary: "Add 1-1,000 subscribers (external_id or id) to a topic", description: "The answer counts those added and those already members, and lists the references that name no subscriber.", ...TAG },
     },
   )
   .delete(
@@ -108,7 +108,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       params: TopicKeyParams,
       body: TopicMembersBody,
       response: { 200: TopicMembersRemoved, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
-      detail: { summary: "Remove 1-1,000 subscribers (external_id or id) from a topic", ...TAG },
+      detail: { summary: "Remove 1-1,000 subscribers (external_id or id) from a topic", description: "The answer counts those removed and those that were not members, and lists the references that name no subscriber.", ...TAG },
     },
   )
   .get(
@@ -127,6 +127,6 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       params: TopicKeyParams,
       query: TopicListQuery,
       response: { 200: TopicMemberListResponse, ...errors(KEY_ERRORS, 404, 422) },
-      detail: { summary: "The topic's members (cursor-paged)", ...TAG },
+      detail: { summary: "The topic's members (cursor-paged)", description: "The subscribers a broadcast to this topic reaches.", ...TAG },
     },
   );

@@ -15,7 +15,8 @@ const TokenParams = t.Object({ token: t.String({ description: "The signed token 
 const OneClickBody = t.Optional(
   t.Object(
     { "List-Unsubscribe": t.Optional(t.String({ description: "One-Click" })) },
-    { description: "Not read: the token is the whole request", examples: [{ "List-Unsubscribe": "One-Click" }] },
+    // open: whatever else a mailbox provider posts must never cost the recipient their unsubscribe
+    { description: "Not read: the token is the whole request", additionalProperties: true, examples: [{ "List-Unsubscribe": "One-Click" }] },
   ),
 );
 

@@ -95,6 +95,33 @@ describe("admin: tenants", () => {
   });
 });
 
+describe("admin: tenant offboarding; retention settings", () => {
+  test("tenants.offboard removes a tenant in the background and tenants.offboarding reports it completed", async () => {
+    const t = await admin.tenants.create({ name: `client-${run}-offboarded` });
+    tenantIds.push(t.id);
+    const started = await admin.tenants.offboard(t.id);
+    expect(started.tenant_id).toBe(t.id);
+    expect(["running", "completed"]).toContain(started.status);
+    const done = await waitFor(async () => {
+      const o = await admin.tenants.offboarding(t.id);
+      return o.status === "completed" ? o : null;
+    }, 30_000, 100);
+    expect(done?.completed_at).not.toBeNull();
+  });
+
+  test("retentionSettings.retrieve gives the defaults; update keeps fields left out", async () => {
+    const before = await live.retentionSettings.retrieve();
+    expect(before.notifications_days).toBe(30);
+    expect(before.inbox_days).toBe(365);
+    const after = await live.retentionSettings.update({ notifications_days: 14 });
+    expect(after.notifications_days).toBe(14);
+    expect(after.inbox_days).toBe(365);
+    const err = await live.retentionSettings.update({ notifications_days: 0 }).catch((e) => e);
+    expect(err.status).toBe(422);
+    expect(err.details?.notifications_days).toBeDefined();
+  });
+});
+
 describe("notifications", () => {
   test("create (202 pending), retrieve once delivered with its attempts, attempts()", async () => {
     const accepted = await sandbox.notifications.create({ channel: "sms", to: "+5511912345678", data: { content: `hello ${run}` } });
@@ -923,5 +950,46 @@ describe("NmsError", () => {
     expect(err).toBeInstanceOf(NmsError);
     expect([err.status, err.code]).toEqual([0, "connection_error"]);
     expect(err.requestId).toBeUndefined();
+  });
+});
+
+describe("audiences and the delivery policy (issue 22)", () => {
+  test("topics: create, list, retrieve, members added/listed/removed, delete", async () => {
+    const key = `client-${run}`;
+    await sandbox.subscribers.create({ external_id: `${key}-m1` });
+    const t = await sandbox.topics.create({ key, name: "Client topic" });
+    expect(t).toMatchObject({ key, name: "Client topic", subscriber_count: 0 });
+    expect((await sandbox.topics.list({ limit: 100 })).data.map((x) => x.key)).toContain(key);
+    expect(await sandbox.topics.addSubscribers(key, [`${key}-m1`, "nobody"])).toEqual({ added: 1, already: 0, not_found: ["nobody"] });
+    expect((await sandbox.topics.retrieve(key)).subscriber_count).toBe(1);
+    expect((await sandbox.topics.listSubscribers(key)).data.map((s) => s.external_id)).toEqual([`${key}-m1`]);
+    expect(await sandbox.topics.removeSubscribers(key, [`${key}-m1`])).toEqual({ removed: 1, already: 0, not_found: [] });
+    await sandbox.topics.del(key);
+    const gone = await sandbox.topics.retrieve(key).catch((e) => e);
+    expect([gone.status, gone.code]).toEqual([404, "topic_not_found"]);
+  });
+
+  test("broadcasts: bulk trigger, trigger to a topic, retrieve, cancel", async () => {
+    const slug = `client-bcast-${run}`;
+    await sandbox.workflows.create({ slug, name: "b", steps: [{ type: "send", channel: "in_app", template: "x" }] });
+    const runs = await sandbox.broadcasts.triggerBulk(slug, { events: [{ recipient: "a-1" }, { recipient: "a-2" }] });
+    expect(runs.map((r) => r.recipient)).toEqual(["a-1", "a-2"]);
+    await sandbox.topics.create({ key: `${slug}-t`, name: "t" });
+    const b = await sandbox.broadcasts.trigger(slug, { to: { topic: `${slug}-t` }, data: { x: 1 } });
+    expect(b).toMatchObject({ topic: `${slug}-t`, workflow_slug: slug, status: "fanning_out", recipients: null });
+    const got = await sandbox.broadcasts.retrieve(b.id);
+    expect(got.id).toBe(b.id);
+    // no broadcast host runs here: the fan-out has not started, so it can be cancelled
+    if (got.status === "fanning_out") expect((await sandbox.broadcasts.cancel(b.id)).status).toBe("cancelled");
+    const again = await sandbox.broadcasts.cancel(b.id).catch((e) => e);
+    expect([again.status, again.code]).toEqual([409, "broadcast_not_cancellable"]);
+  });
+
+  test("deliverySettings: retrieve the defaults, update, 422 with details", async () => {
+    expect(await sandbox.deliverySettings.retrieve()).toMatchObject({ timezone: "UTC", quiet_hours: null, frequency_caps: [] });
+    const s = await sandbox.deliverySettings.update({ timezone: "Europe/Lisbon", quiet_hours: { start: "22:00", end: "07:00", channels: ["sms"] }, frequency_caps: [{ channel: "push", limit: 2, window: "1h" }] });
+    expect(s).toMatchObject({ timezone: "Europe/Lisbon", frequency_caps: [{ channel: "push", limit: 2, window: "1h" }] });
+    const bad = await sandbox.deliverySettings.update({ timezone: "Nowhere/Else" }).catch((e) => e);
+    expect([bad.status, bad.code, Object.keys(bad.details)]).toEqual([422, "validation_failed", ["timezone"]]);
   });
 });

@@ -65,6 +65,14 @@ describe("a body without Content-Type: application/json on an API path -> 415 un
     expect(((await res.json()) as any).error?.code).not.toBe("unsupported_media_type");
   });
 
+  test("a one-click unsubscribe with more fields than RFC 8058's is still read for its token", async () => {
+    const r = await call("POST", "/unsubscribe/not-a-token", {
+      rawBody: "List-Unsubscribe=One-Click&utm_source=mailbox",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(r.body.error.code).toBe("invalid_token"); // not validation_failed: the extra field is no reason to refuse
+  });
+
   test("paths third parties post to still take forms (RFC 8058 one-click)", async () => {
     const r = await call("POST", "/unsubscribe/not-a-token", {
       rawBody: "List-Unsubscribe=One-Click",

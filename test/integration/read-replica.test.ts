@@ -116,6 +116,13 @@ describe("DATABASE_READ_URL", () => {
       const fallback = await req("GET", `/v1/notifications/${id}`, keys.s2);
       expect(fallback.status).toBe(200);
       expect((await req("GET", "/v1/analytics/overview", keys.s2)).body.data.total).toBe(2);
+
+      // the metric tells the three apart
+      const metrics = await (await fetch(`${api.url}/metrics`)).text();
+      const count = (labels: string) => Number(new RegExp(`^nms_pg_replica_reads_total\\{${labels}\\} (\\d+)`, "m").exec(metrics)?.[1] ?? 0);
+      expect(count('target="replica",reason="replica"')).toBeGreaterThanOrEqual(3);
+      expect(count('target="primary",reason="own write not replayed"')).toBeGreaterThanOrEqual(3);
+      expect(count('target="primary",reason="replica lag"')).toBeGreaterThanOrEqual(2);
     } finally {
       await replica`select pg_wal_replay_resume()`;
     }

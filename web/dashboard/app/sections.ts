@@ -13,6 +13,8 @@ import { team } from "../team";
 import { templates } from "../templates";
 import { webhooks } from "../webhooks";
 import { workflows } from "../workflows";
+import { topics } from "../topics";
+import { deliverySettings } from "../delivery-settings";
 import type { Section } from "./section";
 
 export const SECTIONS: readonly Section[] = [
@@ -20,6 +22,7 @@ export const SECTIONS: readonly Section[] = [
   notifications,
   templates,
   workflows,
+  topics,
   subscribers,
   channels,
   domains,
@@ -29,4 +32,5 @@ export const SECTIONS: readonly Section[] = [
   auditLog,
   team,
   billing,
+  deliverySettings,
 ];

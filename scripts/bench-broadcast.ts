@@ -1,0 +1,130 @@
+// Benchmark of a broadcast to a topic (issue 22): real processes (`start.ts --only` api, broadcast,
+// workflow-run, channel-sender), an in_app single-send workflow in sandbox (the inbox provider).
+// 1. a topic of --members subscribers made through the bulk APIs (import and member adds, 1,000 per
+//    call, --concurrency calls at a time): members per second;
+// 2. one trigger to the topic: fan-out runs created per second (trigger to completed broadcast),
+//    notifications delivered per second and the time to the last delivery, duplicates (a subscriber
+//    with two notifications), and the peak RSS of every process (VmHWM).
+// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4]
+// Cleans up its rows and Redis keys. The last line reads
+// `broadcast: <N> members, <N> runs, <N> delivered, <N> duplicate, fan-out <N> runs/s, delivered in <N> s, peak rss <N> MB`.
+import { spawn, type Subprocess } from "bun";
+import { join } from "node:path";
+import { removeBenchData, waitReady } from "./bench-load";
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
+const members = Number(args.get("members") ?? 1_000_000);
+const concurrency = Number(args.get("concurrency") ?? 4);
+
+const root = join(import.meta.dir, "..");
+const bun = process.execPath;
+const prefix = `benchbc${Math.random().toString(36).slice(2, 8)}`;
+process.env.REDIS_PREFIX = prefix;
+
+const { sql } = await import("../store/db");
+const { createTenant } = await import("../store/tenants");
+const { insertApiKey } = await import("../store/api-keys");
+const { redis } = await import("../store/redis");
+const { getRuntime } = await import("../store/runtime-handle");
+
+const { tenant } = await createTenant(`bench-broadcast-${prefix}`);
+const key = (await insertApiKey(sql, { tenantId: tenant.id, environment: "sandbox", keyType: "secret", name: "bench" })).raw;
+const apiPort = 20000 + Math.floor(Math.random() * 12000);
+const api = `http://127.0.0.1:${apiPort}`;
+const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+const childEnv = { ...process.env, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn" };
+const children: { kind: string; proc: Subprocess }[] = [];
+const start = (kind: string, env: Record<string, string> = {}) =>
+  children.push({ kind, proc: spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" }) });
+
+/** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux). */
+async function peakRssMb(p: Subprocess): Promise<number> {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(await Bun.file(`/proc/${p.pid}/status`).text());
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function post(path: string, body: unknown, method = "POST") {
+  const r = await fetch(`${api}${path}`, { method, headers, body: JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return await r.json();
+}
+
+let summary = "broadcast: did not finish";
+try {
+  start("api", { PORT: String(apiPort) });
+  // a loaded machine starts a process in tens of seconds: the API first, then the actors
+  for (let i = 0; ; i++) {
+    try {
+      await waitReady(`${api}/health`);
+      break;
+    } catch (err) {
+      if (i >= 5) throw err;
+    }
+  }
+  start("broadcast");
+  start("workflow-run");
+  start("channel-sender");
+  await post("/v1/templates", { slug: "bcast", name: "News", channel: "in_app", content: "News for {{ name }}", status: "active" });
+  await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast" }] });
+  await post("/v1/topics", { key: "everyone", name: "Everyone" });
+
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const from = next;
+        next += 1000;
+        if (from >= members) return;
+        const ids = Array.from({ length: Math.min(1000, members - from) }, (_, k) => `m-${from + k}`);
+        await post("/v1/subscribers/import", { subscribers: ids.map((external_id) => ({ external_id })) });
+        await post("/v1/topics/everyone/subscribers", { subscribers: ids });
+      }
+    }),
+  );
+  const setupS = (performance.now() - t0) / 1000;
+  console.log(`topic: ${members} members through the bulk APIs in ${setupS.toFixed(1)} s (${(members / setupS).toFixed(0)} members/s)`);
+
+  const t1 = performance.now();
+  const b = (await post("/v1/workflows/bcast/trigger", { to: { topic: "everyone" }, data: { name: "all" } })).data;
+  let fanOutS = 0;
+  let deliveredS = 0;
+  let delivered = 0;
+  let runs = 0;
+  const deadline = Date.now() + Math.max(600_000, members * 5);
+  while (Date.now() < deadline) {
+    const [row] = await sql`select status, runs_created from broadcasts where id = ${b.id}`;
+    runs = row!.runs_created;
+    if (!fanOutS && row!.status === "completed") fanOutS = (performance.now() - t1) / 1000;
+    const [d] = await sql`select count(*)::int as n from notifications where tenant_id = ${tenant.id} and status = 'delivered'`;
+    delivered = d!.n;
+    if (fanOutS && delivered >= runs) {
+      deliveredS = (performance.now() - t1) / 1000;
+      break;
+    }
+    await Bun.sleep(500);
+  }
+  const [dup] = await sql`select count(*)::int as n from (select subscriber_id from notifications where tenant_id = ${tenant.id} group by subscriber_id having count(*) > 1) x`;
+  const rss = await Promise.all(children.map(async (c) => [c.kind, await peakRssMb(c.proc)] as const));
+  for (const [kind, mb] of rss) console.log(`peak rss ${kind}: ${mb.toFixed(0)} MB`);
+  console.log(`fan-out ${fanOutS.toFixed(1)} s, last delivery ${deliveredS.toFixed(1)} s after the trigger (${(delivered / (deliveredS || 1)).toFixed(0)} delivered/s)`);
+  const peak = Math.max(...rss.map(([, mb]) => mb));
+  summary = `broadcast: ${members} members, ${runs} runs, ${delivered} delivered, ${dup!.n} duplicate, fan-out ${(runs / (fanOutS || 1)).toFixed(0)} runs/s, delivered in ${deliveredS.toFixed(1)} s, peak rss ${peak.toFixed(0)} MB`;
+} finally {
+  for (const c of children) c.proc.kill("SIGTERM");
+  await Promise.all(children.map((c) => Promise.race([c.proc.exited, Bun.sleep(5000)])));
+  for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
+  await Promise.all(children.map((c) => c.proc.exited));
+  await sql`delete from workflow_runs where tenant_id = ${tenant.id}`;
+  await sql`delete from broadcasts where tenant_id = ${tenant.id}`;
+  await removeBenchData(sql, redis, tenant.id, prefix);
+  await sql.end();
+  redis.disconnect();
+  await getRuntime().close();
+}
+console.log(`\n${summary}`);
