@@ -14,6 +14,7 @@ import { Notifications } from "./resources/notifications.js";
 import { Subscribers } from "./resources/subscribers.js";
 import { Suppressions } from "./resources/suppressions.js";
 import { Topics } from "./resources/topics.js";
+import { PreferenceCategories, PreferenceCenter } from "./resources/preference-categories.js";
 import { Broadcasts } from "./resources/broadcasts.js";
 import { DeliverySettingsResource } from "./resources/delivery-settings.js";
 import { RetentionSettingsResource } from "./resources/retention-settings.js";
@@ -44,6 +45,8 @@ export class Nms {
   readonly domains: Domains;
   readonly suppressions: Suppressions;
   readonly topics: Topics;
+  readonly preferenceCategories: PreferenceCategories;
+  readonly preferenceCenter: PreferenceCenter;
   readonly broadcasts: Broadcasts;
   readonly deliverySettings: DeliverySettingsResource;
   readonly retentionSettings: RetentionSettingsResource;
@@ -76,6 +79,8 @@ export class Nms {
     this.domains = new Domains(t);
     this.suppressions = new Suppressions(t);
     this.topics = new Topics(t);
+    this.preferenceCategories = new PreferenceCategories(t);
+    this.preferenceCenter = new PreferenceCenter(t);
     this.broadcasts = new Broadcasts(t);
     this.deliverySettings = new DeliverySettingsResource(t);
     this.retentionSettings = new RetentionSettingsResource(t);

@@ -25,6 +25,7 @@ import type * as WebhookEvents from "./schema-types/webhook-events.js";
 import type * as Webhooks from "./schema-types/webhooks.js";
 import type * as Workflows from "./schema-types/workflows.js";
 import type * as Topics from "./schema-types/topics.js";
+import type * as PreferenceCategories from "./schema-types/preference-categories.js";
 import type * as Broadcasts from "./schema-types/broadcasts.js";
 import type * as DeliverySettingsSchemas from "./schema-types/delivery-settings.js";
 
@@ -252,6 +253,16 @@ export type BroadcastStarted = Broadcasts.BroadcastStarted;
 export type BulkTriggerParams = { events: WorkflowTriggerParams[] };
 export type DeliverySettings = DeliverySettingsSchemas.DeliverySettingsRecord;
 export type DeliverySettingsParams = Partial<Pick<DeliverySettings, "timezone" | "quiet_hours" | "frequency_caps">>;
+
+// ---- localization and preferences (docs/localization.md, docs/preferences.md)
+export type TemplateTranslation = Templates.Translation;
+export type TemplateTranslationParams = Templates.TranslationBody;
+export type PreferenceCategory = PreferenceCategories.PreferenceCategory;
+export type PreferenceCategoryCreateParams = PreferenceCategories.PreferenceCategoryCreateBody;
+export type PreferenceCategoryUpdateParams = PreferenceCategories.PreferenceCategoryUpdateBody;
+export type PreferenceCategoryState = Inbox.CategoryState;
+export type PreferenceLink = { url: string; expires_at: string };
+export type PreferenceCenterSettings = { brand_color: string };
 
 // ---- data lifecycle (docs/operations.md "Retention")
 export type RetentionSettings = Retention.RetentionSettings;

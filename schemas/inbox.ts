@@ -77,3 +77,38 @@ export const PreferencesBody = t.Object(
   { examples: [{ preferences: PREFERENCES_EXAMPLE }] },
 );
 export const PreferencesResponse = t.Object({ data: t.Array(Preference) }, { examples: [{ data: PREFERENCES_EXAMPLE }] });
+
+/** A category with the subscriber's effective switch per channel (docs/preferences.md). */
+export const CategoryState = t.Object({
+  key: t.String({ description: 'A preference category\'s key, or "other" for choices under keys the tenant does not define' }),
+  name: t.String(),
+  description: t.Union([t.String(), t.Null()]),
+  required: t.Boolean({ description: "Cannot be turned off: always sent" }),
+  channels: t.Array(
+    t.Object({
+      channel: t.String(),
+      enabled: t.Boolean(),
+      locked: t.Boolean({ description: "true for a required category" }),
+      source: t.String({ description: "required, subscriber (their own choice) or default (the category's default)" }),
+    }),
+  ),
+});
+export type CategoryStateRecord = Static<typeof CategoryState>;
+export const EffectivePreferencesResponse = t.Object(
+  { data: t.Array(CategoryState) },
+  {
+    examples: [
+      {
+        data: [
+          {
+            key: "offers",
+            name: "Offers",
+            description: null,
+            required: false,
+            channels: [{ channel: "email", enabled: true, locked: false, source: "default" }],
+          },
+        ],
+      },
+    ],
+  },
+);

@@ -24,6 +24,7 @@ interface WebTarget {
  */
 export const WEB_TARGETS: readonly WebTarget[] = [
   { entry: "web/inbox/nms-inbox.ts", dir: "embed", file: "nms-inbox.js" },
+  { entry: "web/inbox/nms-preferences.ts", dir: "embed", file: "nms-preferences.js" },
   { entry: "web/dashboard/main.tsx", dir: "dashboard", file: "app.js", copy: ["web/dashboard/index.html"] },
 ];
 

@@ -2,6 +2,7 @@
 // (SPEC "Templates"); TemplateStatus names the published status values.
 import { cursorList, type Page } from "../pagination.js";
 import { path, type RequestOptions, type Transport } from "../transport.js";
+import { TemplateTranslations } from "./template-translations.js";
 import type {
   CursorMeta,
   Template,
@@ -20,7 +21,11 @@ import type {
 export const TemplateStatus = { Draft: "draft", Active: "active" } as const satisfies Record<string, TemplateStatusValue>;
 
 export class Templates {
-  constructor(private readonly transport: Transport) {}
+  readonly translations: TemplateTranslations;
+
+  constructor(private readonly transport: Transport) {
+    this.translations = new TemplateTranslations(transport);
+  }
 
   create(params: TemplateCreateParams, opts?: RequestOptions): Promise<Template> {
     return this.transport.data({ method: "POST", path: "/v1/templates", body: params, idempotent: true }, opts);

@@ -1,6 +1,42 @@
 // Generated from schemas/inbox.ts by scripts/generate-client-types.ts: do not edit. The types
 // Static<typeof Schema> gives for each TypeBox schema the server validates with, so @nms/client needs neither.
 
+export type CategoryState = {
+  /** A preference category's key, or "other" for choices under keys the tenant does not define */
+  key: string;
+  name: string;
+  description: string | null;
+  /** Cannot be turned off: always sent */
+  required: boolean;
+  channels: {
+    channel: string;
+    enabled: boolean;
+    /** true for a required category */
+    locked: boolean;
+    /** required, subscriber (their own choice) or default (the category's default) */
+    source: string;
+  }[];
+};
+
+export type EffectivePreferencesResponse = {
+  data: {
+    /** A preference category's key, or "other" for choices under keys the tenant does not define */
+    key: string;
+    name: string;
+    description: string | null;
+    /** Cannot be turned off: always sent */
+    required: boolean;
+    channels: {
+      channel: string;
+      enabled: boolean;
+      /** true for a required category */
+      locked: boolean;
+      /** required, subscriber (their own choice) or default (the category's default) */
+      source: string;
+    }[];
+  }[];
+};
+
 export type InboxItem = {
   id: string;
   notification_id: string | null;

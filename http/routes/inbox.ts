@@ -6,7 +6,7 @@ import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
 import { listInboxItems, unreadCount } from "../../store/inbox";
 import { serializeInboxItem } from "../../domain/inbox/item";
 import { listPreferences, upsertPreferences } from "../../store/preferences";
-import { assertRequiredStayOn } from "../../domain/preferences/categories";
+import { assertRequiredStayOn, effectivePreferences } from "../../domain/preferences/categories";
 import { recordPreferenceChange } from "../../domain/preferences/center";
 import { inboxEventsSince, readAllInboxItems, readInboxItem, subscribeInbox } from "../../domain/inbox/inbox";
 import type { EventRecord } from "../../domain/events/outbox";
@@ -24,6 +24,8 @@ import {
   InboxListResponse,
   InboxParams,
   PreferencesBody,
+  EffectivePreferencesResponse,
+  type CategoryStateRecord,
   type PreferenceRecord,
   PreferencesResponse,
   ReadAllResponse,
@@ -230,6 +232,23 @@ export const inboxRoutes = new Elysia({ name: "routes.inbox" })
       params: InboxParams,
       response: { 200: PreferencesResponse, ...errors(KEY_ERRORS, 404) },
       detail: { tags: ["subscribers"], summary: "Get preferences", description: "The subscriber's opt-outs by category and channel. A notification to a channel the subscriber turned off for its category is not sent." },
+    },
+  )
+  .get(
+    "/v1/subscribers/:id/preferences/effective",
+    async ({ auth, params }) => {
+      const sub = await subscriberFor(auth, params.id);
+      return { data: (await effectivePreferences(scopeOf(auth), sub.id)) as CategoryStateRecord[] };
+    },
+    {
+      access: "subscriber-read",
+      params: InboxParams,
+      response: { 200: EffectivePreferencesResponse, ...errors(KEY_ERRORS, 404) },
+      detail: {
+        tags: ["subscribers"],
+        summary: "The tenant's preference categories with this subscriber's effective switch per channel",
+        description: "What <nms-preferences> and the hosted preference center show: required ones locked, else the subscriber's choice, else the category's default (docs/preferences.md).",
+      },
     },
   )
   .put(

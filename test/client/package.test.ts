@@ -191,6 +191,7 @@ describe("client coverage", () => {
     // the dashboard's calls (session, providers, magic-link request, logout) are client methods
     "sign-in pages a browser opens: the magic link's verify redirect and the OAuth redirects": /^\/auth\/(magic-link\/verify|\{provider\}(\/callback)?)$/,
     "the unsubscribe page a recipient opens from an email": /^\/unsubscribe\//,
+    "the hosted preference center a subscriber opens from a link": /^\/preferences\//,
     "provider callbacks (WhatsApp, Twilio, SendGrid) called by the providers": /^\/webhooks\//,
     "open and click tracking reached from emails": /^\/track\//,
     "the inbox embed's script, loaded by a <script> tag": /^\/embed\//,

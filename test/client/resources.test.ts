@@ -284,6 +284,32 @@ describe("subscribers, preferences and inbox", () => {
     expect(await sandbox.subscribers.preferences.retrieve(s.external_id)).toEqual(set);
   });
 
+  test("localization and preferences: templates.translations, preferenceCategories, preferenceCenter, preferences.effective", async () => {
+    const tpl = await sandbox.templates.create({ slug: `tr-${run}`, name: "T", channel: "sms", content: "Oi {{ name }}", language: "pt_BR" });
+    const tr = await sandbox.templates.translations.upsert(tpl.slug, "en-US", { content: "Hi {{ name }}" });
+    expect(tr).toMatchObject({ locale: "en_US", content: "Hi {{ name }}", warnings: [] });
+    expect((await sandbox.templates.translations.retrieve(tpl.id, "en_US")).content).toBe("Hi {{ name }}");
+    expect((await sandbox.templates.translations.list(tpl.id)).map((t) => t.locale)).toEqual(["en_US"]);
+    await sandbox.templates.translations.del(tpl.id, "en-US");
+    expect(await sandbox.templates.translations.list(tpl.id)).toEqual([]);
+
+    const cat = await sandbox.preferenceCategories.create({ key: `c-${run}`, name: "Offers", default_enabled_channels: ["email"] });
+    expect(cat).toMatchObject({ required: false, default_enabled_channels: ["email"] });
+    expect((await sandbox.preferenceCategories.list()).map((c) => c.key)).toContain(cat.key);
+    expect((await sandbox.preferenceCategories.update(cat.key, { required: true })).required).toBe(true);
+    expect((await sandbox.preferenceCategories.retrieve(cat.key)).required).toBe(true);
+
+    const s = await sandbox.subscribers.create({ external_id: `pc-${run}` });
+    const eff = await sandbox.subscribers.preferences.effective(s.id);
+    expect(eff.find((c) => c.key === cat.key)!.channels[0]).toMatchObject({ enabled: true, locked: true, source: "required" });
+    const link = await sandbox.preferenceCenter.link(s.external_id, { expires_in: 600 });
+    expect(link.url).toContain("/preferences/");
+    expect((await sandbox.preferenceCenter.updateSettings({ brand_color: "#112233" })).brand_color).toBe("#112233");
+    expect((await sandbox.preferenceCenter.settings()).brand_color).toBe("#112233");
+    await sandbox.preferenceCategories.del(cat.key);
+    expect(await sandbox.preferenceCategories.retrieve(cat.key).catch((e) => e.status)).toBe(404);
+  });
+
   test("inbox: list (offset pages), unreadCount, read, readAll", async () => {
     const s = await sandbox.subscribers.create({ external_id: `inbox-${run}` });
     const sent = [];
