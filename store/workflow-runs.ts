@@ -54,6 +54,8 @@ export interface RunRow {
   started_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** a broadcast's run: `bcast:<broadcast id>:<subscriber id>` (null for a trigger's) */
+  idempotency_key?: string | null;
 }
 
 export interface NewRun {

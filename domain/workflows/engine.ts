@@ -258,7 +258,9 @@ async function createNotification(
       subscriber: address.subscriber,
       templateForAnyChannel: opts.anyTemplateChannel,
       category: opts.category ?? null,
-      priority: opts.priority ?? "normal",
+      // a step without priority: a broadcast's runs go in the low lane (marketing-sized fan-outs never
+      // delay anyone's OTP; docs/routing.md), every other run's in the normal lane
+      priority: opts.priority ?? (run.idempotency_key?.startsWith("bcast:") ? "low" : "normal"),
     });
     return { ok: true, id: n.id, status: n.status };
   } catch (err) {

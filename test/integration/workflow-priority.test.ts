@@ -3,16 +3,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
-import { createWorkflow, dropTenant, startWorkflowHost, trigger, waitForRun } from "./workflow-support";
+import { broadcast } from "../../actors/broadcast";
+import { channelSender, channelSenderHigh, channelSenderLow } from "../../actors/channel-sender";
+import { workflowRun } from "../../actors/workflow-run";
+import { startDeliveryHost } from "./delivery-support";
+import { createWorkflow, dropTenant, trigger, waitForRun } from "./workflow-support";
 
 let T: Awaited<ReturnType<typeof createTenant>>;
-let host: Awaited<ReturnType<typeof startWorkflowHost>>;
+let host: Awaited<ReturnType<typeof startDeliveryHost>>;
 
 beforeAll(async () => {
   T = await createTenant();
   const r = await call("POST", "/v1/templates", { key: T.sandboxKey, body: { status: "active", slug: "otp", name: "Code", channel: "sms", content: "Your code is {{ code }}" } });
   expect(r.status).toBe(201);
-  host = await startWorkflowHost({ timeScale: 0.002 });
+  // the broadcast actor too: a trigger to a topic fans out in this host
+  host = await startDeliveryHost(0.002, [channelSender, channelSenderHigh, channelSenderLow, workflowRun, broadcast]);
 });
 
 afterAll(async () => {
@@ -43,5 +48,33 @@ describe("workflow step priority", () => {
     const d = await call("POST", "/v1/workflows", { key: T.sandboxKey, body: { slug: "bad-prio2", name: "x", steps: [{ type: "delay", duration: "1m", priority: "high" }] } });
     expect(d.status).toBe(422);
     expect(Object.keys(d.body.error.details)).toContain("steps[0].priority");
+  });
+
+  test("a broadcast's runs send in the low lane when their step sets no priority; a direct trigger's in normal", async () => {
+    await createWorkflow(T.sandboxKey, { slug: "news", name: "News", steps: [{ type: "send", channel: "sms", template: "otp" }] });
+    const members = ["+5511912340011", "+5511912340012", "+5511912340013"];
+    const imp = await call("POST", "/v1/subscribers/import", { key: T.sandboxKey, body: { subscribers: members.map((phone, i) => ({ external_id: `prio-${i}`, phone })) } });
+    expect(imp.status).toBe(200);
+    expect((await call("POST", "/v1/topics", { key: T.sandboxKey, body: { key: "prio-news", name: "News" } })).status).toBe(201);
+    const add = await call("POST", "/v1/topics/prio-news/subscribers", { key: T.sandboxKey, body: { subscribers: members.map((_, i) => `prio-${i}`) } });
+    expect(add.body.data.added).toBe(3);
+    const b = await call("POST", "/v1/workflows/news/trigger", { key: T.sandboxKey, body: { to: { topic: "prio-news" }, data: { code: "1" } } });
+    expect(b.status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let rows: { priority: string; status: string }[] = [];
+    while (Date.now() < deadline) {
+      // a send step's notification: its id is in the run's step result
+      rows = (await sql`select n.priority, n.status from workflow_runs r
+        join notifications n on n.id = (r.step_results->0->>'notification_id')::uuid
+        where r.tenant_id = ${T.tenant.id} and r.idempotency_key like ${`bcast:${b.body.data.id}:%`}`) as any;
+      if (rows.length === 3 && rows.every((r) => r.status === "delivered" || r.status === "sent")) break;
+      await Bun.sleep(50);
+    }
+    expect(rows.map((r) => r.priority)).toEqual(["low", "low", "low"]);
+    expect(rows.every((r) => r.status === "delivered" || r.status === "sent")).toBe(true);
+    const run = await trigger(T.sandboxKey, "news", { to: "+5511912340014", data: { code: "2" } });
+    expect((await waitForRun(run.id, 30_000)).status).toBe("completed");
+    const [direct] = await sql`select n.priority from workflow_runs r join notifications n on n.id = (r.step_results->0->>'notification_id')::uuid where r.id = ${run.id}`;
+    expect(direct!.priority).toBe("normal");
   });
 });
