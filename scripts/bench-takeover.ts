@@ -22,9 +22,11 @@ const port = Number(process.env.BENCH_PORT ?? 4163);
 const redis = await startRedis(Number(process.env.BENCH_REDIS_PORT ?? 6443));
 await recreateDb(db);
 
-// a webhook receiver: counts distinct events (ids) it was sent
-const seenEvents = new Set<string>();
+// a webhook receiver: counts distinct events (ids) it was sent, and how long after its first
+// receipt an event came again (an attempt whose outcome died with the dispatcher is re-sent)
+const seenEvents = new Map<string, number>();
 let webhookRequests = 0;
+let longestResend = 0;
 const receiver = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
@@ -32,7 +34,11 @@ const receiver = Bun.serve({
     webhookRequests++;
     try {
       const j = (await req.json()) as { id?: string };
-      if (j.id) seenEvents.add(j.id);
+      if (j.id) {
+        const first = seenEvents.get(j.id);
+        if (first === undefined) seenEvents.set(j.id, Date.now());
+        else longestResend = Math.max(longestResend, Date.now() - first);
+      }
     } catch {}
     return new Response("ok");
   },
@@ -64,10 +70,12 @@ try {
 
   const killed = ["channel-sender", "webhook-dispatcher", "workflow-run"] as const;
   let kills = 0;
+  const restartMs: number[] = [];
   let stopKilling = false;
   const killer = (async () => {
     while (!stopKilling) {
-      await sleep(KILL_EVERY_S * 1000);
+      // in short steps, so the end of the load is not held up by a long kill period
+      for (const until = Date.now() + KILL_EVERY_S * 1000; !stopKilling && Date.now() < until; ) await sleep(100);
       if (stopKilling) break;
       // kill -9 all three and restart each at once; the next kill comes KILL_EVERY_S after they are up
       await Promise.all(
@@ -76,11 +84,15 @@ try {
           old.child.kill("SIGKILL");
           restarted.push(old.child);
           kills++;
+          const t = performance.now();
           const fresh = await startService({ db, port: 0, redisUrl: redis.url, only: k, env: common, migrate: false }).catch((err) => {
             console.error(`restart of ${k} failed: ${err}`);
             return null;
           });
-          if (fresh) procs.set(k, fresh);
+          if (fresh) {
+            procs.set(k, fresh);
+            restartMs.push(performance.now() - t);
+          }
         }),
       );
     }
@@ -96,7 +108,11 @@ try {
   const loadEnd = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
   stopKilling = true;
   await killer;
-  console.log(`accepted: ${notes.ok} notifications (${notes.errors} refused), ${runs.ok} runs (${runs.errors} refused); ${kills} kills`);
+  restartMs.sort((a, b) => a - b);
+  console.log(
+    `accepted: ${notes.ok} notifications (${notes.errors} refused), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
+      `kill to ready line: median ${restartMs[Math.floor(restartMs.length / 2)]?.toFixed(0)} ms, max ${restartMs.at(-1)?.toFixed(0)} ms`,
+  );
 
   // drain: every accepted notification and run terminal (or 120 s)
   const t0 = Date.now();
@@ -115,6 +131,11 @@ try {
       (select count(*)::int from notifications where created_at >= ${since} and status = 'failed') as failed,
       (select count(*)::int from workflow_runs where started_at >= ${since}) as runs,
       (select count(*)::int from workflow_runs where started_at >= ${since} and status = 'completed') as completed`;
+  // notifications whose attempt died with the sender (recorded outcome_unknown, then retried): how late they were delivered
+  const [unknown] = await sql<{ n: number; worst: number | null }[]>`select count(*)::int as n,
+      max(extract(epoch from (n.delivered_at - n.created_at)) * 1000)::float8 as worst
+    from notifications n where n.created_at >= ${since} and exists (
+      select 1 from notification_attempts a where a.notification_id = n.id and a.error->>'code' = 'outcome_unknown')`;
   const deliveredEvents = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
   const lat = (await sql<{ ms: number }[]>`select (extract(epoch from (delivered_at - created_at)) * 1000)::float8 as ms
       from notifications where created_at >= ${since} and status = 'delivered'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
@@ -136,8 +157,9 @@ try {
   const lost = Math.max(0, notes.ok - (c!.accepted - 2 * c!.runs)) + (c!.accepted - c!.delivered - c!.failed) + (runs.ok - c!.completed);
   console.log(
     `notifications: ${c!.accepted} stored, ${c!.delivered} delivered, ${c!.failed} failed (runs' included); runs: ${c!.runs} stored, ${c!.completed} completed; ` +
-      `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests)`,
+      `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests, a re-sent event at most ${longestResend} ms after its first receipt)`,
   );
+  console.log(`attempts lost with a killed sender: ${unknown!.n} notifications, delivered at most ${unknown!.worst?.toFixed(0) ?? "-"} ms after accept`);
   console.log(`delivered p50 ${lat[Math.floor(lat.length / 2)]?.toFixed(0)} ms p99 ${p99(lat).toFixed(0)} ms; run p50 ${runLat[Math.floor(runLat.length / 2)]?.toFixed(0)} ms p99 ${p99(runLat).toFixed(0)} ms (its delay is 600 ms); load ${loadAvg()}`);
   console.log(
     `takeover: ${notes.ok + runs.ok} accepted, ${lost + Math.max(0, deliveredEvents[0]!.n - seenEvents.size)} lost, longest gap ${gap.toFixed(0)} ms, delivered p99 ${p99(lat).toFixed(0)} ms, run p99 ${p99(runLat).toFixed(0)} ms`,

@@ -45,7 +45,9 @@ async function startService(only: "api" | "actors"): Promise<{ child: ChildProce
       SVC_TENANT_ID: tenant.tenant.id,
       SVC_HOST_ID: HOST_ID,
       SVC_RECONCILE_EVERY_MS: "500",
-      SVC_STALE_AFTER_MS: "3000",
+      // the staleness window is the default 60 s: only the failover watch (runtime/failover-watch.ts) can
+      // re-enqueue what a killed master lost before the test gives up waiting (40 s)
+      SVC_STALE_AFTER_MS: "60000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
