@@ -41,14 +41,14 @@ export interface FailoverWatch {
 }
 
 /**
- * Polls the data identity every `everyMs` (1 s: one CLUSTER NODES or INFO call) and calls
+ * Polls the data identity every `everyMs` (500 ms: one CLUSTER NODES or INFO call) and calls
  * `onFailover` when it changed since the last answer: the repair scans then look at recent work at
  * once (docs/runtime.md "Redis Cluster"), instead of after their staleness window. A failed poll
  * (the node asked is the one that died) keeps the last identity and asks again at the next tick.
  */
 export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log: RuntimeLogger; onFailover: (what: string) => void }): FailoverWatch {
   let known: string | null = null;
-  const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 1000, log: opts.log }, async () => {
+  const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 500, log: opts.log }, async () => {
     let now: string;
     try {
       now = await dataIdentity(redis);
