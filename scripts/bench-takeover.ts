@@ -151,6 +151,11 @@ try {
     gap = Math.max(gap, t - prev);
     prev = t;
   }
+  // messages dead-lettered because hosts kept dying while holding them (each claim counts a delivery)
+  const cli = (...a: string[]) => Bun.spawnSync(["redis-cli", "-p", String(redis.port), ...a]).stdout.toString().trim();
+  const deadKeys = cli("--scan", "--pattern", "*dead:*").split("\n").filter(Boolean);
+  const deadLetters = deadKeys.reduce((n, k) => n + (Number(cli("XLEN", k)) || 0), 0);
+  console.log(`dead letters: ${deadLetters}${deadKeys.length ? ` (${deadKeys.join(", ")})` : ""}`);
   if (c!.delivered < c!.accepted) for (const [k, p] of procs) console.log(`${k} log: ${p.log.join("").slice(-1200)}`);
   const p99 = (xs: number[]) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
   // lost: an accepted notification missing or not terminal, a run not completed, a delivered event the receiver never saw
