@@ -1,0 +1,133 @@
+// @nms/react in a real browser (Debian's chromium): a page rendered with react-dom/server and hydrated from a
+// Bun.build bundle shows a notification live in <Inbox>, marks it read, saves a preference; the API agrees.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { startServer } from "../../http/server";
+import { call, createKey, createTenant } from "../support/fixtures";
+import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
+import { startDeliveryHost, waitForStatus } from "../integration/delivery-support";
+import { waitFor } from "../support/runtime-redis";
+import { App } from "./react-page/app";
+
+const HOST_RULES = "--host-resolver-rules=MAP *.nms.test 127.0.0.1";
+const WAIT_MS = 15_000;
+
+let api: ReturnType<typeof startServer>;
+let delivery: Awaited<ReturnType<typeof startDeliveryHost>>;
+let browser: TestBrowser;
+let host: ReturnType<typeof Bun.serve>;
+let T: Awaited<ReturnType<typeof createTenant>>;
+let sub: { id: string; external_id: string };
+let origin: string;
+let p: TestPage;
+
+beforeAll(async () => {
+  api = startServer(0, "127.0.0.1");
+  delivery = await startDeliveryHost();
+  T = await createTenant();
+  await call("POST", "/v1/preference-categories", { key: T.secretKey, body: { key: "security", name: "Security", required: true } });
+  await call("POST", "/v1/preference-categories", { key: T.secretKey, body: { key: "offers", name: "Offers", default_enabled_channels: ["email", "in_app"] } });
+  const s = await call("POST", "/v1/subscribers", { key: T.secretKey, body: { external_id: `re-${crypto.randomUUID().slice(0, 8)}` } });
+  expect(s.status).toBe(201);
+  sub = s.body.data;
+  const publishableKey = (await createKey(T.tenant.id, { keyType: "publishable" })).raw;
+  const settings = await call("GET", "/v1/inbox-embed/settings", { key: T.secretKey });
+  const config = {
+    apiUrl: `http://127.0.0.1:${api.port}`,
+    publishableKey,
+    subscriberId: sub.external_id,
+    subscriberHash: createHmac("sha256", settings.body.data.inbox_secret).update(sub.external_id).digest("hex"),
+  };
+
+  // the page as a framework serves it: markup rendered on the server, then the bundle hydrates it
+  const bundle = await Bun.build({
+    entrypoints: [`${import.meta.dir}/react-page/main.tsx`],
+    target: "browser",
+    format: "esm",
+    define: { "process.env.NODE_ENV": '"development"' }, // React's development build reports hydration mismatches
+  });
+  expect(bundle.logs.map(String)).toEqual([]);
+  expect(bundle.success).toBe(true);
+  const js = await bundle.outputs[0]!.text();
+  const markup = renderToString(createElement(App, { config }));
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My account</title><link rel="icon" href="data:,">
+<script>window.NMS_CONFIG = ${JSON.stringify(config)};</script>
+<script type="module" src="/app.js"></script></head>
+<body><div id="root">${markup}</div></body></html>`;
+  host = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) =>
+      new URL(req.url).pathname === "/app.js"
+        ? new Response(js, { headers: { "content-type": "text/javascript; charset=utf-8" } })
+        : new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  });
+  origin = `http://app.nms.test:${host.port}`;
+  expect((await call("POST", "/v1/inbox-embed/allowed-origins", { key: T.secretKey, body: { origin } })).status).toBe(201);
+  browser = await startBrowser({ args: [HOST_RULES] });
+  p = await browser.newPage();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  host?.stop(true);
+  await delivery?.stop();
+  await api?.stop();
+});
+
+async function unreadCountFromApi(): Promise<number> {
+  const r = await call("GET", `/v1/subscribers/${sub.id}/notifications/unread-count`, { key: T.secretKey });
+  return r.body.data.count;
+}
+
+describe("@nms/react in Chromium", () => {
+  test("the server-rendered page hydrates; a notification sent through the API appears live in <Inbox>; mark read updates the count and the API agrees", async () => {
+    await p.page.goto(origin);
+    const bell = p.page.getByRole("button", { name: /^Notifications/ });
+    await bell.click();
+    // the first page was loaded once the stream listened: from here on everything arrives live
+    await p.page.getByText("No notifications yet.").waitFor({ timeout: WAIT_MS });
+
+    const r = await call("POST", "/v1/notifications", { key: T.secretKey, body: { channel: "in_app", to: sub.external_id, data: { title: "Order shipped", body: "It leaves today." } } });
+    expect(r.status).toBe(202);
+    expect((await waitForStatus(r.body.data.id, ["delivered", "failed"]))!.status).toBe("delivered");
+
+    const item = p.page.getByRole("listitem").filter({ hasText: "Order shipped" });
+    await item.waitFor({ timeout: WAIT_MS });
+    expect(await item.textContent()).toContain("Unread: Order shipped");
+    await p.page.getByRole("button", { name: "Notifications, 1 unread" }).waitFor({ timeout: WAIT_MS });
+    expect(await p.page.getByLabel("unread count").textContent()).toBe("1");
+    await p.screenshot("react-inbox");
+
+    await item.getByRole("button").click();
+    await p.page.getByRole("button", { name: "Notifications", exact: true }).waitFor({ timeout: WAIT_MS });
+    expect(await p.page.getByLabel("unread count").textContent()).toBe("0");
+    expect(await item.textContent()).not.toContain("Unread:");
+    await waitFor(async () => (await unreadCountFromApi()) === 0, WAIT_MS);
+    const list = await call("GET", `/v1/subscribers/${sub.id}/notifications`, { key: T.secretKey });
+    expect(list.body.data.map((i: { title: string; read: boolean }) => [i.title, i.read])).toEqual([["Order shipped", true]]);
+    expect(p.consoleErrors).toEqual([]);
+  }, 60_000);
+
+  test("<Preferences> shows categories x channels with required ones locked; a switch saves and the API agrees", async () => {
+    const offers = p.page.getByRole("group", { name: "Offers" });
+    const email = offers.getByRole("checkbox", { name: "Email" });
+    await email.waitFor({ timeout: WAIT_MS });
+    expect(await email.isChecked()).toBe(true);
+    expect(await offers.getByRole("checkbox", { name: "SMS" }).isChecked()).toBe(false);
+    const locked = p.page.getByRole("group", { name: "Security" }).getByRole("checkbox", { name: "Email" });
+    expect(await locked.isDisabled()).toBe(true);
+    expect(await locked.isChecked()).toBe(true);
+
+    await email.uncheck();
+    await p.page.getByRole("status").filter({ hasText: "Saved" }).waitFor({ timeout: WAIT_MS });
+    const prefs = await call("GET", `/v1/subscribers/${sub.id}/preferences`, { key: T.secretKey });
+    expect(prefs.body.data).toEqual([{ category: "offers", channel: "email", enabled: false }]);
+    expect(await p.page.evaluate(() => (window as any).changes)).toEqual([{ category: "offers", channel: "email", enabled: false }]);
+    expect(await offers.getByRole("checkbox", { name: "Email" }).isChecked()).toBe(false);
+    await p.screenshot("react-preferences");
+    expect(p.consoleErrors).toEqual([]);
+  }, 60_000);
+});
