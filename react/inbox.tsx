@@ -77,7 +77,7 @@ export function Inbox({ heading, defaultOpen = false, onItemClick, renderItem, u
   };
 
   return (
-    <div className={className ? `nms-inbox ${className}` : "nms-inbox"} ref={root}>
+    <div className={className ? `nms-inbox ${className}` : "nms-inbox"} ref={root} data-connection={inbox.connection}>
       {unstyled ? null : <style>{INBOX_CSS}</style>}
       <button
         ref={bell}

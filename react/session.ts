@@ -127,8 +127,11 @@ const COUNT_REFRESH_MS = 250;
 export class InboxStore extends Store<InboxState> {
   private generation = 0;
   private stopper: AbortController | undefined;
-  /** @internal Called once per connection when its first byte arrives (the server has subscribed by then). */
-  onFirstByte: (() => void) | undefined;
+  /**
+   * @internal Called once per connection with its first bytes (the server has subscribed by then;
+   * they carry its `retry:` delay).
+   */
+  onFirstByte: ((first: Uint8Array) => void) | undefined;
   /** Local changes (live events, optimistic marks) since the last server count, and requests under way. */
   private changes = 0;
   private inFlight = 0;
@@ -167,11 +170,14 @@ export class InboxStore extends Store<InboxState> {
     const { session } = this;
     let lastEventId: string | undefined;
     let attempt = 0;
+    let baseMs = 3000; // until the server's `retry:` says otherwise
     while (gen === this.generation) {
       let error: NmsError | null = null;
       const resumed = lastEventId !== undefined;
-      this.onFirstByte = () => {
+      this.onFirstByte = (first) => {
         if (gen !== this.generation) return;
+        const retry = /^retry: *(\d+)\r?$/m.exec(new TextDecoder().decode(first));
+        if (retry) baseMs = Number(retry[1]);
         attempt = 0;
         this.set({ connection: "live" });
         // a connection without a replay may have missed anything: the first page says what is there
@@ -198,7 +204,7 @@ export class InboxStore extends Store<InboxState> {
       if (gen !== this.generation) return;
       this.set({ connection: "reconnecting" });
       const retryAfter = Number(error?.headers?.get("retry-after"));
-      const delay = error?.status === 429 && retryAfter > 0 ? retryAfter * 1000 : reconnectDelay(attempt++);
+      const delay = error?.status === 429 && retryAfter > 0 ? retryAfter * 1000 : reconnectDelay(attempt++, baseMs);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, delay);
         function done() {
@@ -446,7 +452,7 @@ export class NmsSession {
             transform(chunk, out) {
               if (first) {
                 first = false;
-                opened();
+                opened(chunk);
               }
               out.enqueue(chunk);
             },

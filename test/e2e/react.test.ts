@@ -1,9 +1,11 @@
 // @nms/react in a real browser (Debian's chromium): a page rendered with react-dom/server and hydrated from a
 // Bun.build bundle shows a notification live in <Inbox>, marks it read, saves a preference; the API agrees.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Route } from "playwright-core";
 import { createHmac } from "node:crypto";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
+import { closeInboxStreams, inboxStreamSettings } from "../../http/routes/inbox";
 import { startServer } from "../../http/server";
 import { call, createKey, createTenant } from "../support/fixtures";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
@@ -24,6 +26,7 @@ let origin: string;
 let p: TestPage;
 
 beforeAll(async () => {
+  inboxStreamSettings.retryMs = 400; // the reconnect delay the server tells clients (3 s in production)
   api = startServer(0, "127.0.0.1");
   delivery = await startDeliveryHost();
   T = await createTenant();
@@ -71,11 +74,18 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  inboxStreamSettings.retryMs = 3_000;
   await browser?.close();
   host?.stop(true);
   await delivery?.stop();
   await api?.stop();
 });
+
+async function send(title: string) {
+  const r = await call("POST", "/v1/notifications", { key: T.secretKey, body: { channel: "in_app", to: sub.external_id, data: { title, body: "It leaves today." } } });
+  expect(r.status).toBe(202);
+  expect((await waitForStatus(r.body.data.id, ["delivered", "failed"]))!.status).toBe("delivered");
+}
 
 async function unreadCountFromApi(): Promise<number> {
   const r = await call("GET", `/v1/subscribers/${sub.id}/notifications/unread-count`, { key: T.secretKey });
@@ -90,9 +100,7 @@ describe("@nms/react in Chromium", () => {
     // the first page was loaded once the stream listened: from here on everything arrives live
     await p.page.getByText("No notifications yet.").waitFor({ timeout: WAIT_MS });
 
-    const r = await call("POST", "/v1/notifications", { key: T.secretKey, body: { channel: "in_app", to: sub.external_id, data: { title: "Order shipped", body: "It leaves today." } } });
-    expect(r.status).toBe(202);
-    expect((await waitForStatus(r.body.data.id, ["delivered", "failed"]))!.status).toBe("delivered");
+    await send("Order shipped");
 
     const item = p.page.getByRole("listitem").filter({ hasText: "Order shipped" });
     await item.waitFor({ timeout: WAIT_MS });
@@ -128,6 +136,29 @@ describe("@nms/react in Chromium", () => {
     expect(await p.page.evaluate(() => (window as any).changes)).toEqual([{ category: "offers", channel: "email", enabled: false }]);
     expect(await offers.getByRole("checkbox", { name: "Email" }).isChecked()).toBe(false);
     await p.screenshot("react-preferences");
+    expect(p.consoleErrors).toEqual([]);
+  }, 60_000);
+
+  test("a cut stream reconnects with Last-Event-ID: what was sent meanwhile appears without a reload", async () => {
+    // hold the reconnect in the browser until the item exists, so only the replay can bring it
+    const held: Route[] = [];
+    await p.page.route(/\/notifications\/stream$/, (route) => void held.push(route));
+    expect(closeInboxStreams()).toBe(1); // as a server restart or a proxy timeout would
+    await waitFor(() => held.length > 0, WAIT_MS, 25);
+    expect(await p.page.locator(".nms-inbox").getAttribute("data-connection")).toBe("reconnecting");
+    await send("Sent while cut");
+    expect((await held[0]!.request().allHeaders())["last-event-id"]).toBeTruthy();
+    await held[0]!.continue();
+    await p.page.unroute(/\/notifications\/stream$/);
+
+    // the click on a checkbox above closed the popover (a click outside it)
+    const bell = p.page.getByRole("button", { name: /^Notifications/ });
+    expect(await bell.getAttribute("aria-expanded")).toBe("false");
+    await bell.click();
+    await p.page.getByRole("listitem").filter({ hasText: "Sent while cut" }).waitFor({ timeout: WAIT_MS });
+    await p.page.getByRole("button", { name: "Notifications, 1 unread" }).waitFor({ timeout: WAIT_MS });
+    expect(await p.page.getByRole("listitem").count()).toBe(2);
+    expect(await p.page.locator(".nms-inbox").getAttribute("data-connection")).toBe("live");
     expect(p.consoleErrors).toEqual([]);
   }, 60_000);
 });
