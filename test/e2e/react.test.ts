@@ -55,17 +55,19 @@ beforeAll(async () => {
   expect(bundle.success).toBe(true);
   const js = await bundle.outputs[0]!.text();
   const markup = renderToString(createElement(App, { config }));
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My account</title><link rel="icon" href="data:,">
-<script>window.NMS_CONFIG = ${JSON.stringify(config)};</script>
+  const pageWith = (c: typeof config) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>My account</title><link rel="icon" href="data:,">
+<script>window.NMS_CONFIG = ${JSON.stringify(c)};</script>
 <script type="module" src="/app.js"></script></head>
 <body><div id="root">${markup}</div></body></html>`;
+  const pages: Record<string, string> = { "/": pageWith(config), "/wrong-hash": pageWith({ ...config, subscriberHash: "0".repeat(64) }) };
   host = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch: (req) =>
-      new URL(req.url).pathname === "/app.js"
-        ? new Response(js, { headers: { "content-type": "text/javascript; charset=utf-8" } })
-        : new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }),
+    fetch: (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/app.js") return new Response(js, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+      return pages[path] ? new Response(pages[path], { headers: { "content-type": "text/html; charset=utf-8" } }) : new Response("not found", { status: 404 });
+    },
   });
   origin = `http://app.nms.test:${host.port}`;
   expect((await call("POST", "/v1/inbox-embed/allowed-origins", { key: T.secretKey, body: { origin } })).status).toBe(201);
@@ -160,5 +162,19 @@ describe("@nms/react in Chromium", () => {
     expect(await p.page.getByRole("listitem").count()).toBe(2);
     expect(await p.page.locator(".nms-inbox").getAttribute("data-connection")).toBe("live");
     expect(p.consoleErrors).toEqual([]);
+  }, 60_000);
+
+  test("a hash the API refuses: the subscriber reads a sentence, the developer the API's code in the console; the stream gives up", async () => {
+    const other = await browser.newPage();
+    const warnings: string[] = [];
+    other.page.on("console", (m) => void (m.type() === "warning" && warnings.push(m.text())));
+    await other.page.goto(`${origin}/wrong-hash`);
+    await other.page.getByRole("button", { name: /^Notifications/ }).click();
+    await other.page.getByRole("alert").filter({ hasText: "This inbox could not be loaded." }).waitFor({ timeout: WAIT_MS });
+    expect(await other.page.locator(".nms-inbox").getAttribute("data-connection")).toBe("off"); // given up, not "reconnecting"
+    expect(warnings.some((w) => w.startsWith("@nms/react: ") && w.includes("insufficient_permissions"))).toBe(true);
+    await other.page.getByText("Your preferences could not be loaded.").waitFor({ timeout: WAIT_MS });
+    // only the browser's own lines about the refused requests (403), none from the page
+    expect(other.consoleErrors.filter((e) => !e.includes("403"))).toEqual([]);
   }, 60_000);
 });
