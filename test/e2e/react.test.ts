@@ -42,6 +42,7 @@ beforeAll(async () => {
     publishableKey,
     subscriberId: sub.external_id,
     subscriberHash: createHmac("sha256", settings.body.data.inbox_secret).update(sub.external_id).digest("hex"),
+    pageSize: 1, // so that two items make an older page
   };
 
   // the page as a framework serves it: markup rendered on the server, then the bundle hydrates it
@@ -161,6 +162,25 @@ describe("@nms/react in Chromium", () => {
     await p.page.getByRole("button", { name: "Notifications, 1 unread" }).waitFor({ timeout: WAIT_MS });
     expect(await p.page.getByRole("listitem").count()).toBe(2);
     expect(await p.page.locator(".nms-inbox").getAttribute("data-connection")).toBe("live");
+    expect(p.consoleErrors).toEqual([]);
+  }, 60_000);
+
+  test("after a reload: the first page, older items on demand, mark all read; the API agrees", async () => {
+    await p.page.reload();
+    await p.page.getByRole("button", { name: "Notifications, 1 unread" }).click();
+    const items = p.page.getByRole("listitem");
+    await items.first().waitFor({ timeout: WAIT_MS });
+    expect(await items.allTextContents()).toEqual([expect.stringContaining("Unread: Sent while cut")]);
+    await p.page.getByRole("button", { name: "Load older notifications" }).click();
+    await items.nth(1).waitFor({ timeout: WAIT_MS });
+    expect(await items.count()).toBe(2);
+    expect(await items.nth(1).textContent()).toContain("Order shipped");
+    expect(await p.page.getByRole("button", { name: "Load older notifications" }).count()).toBe(0);
+
+    await p.page.getByRole("button", { name: "Mark all as read" }).click();
+    await p.page.getByRole("button", { name: "Notifications", exact: true }).waitFor({ timeout: WAIT_MS });
+    expect(await p.page.getByRole("button", { name: "Mark all as read" }).isDisabled()).toBe(true);
+    await waitFor(async () => (await unreadCountFromApi()) === 0, WAIT_MS);
     expect(p.consoleErrors).toEqual([]);
   }, 60_000);
 
