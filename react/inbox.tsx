@@ -85,7 +85,7 @@ export function Inbox({ heading, defaultOpen = false, onItemClick, renderItem, u
         className="nms-inbox-bell"
         aria-label={label}
         aria-expanded={open}
-        aria-controls={popoverId}
+        aria-controls={open ? popoverId : undefined}
         onClick={() => setOpen((o) => !o)}
       >
         <BellIcon />
