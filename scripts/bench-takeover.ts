@@ -45,7 +45,10 @@ const receiver = Bun.serve({
 });
 
 // TIME_SCALE 0.01: the runs' one-minute delay lasts 600 ms (and retry back-offs shrink alike)
-const common = { WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.01" };
+const common: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.01" };
+// TAKEOVER_LOG_LEVEL=info: the processes log at that level and each one's log is written to .nms/takeover-logs/ at the end
+if (process.env.TAKEOVER_LOG_LEVEL) common.LOG_LEVEL = process.env.TAKEOVER_LOG_LEVEL;
+const allLogs: { name: string; log: string[] }[] = [];
 const api = await startService({ db, port, redisUrl: redis.url, only: "api", env: common });
 const kinds = ["reconciler", "channel-sender", "webhook-dispatcher", "workflow-run"] as const;
 const procs = new Map<string, Service>();
@@ -90,6 +93,7 @@ try {
             return null;
           });
           if (fresh) {
+            allLogs.push({ name: `${k}-${kills}-killed-at-${Date.now()}`, log: fresh.log });
             procs.set(k, fresh);
             restartMs.push(performance.now() - t);
           }
@@ -170,6 +174,13 @@ try {
     `takeover: ${notes.ok + runs.ok} accepted, ${lost + Math.max(0, deliveredEvents[0]!.n - seenEvents.size)} lost, longest gap ${gap.toFixed(0)} ms, delivered p99 ${p99(lat).toFixed(0)} ms, run p99 ${p99(runLat).toFixed(0)} ms`,
   );
 } finally {
+  if (process.env.TAKEOVER_LOG_LEVEL) {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const dir = `${import.meta.dir}/../.nms/takeover-logs`;
+    mkdirSync(dir, { recursive: true });
+    for (const [k, p] of procs) allLogs.push({ name: `${k}-last`, log: p.log });
+    for (const l of allLogs) writeFileSync(`${dir}/${l.name}.log`, l.log.join(""));
+  }
   await sql.end();
   for (const p of procs.values()) await p.stop();
   for (const c of restarted) await stopChild(c, "SIGKILL", 1000);
