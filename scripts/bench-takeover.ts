@@ -114,7 +114,7 @@ try {
   await killer;
   restartMs.sort((a, b) => a - b);
   console.log(
-    `accepted: ${notes.ok} notifications (${notes.errors} refused), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
+    `accepted: ${notes.ok} notifications (${notes.errors} refused: ${JSON.stringify(notes.statuses)}), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
       `kill to ready line: median ${restartMs[Math.floor(restartMs.length / 2)]?.toFixed(0)} ms, max ${restartMs.at(-1)?.toFixed(0)} ms`,
   );
 
