@@ -127,7 +127,13 @@ try {
     if ((r!.n === 0 && r!.w === 0) || Date.now() - t0 > 120_000) break;
     await sleep(1000);
   }
-  await sleep(3000); // webhooks of the last deliveries
+  // and the webhooks of every delivery received (the dispatcher may be behind; a late event is not lost)
+  for (const t1 = Date.now(); Date.now() - t1 < 120_000; ) {
+    const [e] = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
+    if (seenEvents.size >= e!.n) break;
+    await sleep(1000);
+  }
+  await sleep(1000);
   // every notification: the accepted ones and the runs' steps
   const [c] = await sql<{ accepted: number; delivered: number; failed: number; runs: number; completed: number }[]>`select
       (select count(*)::int from notifications where created_at >= ${since}) as accepted,
