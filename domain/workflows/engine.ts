@@ -256,6 +256,8 @@ async function createNotification(
       idempotencyKey: key,
       workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
+      // the trigger's locale, used when the subscriber has none (domain/templates/locale.ts)
+      locale: run.locale ?? null,
       templateForAnyChannel: opts.anyTemplateChannel,
       category: opts.category ?? null,
       // a step without priority: a broadcast's runs go in the low lane (marketing-sized fan-outs never
