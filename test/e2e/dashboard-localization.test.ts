@@ -222,3 +222,33 @@ describe("a subscriber's preference link", () => {
     expect(unexpectedErrors()).toEqual([]);
   }, TEST_MS);
 });
+
+describe("at 390 px wide", () => {
+  test("the translations, categories and subscriber pages are no wider than the screen", async () => {
+    const p = dash.page;
+    await p.setViewportSize({ width: 390, height: 844 });
+    const wide: string[] = [];
+    const check = async (what: string) => {
+      const width = await p.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 390) wide.push(`${what}: ${width}px`);
+    };
+    await navTo(p, "Templates");
+    await p.getByRole("link", { name: "Welcome", exact: true }).click();
+    await pageShown(p, `Template ${SLUG}`);
+    await p.getByRole("list", { name: "Locales" }).getByRole("button", { name: "en", exact: true }).click();
+    await p.getByLabel("Content (en)").waitFor({ timeout: WAIT_MS });
+    await check("template with its en translation open");
+    await dash.screenshot("dashboard-template-translations-390");
+    await navTo(p, "Preference categories");
+    await check("preference categories");
+    await navTo(p, "Subscribers");
+    await p.getByRole("link", { name: `ana-${run}`, exact: true }).click();
+    await pageShown(p, "Subscriber");
+    await p.getByRole("button", { name: "Copy preference link" }).click();
+    await p.getByLabel("Preference link", { exact: true }).waitFor({ timeout: WAIT_MS });
+    await check("subscriber with a preference link");
+    expect(wide).toEqual([]);
+    await p.setViewportSize({ width: 1000, height: 700 });
+    expect(unexpectedErrors()).toEqual([]);
+  }, TEST_MS);
+});
