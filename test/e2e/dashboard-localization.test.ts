@@ -1,6 +1,7 @@
 // The dashboard's issue-28 pages in a real browser (Debian's chromium) against an API process:
 // a template's translations beside the base (add, warn, edit, delete, preview per locale with the
-// fallback), the preference categories page, and a subscriber's "Copy preference link".
+// fallback), the preference categories page with the preference center's color, and a subscriber's
+// "Copy preference link".
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
@@ -18,9 +19,9 @@ let dash: TestPage;
 let tenantId: string | undefined;
 let key: string;
 const apiCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, key, body);
-/** Console errors but the two 422s the tests ask for (the browser logs every failed request). */
+/** Console errors but the three 422s the tests ask for (the browser logs every failed request). */
 const unexpectedErrors = () =>
-  dash.consoleErrors.filter((e) => !/status of 422 .*(\/translations\/brazilian|\/v1\/preference-categories)\)$/.test(e));
+  dash.consoleErrors.filter((e) => !/status of 422 .*(\/translations\/brazilian|\/v1\/preference-categories|\/v1\/preference-center\/settings)\)$/.test(e));
 
 async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   return await p.evaluate(
@@ -186,6 +187,15 @@ describe("preference categories", () => {
     await p.getByRole("status").filter({ hasText: "Category marketing deleted." }).waitFor({ timeout: WAIT_MS });
     await p.locator("tr[data-key=marketing]").waitFor({ state: "detached", timeout: WAIT_MS });
     expect((await apiCall("GET", "/v1/preference-categories/marketing")).status).toBe(404);
+
+    // the hosted page's accent color
+    await p.getByLabel("Brand color").fill("teal");
+    await p.getByRole("button", { name: "Save color" }).click();
+    expect(await textOf(p.locator("#brand-color-error"))).toMatch(/color such as/);
+    await p.getByLabel("Brand color").fill("#0F766E");
+    await p.getByRole("button", { name: "Save color" }).click();
+    await p.getByRole("status").filter({ hasText: "Brand color #0f766e saved." }).waitFor({ timeout: WAIT_MS });
+    expect((await apiCall("GET", "/v1/preference-center/settings")).body.data).toEqual({ brand_color: "#0f766e" });
     expect(unexpectedErrors()).toEqual([]);
   }, TEST_MS);
 });
@@ -215,8 +225,9 @@ describe("a subscriber's preference link", () => {
     const center = await browser.newPage();
     const res = await center.page.goto(url);
     expect(res?.status()).toBe(200);
-    // the subscriber's locale (pt-BR) and the required category locked
+    // the subscriber's locale (pt-BR), the brand color set above, and the required category locked
     expect(await center.page.locator("html").getAttribute("lang")).toMatch(/^pt/);
+    expect(await center.page.content()).toContain("#0f766e");
     expect(await center.page.getByRole("group", { name: "Security" }).getByRole("checkbox", { name: /e-?mail/i }).isDisabled()).toBe(true);
     await center.page.close();
     expect(unexpectedErrors()).toEqual([]);

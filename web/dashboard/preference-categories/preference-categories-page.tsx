@@ -1,6 +1,6 @@
 // The environment's preference categories (/v1/preference-categories): the list, one form that
 // creates a category or edits the chosen one (key, name, description, default channels, required),
-// and delete behind a confirmation.
+// delete behind a confirmation, and the hosted preference center's brand color.
 import { useState } from "preact/hooks";
 import type { ChannelName, PreferenceCategory } from "../../../client";
 import { useDashboard } from "../app/context";
@@ -195,6 +195,58 @@ export function PreferenceCategoriesPage(_: PageProps) {
           </div>
         </form>
       </section>
+      <BrandColor />
     </>
+  );
+}
+
+/** The hosted preference center's accent color (GET/PUT /v1/preference-center/settings); the name shown is the account's. */
+function BrandColor() {
+  const { api } = useDashboard();
+  const load = useLoad(() => api.preferenceCenter.settings(), []);
+  const [color, setColor] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const save = useAction(async () => {
+    const s = await api.preferenceCenter.updateSettings({ brand_color: (color ?? "").trim() });
+    setColor(s.brand_color);
+    setMessage(`Brand color ${s.brand_color} saved.`);
+  });
+  const errs = fieldErrors(save.error?.details, "brand_color");
+  return (
+    <section aria-labelledby="brand-title">
+      <h2 id="brand-title">Preference center</h2>
+      <p>
+        Subscribers open their hosted page from a link (<strong>Copy preference link</strong> on a subscriber, or <code>{"{{ preferences_url }}"}</code> in a template). It
+        shows the account's name and this color.
+      </p>
+      <Async load={load} label="Loading the preference center's settings" rows={1}>
+        {(settings) => {
+          const value = color ?? settings.brand_color;
+          return (
+            <form
+              class="filters"
+              aria-labelledby="brand-title"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setMessage(null);
+                save.run();
+              }}
+            >
+              <Field id="brand-color" label="Brand color" errors={errs} hint="#rrggbb">
+                <input id="brand-color" value={value} onInput={(e) => setColor(e.currentTarget.value)} aria-describedby={describedBy("brand-color", true, errs)} />
+              </Field>
+              <span class="brand-swatch" style={{ background: /^#[0-9a-fA-F]{6}$/.test(value) ? value : "transparent" }} aria-hidden="true" />
+              <button type="submit" class="secondary" disabled={save.pending}>
+                Save color
+              </button>
+              <p class="form-status" role="status">
+                {message}
+              </p>
+            </form>
+          );
+        }}
+      </Async>
+      {save.error && !errs ? <ErrorNotice error={save.error} title="Not saved" /> : null}
+    </section>
   );
 }
