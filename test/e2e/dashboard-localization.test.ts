@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, sessionCall, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 
 const run = crypto.randomUUID().slice(0, 8);
@@ -22,16 +22,6 @@ const apiCall = (method: string, path: string, body?: unknown) => server.apiCall
 /** Console errors but the three 422s the tests ask for (the browser logs every failed request). */
 const unexpectedErrors = () =>
   dash.consoleErrors.filter((e) => !/status of 422 .*(\/translations\/brazilian|\/v1\/preference-categories|\/v1\/preference-center\/settings)\)$/.test(e));
-
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 beforeAll(async () => {
   server = await startDashboardServer();

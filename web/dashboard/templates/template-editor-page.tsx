@@ -16,6 +16,7 @@ import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
 import { templatePath } from "./template-list-page";
 import { Choice } from "../ui/choice";
+import { MessageList } from "../ui/message-list";
 import { TranslationsPanel } from "./translations-panel";
 import { VARIANT_FIELDS } from "./variant-fields";
 
@@ -268,20 +269,8 @@ function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: strin
         {result ? (
           <>
             <p class={result.valid ? "valid" : "invalid"}>{result.valid ? "Template valid" : "Template not valid"}</p>
-            {result.errors.length ? (
-              <ul class="validation-errors" aria-label="Errors">
-                {result.errors.map((e) => (
-                  <li key={e}>{e}</li>
-                ))}
-              </ul>
-            ) : null}
-            {result.warnings.length ? (
-              <ul class="validation-warnings" aria-label="Warnings">
-                {result.warnings.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
-            ) : null}
+            <MessageList items={result.errors} label="Errors" tone="errors" />
+            <MessageList items={result.warnings} label="Warnings" tone="warnings" />
           </>
         ) : null}
         {sampleData === null ? (

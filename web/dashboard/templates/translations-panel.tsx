@@ -7,6 +7,7 @@ import { useDashboard } from "../app/context";
 import { ConfirmButton } from "../ui/confirm";
 import { describedBy, Field, fieldErrors } from "../ui/field";
 import { Time } from "../ui/format";
+import { MessageList } from "../ui/message-list";
 import { Async, Empty, ErrorNotice } from "../ui/states";
 import { useAction, useLoad } from "../ui/use-load";
 import { VARIANT_FIELDS } from "./variant-fields";
@@ -174,13 +175,7 @@ export function TranslationsPanel({ template }: { template: Template }) {
               </Field>
             </div>
           </div>
-          {editing.warnings.length ? (
-            <ul class="validation-warnings" aria-label="Translation warnings">
-              {editing.warnings.map((w) => (
-                <li key={w}>{w}</li>
-              ))}
-            </ul>
-          ) : null}
+          <MessageList items={editing.warnings} label="Translation warnings" tone="warnings" />
           {unplaced ? <ErrorNotice error={save.error!} title="Translation not saved" /> : null}
           {remove.error ? <ErrorNotice error={remove.error} title="Translation not deleted" /> : null}
           <div class="button-row">
@@ -265,13 +260,7 @@ function LocalePreview({ template, initialLocale }: { template: Template; initia
               {part === "html_body" ? <iframe title={`HTML body in ${result.preview.locale}`} sandbox="" srcdoc={text} class="html-preview" /> : <pre class="rendered-text">{text}</pre>}
             </div>
           ))}
-          {result.preview.validation.warnings.length ? (
-            <ul class="validation-warnings" aria-label="Preview warnings">
-              {result.preview.validation.warnings.map((w) => (
-                <li key={w}>{w}</li>
-              ))}
-            </ul>
-          ) : null}
+          <MessageList items={result.preview.validation.warnings} label="Preview warnings" tone="warnings" />
         </div>
       ) : null}
     </form>
