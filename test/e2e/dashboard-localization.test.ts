@@ -220,6 +220,16 @@ describe("a subscriber's preference link", () => {
     expect(await center.page.content()).toContain("#0f766e");
     expect(await center.page.getByRole("group", { name: "Security" }).getByRole("checkbox", { name: /e-?mail/i }).isDisabled()).toBe(true);
     await center.page.close();
+
+    // a notification to them records the locale it was rendered in, shown on its page
+    const tpl = await apiCall("POST", "/v1/templates", { slug: `hi-${run}`, name: "Hi", channel: "in_app", status: "active", language: "en", content: "Hi {{ name }}", variants: { title: "Hi" } });
+    expect(tpl.status).toBe(201);
+    expect((await apiCall("PUT", `/v1/templates/hi-${run}/translations/pt_BR`, { content: "Oi {{ name }}", variants: { title: "Oi" } })).status).toBe(201);
+    const sent = await apiCall("POST", "/v1/notifications", { channel: "in_app", to: ext, template: `hi-${run}`, data: { name: "Ana" } });
+    expect(sent.status).toBe(202);
+    await p.goto(`${server.base}/notifications/${sent.body.data.id}`);
+    await pageShown(p, "Notification");
+    expect(await textOf(p.locator("dt", { hasText: /^Locale$/ }).locator("xpath=following-sibling::dd[1]"))).toBe("pt_BR");
     expect(unexpectedErrors()).toEqual([]);
   }, TEST_MS);
 });
