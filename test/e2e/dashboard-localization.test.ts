@@ -1,7 +1,7 @@
 // The dashboard's issue-28 pages in a real browser (Debian's chromium) against an API process:
 // a template's translations beside the base (add, warn, edit, delete, preview per locale with the
-// fallback), the preference categories page with the preference center's color, and a subscriber's
-// "Copy preference link".
+// fallback), the preference categories page with the preference center's color, a subscriber's
+// "Copy preference link", and a workflow's Try it with a locale.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
@@ -19,9 +19,9 @@ let dash: TestPage;
 let tenantId: string | undefined;
 let key: string;
 const apiCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, key, body);
-/** Console errors but the three 422s the tests ask for (the browser logs every failed request). */
+/** Console errors but the four 422s the tests ask for (the browser logs every failed request). */
 const unexpectedErrors = () =>
-  dash.consoleErrors.filter((e) => !/status of 422 .*(\/translations\/brazilian|\/v1\/preference-categories|\/v1\/preference-center\/settings)\)$/.test(e));
+  dash.consoleErrors.filter((e) => !/status of 422 .*(\/translations\/brazilian|\/v1\/preference-categories|\/v1\/preference-center\/settings|\/trigger)\)$/.test(e));
 
 beforeAll(async () => {
   server = await startDashboardServer();
@@ -230,6 +230,26 @@ describe("a subscriber's preference link", () => {
     await p.goto(`${server.base}/notifications/${sent.body.data.id}`);
     await pageShown(p, "Notification");
     expect(await textOf(p.locator("dt", { hasText: /^Locale$/ }).locator("xpath=following-sibling::dd[1]"))).toBe("pt_BR");
+    expect(unexpectedErrors()).toEqual([]);
+  }, TEST_MS);
+});
+
+describe("a workflow's Try it with a locale", () => {
+  test("a bad locale is refused under its field; a good one is stored on the run", async () => {
+    expect((await apiCall("POST", "/v1/workflows", { slug: `hi-flow-${run}`, name: "Hi flow", steps: [{ type: "send", channel: "in_app", template: `hi-${run}` }] })).status).toBe(201);
+    const p = dash.page;
+    await navTo(p, "Workflows");
+    await p.locator(`tr[data-slug="hi-flow-${run}"]`).getByRole("link", { name: "Hi flow" }).click();
+    await p.getByRole("heading", { name: "Try it" }).waitFor({ timeout: WAIT_MS });
+    await p.getByLabel("Recipient").fill(`ana-${run}`);
+    await p.getByLabel("Locale (optional)").fill("klingon!");
+    await p.getByRole("button", { name: "Trigger a run" }).click();
+    expect(await textOf(p.locator("#trigger-locale-error"))).toBe("must be a locale such as pt_BR, pt, en or en-US");
+    await p.getByLabel("Locale (optional)").fill("en-US");
+    await p.getByRole("button", { name: "Trigger a run" }).click();
+    await pageShown(p, "Workflow run");
+    const id = new URL(p.url()).pathname.slice("/workflow-runs/".length);
+    expect((await sql`select locale from workflow_runs where id = ${id}`)[0]!.locale).toBe("en_US");
     expect(unexpectedErrors()).toEqual([]);
   }, TEST_MS);
 });
