@@ -277,7 +277,7 @@ function totalDelta(i: AcceptItem): CounterDelta {
  */
 async function writeBatch(items: AcceptItem[]): Promise<boolean[]> {
   const only = { onlyIfInserted: { ids: items.map((i) => i.row.id) } };
-  const ev = prepareEvents(sql, items.map(createdEvent), only);
+  const ev = prepareEvents(sql, items.map(createdEvent), { ...only, onlyIfListened: true });
   const counts = counterCtes(sql, items.map(totalDelta), only);
   const rows = await sql<{ id: string }[]>`
     with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
