@@ -5,7 +5,8 @@
 //   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--targets pipeline,start,split]
 // Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>),
 // a short warm-up, then steps: --start req/s, times --factor after every step it holds, until a step fails;
-// then one step half-way between the last rate held and the first missed. Every step is an open-loop
+// then one step half-way between the last rate held and the first missed (when the first step
+// misses, the rate is halved until a step holds, down to an eighth of --start). Every step is an open-loop
 // sender (scripts/perf/rate.ts, latency from the scheduled send time) for --seconds, then up to
 // --grace seconds (default 15) for stragglers to become terminal.
 // A step holds when every request was answered 2xx, every notification it created is delivered,
@@ -133,7 +134,16 @@ async function climb(name: string, t: Target): Promise<{ capacity: number; steps
       rate = Math.round(rate * FACTOR);
       await sleep(2000);
     }
-    if (missed && held) {
+    // the first step missed (a loaded machine): halve until a step holds, down to --start / 8
+    for (let down = Math.round(START / 2); !held && down >= Math.max(1, Math.round(START / 8)); down = Math.round(down / 2)) {
+      await sleep(3000);
+      const s = await step(t, sql, down);
+      steps.push(s);
+      show(s);
+      if (s.held) held = down;
+      else missed = down;
+    }
+    if (missed && held && missed > held) {
       // one more step half-way, for resolution
       await sleep(3000);
       const mid = Math.round((held + missed) / 2);
