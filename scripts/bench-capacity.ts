@@ -3,8 +3,9 @@
 // naive pipeline (scripts/perf/pipeline.ts), our one-process start and the Procfile split.
 //
 //   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--targets pipeline,start,split]
-// Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>),
-// a short warm-up, then steps: --start req/s, times --factor after every step it holds, until a step fails;
+// Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>);
+// all run at once and step in turns (interleaved, so each rate meets about the same machine for every
+// target), after a short warm-up: --start req/s, times --factor after every step it holds, until a step fails;
 // then one step half-way between the last rate held and the first missed (when the first step
 // misses, the rate is halved until a step holds, down to an eighth of --start). Every step is an open-loop
 // sender (scripts/perf/rate.ts, latency from the scheduled send time) for --seconds, then up to
@@ -108,53 +109,75 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   return { rate, sent, ok, delivered: r!.delivered, httpP99, p50, p99, held, load: loadAvg() };
 }
 
-async function climb(name: string, t: Target): Promise<{ capacity: number; steps: Step[] }> {
-  const sql = postgres(`${PG_SERVER}/${t.db}`, { max: 2, onnotice: () => {} });
-  const steps: Step[] = [];
-  const show = (s: Step) =>
-    console.log(
-      `${name} ${s.rate}/s: ${s.held ? "held" : "MISSED"}; sent ${s.sent}, ok ${s.ok}, delivered ${s.delivered}; ` +
-        `accept-to-delivered p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms; http p99 ${s.httpP99.toFixed(0)} ms; load ${s.load}`,
-    );
-  try {
-    await runRate(t.url, t.key, 300, 3, "warm"); // connections, plans, caches
-    await sleep(2000);
-    let rate = START;
-    let held = 0;
-    let missed = 0;
-    while (rate <= MAX) {
-      const s = await step(t, sql, rate);
-      steps.push(s);
-      show(s);
-      if (!s.held) {
-        missed = rate;
-        break;
-      }
-      held = rate;
-      rate = Math.round(rate * FACTOR);
+/**
+ * The rates one target is stepped through: up by --factor while steps hold; when the first step
+ * misses, halved until one holds (down to --start / 8); then once half-way between the last rate
+ * held and the first missed. Each `yield` is a step; the value sent back is whether it held.
+ */
+function* plan(): Generator<number, number, boolean> {
+  let rate = START;
+  let held = 0;
+  let missed = 0;
+  while (rate <= MAX) {
+    if (!(yield rate)) {
+      missed = rate;
+      break;
+    }
+    held = rate;
+    rate = Math.round(rate * FACTOR);
+  }
+  for (let down = Math.round(START / 2); !held && down >= Math.max(1, Math.round(START / 8)); down = Math.round(down / 2)) {
+    if (yield down) held = down;
+    else missed = down;
+  }
+  if (missed && held && missed > held) {
+    const mid = Math.round((held + missed) / 2);
+    if (yield mid) held = mid;
+  }
+  return held;
+}
+
+interface Climber {
+  name: string;
+  t: Target;
+  sql: postgres.Sql;
+  plan: Generator<number, number, boolean>;
+  rate: number | null;
+  capacity: number;
+}
+
+const show = (name: string, s: Step) =>
+  console.log(
+    `${name} ${s.rate}/s: ${s.held ? "held" : "MISSED"}; sent ${s.sent}, ok ${s.ok}, delivered ${s.delivered}; ` +
+      `accept-to-delivered p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms; http p99 ${s.httpP99.toFixed(0)} ms; load ${s.load}`,
+  );
+
+/**
+ * Every target climbs at once, interleaved: round after round, each target still climbing runs its
+ * next step (the order rotates each round), so the steps of one rate run minutes apart at most and
+ * see about the same machine (on a shared machine a sequential climb compared one target's quiet
+ * minutes with another's busy ones).
+ */
+async function climbAll(climbers: Climber[]): Promise<void> {
+  for (const c of climbers) {
+    await runRate(c.t.url, c.t.key, 300, 3, "warm"); // connections, plans, caches
+    const first = c.plan.next(true);
+    c.rate = first.done ? null : first.value;
+  }
+  await sleep(2000);
+  for (let round = 0; climbers.some((c) => c.rate !== null); round++) {
+    const active = climbers.filter((c) => c.rate !== null);
+    const rotated = [...active.slice(round % active.length), ...active.slice(0, round % active.length)];
+    for (const c of rotated) {
+      const s = await step(c.t, c.sql, c.rate!);
+      show(c.name, s);
+      const next = c.plan.next(s.held);
+      if (next.done) {
+        c.capacity = next.value;
+        c.rate = null;
+      } else c.rate = next.value;
       await sleep(2000);
     }
-    // the first step missed (a loaded machine): halve until a step holds, down to --start / 8
-    for (let down = Math.round(START / 2); !held && down >= Math.max(1, Math.round(START / 8)); down = Math.round(down / 2)) {
-      await sleep(3000);
-      const s = await step(t, sql, down);
-      steps.push(s);
-      show(s);
-      if (s.held) held = down;
-      else missed = down;
-    }
-    if (missed && held && missed > held) {
-      // one more step half-way, for resolution
-      await sleep(3000);
-      const mid = Math.round((held + missed) / 2);
-      const s = await step(t, sql, mid);
-      steps.push(s);
-      show(s);
-      if (s.held) held = mid;
-    }
-    return { capacity: held, steps };
-  } finally {
-    await sql.end();
   }
 }
 
@@ -218,15 +241,26 @@ async function startOurs(split: boolean): Promise<Target> {
 }
 
 const results = new Map<string, number>();
-const order = TARGETS;
-console.log(`capacity: steps of ${SECONDS} s from ${START}/s, x${FACTOR}; holds = all delivered, http and accept-to-delivered p99 < ${LIMIT_MS} ms; load ${loadAvg()}`);
-for (const name of order) {
-  const t = name === "pipeline" ? await startPipeline() : await startOurs(name === "split");
-  try {
-    const { capacity } = await climb(name === "start" ? "ours" : name === "split" ? "ours-split" : "pipeline", t);
-    results.set(name, capacity);
-  } finally {
-    await t.stop();
+console.log(`capacity: steps of ${SECONDS} s from ${START}/s, x${FACTOR}, targets interleaved; holds = all delivered, http and accept-to-delivered p99 < ${LIMIT_MS} ms; load ${loadAvg()}`);
+const climbers: Climber[] = [];
+try {
+  for (const name of TARGETS) {
+    const t = name === "pipeline" ? await startPipeline() : await startOurs(name === "split");
+    climbers.push({
+      name: name === "start" ? "ours" : name === "split" ? "ours-split" : "pipeline",
+      t,
+      sql: postgres(`${PG_SERVER}/${t.db}`, { max: 2, onnotice: () => {} }),
+      plan: plan(),
+      rate: null,
+      capacity: 0,
+    });
+  }
+  await climbAll(climbers);
+  TARGETS.forEach((name, i) => results.set(name, climbers[i]!.capacity));
+} finally {
+  for (const c of climbers) {
+    await c.sql.end();
+    await c.t.stop();
   }
 }
 const ours = results.get("start");
