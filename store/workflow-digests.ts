@@ -163,6 +163,16 @@ async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
       roles[rest[0]!] = { role: "leader", digest };
       rest = rest.slice(1);
     }
+    // a leader whose digest filled in this same transaction goes on in its own job (the filling
+    // member need not move it): it gets the digest as it is now, closed
+    for (let n = 0; n < items.length; n++) {
+      const filler = roles[n];
+      if (filler?.role !== "member" || !filler.closedNow) continue;
+      const lead = roles.findIndex((r) => r?.role === "leader" && r.digest.id === filler.digest.id);
+      if (lead < 0) continue;
+      roles[lead] = { role: "leader", digest: filler.digest };
+      roles[n] = { ...filler, closedNow: false };
+    }
     if (rest.length) throw new Error(`run ${items[rest[0]!]!.run.id}: no digest opened or joined after ${MAX_ROUNDS + items.length} rounds`);
     for (const n of twice) {
       const first = roles[items.findIndex((it, m) => m !== n && it.run.id === items[n]!.run.id && roles[m])]!;
@@ -208,15 +218,20 @@ export interface ClosedDigest {
 
 /**
  * Closes the digest (idempotent: a closed one keeps its close time) and returns it with its members
- * in arrival order. The update waits for joins holding the row, so every member is read.
+ * in arrival order. The update waits for joins holding the row, so every member is read; a digest
+ * already closed (by the join that filled it) is only read.
  */
-export async function closeDigest(id: string): Promise<ClosedDigest> {
-  const [digest] = await sql<DigestRow[]>`
-    update workflow_digests set status = 'closed', closed_at = coalesce(closed_at, least(clock_timestamp(), closes_at))
-    where id = ${id} returning *`;
-  if (!digest) throw new Error(`digest ${id} is missing`);
+export async function closeDigest(d: DigestRow): Promise<ClosedDigest> {
+  let digest = d;
+  if (d.status !== "closed") {
+    const [row] = await sql<DigestRow[]>`
+      update workflow_digests set status = 'closed', closed_at = coalesce(closed_at, least(clock_timestamp(), closes_at))
+      where id = ${d.id} returning *`;
+    if (!row) throw new Error(`digest ${d.id} is missing`);
+    digest = row;
+  }
   const members = await sql<{ run_id: string; data: Record<string, unknown> }[]>`
-    select run_id, data from workflow_digest_members where digest_id = ${id} order by position`;
+    select run_id, data from workflow_digest_members where digest_id = ${d.id} order by position`;
   return { digest, members };
 }
 

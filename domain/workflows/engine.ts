@@ -445,7 +445,7 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
       return "wait";
     }
   }
-  const closed = await closeDigest(digest.id);
+  const closed = await closeDigest(digest);
   d.complete(
     {
       type: "digest",
