@@ -57,6 +57,20 @@ function start(kind: string, env: Record<string, string> = {}) {
   return child;
 }
 
+/** CPU time (user + system, ms) a child process has used so far, from /proc (Linux). */
+async function cpuMs(child: Subprocess | undefined): Promise<number> {
+  try {
+    const stat = await Bun.file(`/proc/${child!.pid}/stat`).text();
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+  } catch {
+    return NaN;
+  }
+}
+const cpuOf = async () => Promise.all(children.map(cpuMs));
+const cpuPer = (a: number[], b: number[], n: number) =>
+  ["api", "workflow-run", "channel-sender"].map((k, j) => `${k} ${((b[j]! - a[j]!) / n).toFixed(2)}`).join(", ");
+
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
@@ -108,6 +122,7 @@ try {
 
   console.log(`== plain: ${plainCount} triggers of send / delay 1m / send, bulk calls of ${per}, closed loop, ${concurrency} connections`);
   let seq = 0;
+  const cpuPlain0 = await cpuOf();
   const plain = await closedLoop(
     {
       url: `${api}/v1/workflows/plain/trigger/bulk`,
@@ -119,9 +134,12 @@ try {
   const plainRate = (plain.ok * per) / Math.max(1e-9, plain.seconds);
   console.log(`plain triggers: ${plain.ok * per} accepted at ${plainRate.toFixed(0)}/s (calls: ${latencySummary(plain)})`);
   await waitUntil(async () => (await running("plain")) === 0, 300_000);
+  const cpuPlain1 = await cpuOf();
+  console.log(`plain CPU ms per run (trigger to completion): ${cpuPer(cpuPlain0, cpuPlain1, plain.ok * per)}`);
 
   console.log(`== digest: ${total} triggers for ${recipients} recipients (one bulk call of ${per} each), window ${windowText} at TIME_SCALE ${TIME_SCALE}, max_events ${per}`);
   let r = 0;
+  const cpuDg0 = await cpuOf();
   const dg = await closedLoop(
     {
       url: `${api}/v1/workflows/digest/trigger/bulk`,
@@ -136,6 +154,8 @@ try {
   const dgRate = (dg.ok * per) / Math.max(1e-9, dg.seconds);
   console.log(`digest triggers: ${dg.ok * per} accepted at ${dgRate.toFixed(0)}/s (calls: ${latencySummary(dg)})`);
   await waitUntil(async () => (await running("digest")) === 0, 600_000);
+  const cpuDg1 = await cpuOf();
+  console.log(`digest CPU ms per trigger (trigger to completion): ${cpuPer(cpuDg0, cpuDg1, dg.ok * per)}`);
 
   const runs = await sql<{ id: string; status: string; role: string | null }[]>`
     select id, status, step_results->0->>'status' as role from workflow_runs where tenant_id = ${tenant.id} and workflow_slug = 'digest'`;
