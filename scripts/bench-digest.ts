@@ -183,6 +183,9 @@ try {
   console.log(`closed by max_events ${digests.filter((d) => d.filled).length}, by the window's end ${digests.filter((d) => !d.filled).length}`);
   console.log(`send minus last event's trigger p50 ${pct(e2e, 0.5).toFixed(0)} ms p99 ${pct(e2e, 0.99).toFixed(0)} ms max ${(e2e[e2e.length - 1] ?? 0).toFixed(0)} ms`);
   console.log(`close lateness p50 ${pct(late, 0.5).toFixed(0)} ms p99 ${pct(late, 0.99).toFixed(0)} ms max ${(late[late.length - 1] ?? 0).toFixed(0)} ms`);
+  const unfinished = await sql`select id, status, step_results, step_state from workflow_runs
+    where tenant_id = ${tenant.id} and workflow_slug = 'digest' and status <> 'completed' limit 5`;
+  for (const u of unfinished) console.log(`not completed: ${JSON.stringify(u)}`);
   if (process.env.BENCH_DEBUG) {
     const split = await sql`
       select d.recipient, d.event_count, d.opened_at, d.closes_at, d.closed_at, r.started_at as leader_started, r.rev,

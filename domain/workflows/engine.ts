@@ -463,9 +463,10 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
   return "next";
 }
 
-// How long past its window's end a leader waits for runs of its window still queued, and how often
-// it looks again (real ms): a run queued longer than that opens a digest of its own.
-const LATE_RUNS_GRACE_MS = 60_000;
+// How long past its window's end a leader waits for runs of its window still queued (a backlog in the
+// workflow-run actor, or a job lost and re-enqueued by the reconciler after a minute), and how often it
+// looks again (real ms): a run queued longer than that opens a digest of its own.
+const LATE_RUNS_GRACE_MS = 15 * 60_000;
 const LATE_RUNS_RECHECK_MS = 100;
 
 /**
