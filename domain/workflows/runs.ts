@@ -7,6 +7,7 @@ import { sql, type Scope } from "../../store/db";
 import { newId } from "../../store/ids";
 import { getRuntime } from "../../store/runtime-handle";
 import { MicroBatcher } from "../../store/micro-batcher";
+import { closeDigestOfCancelledLeader } from "../../store/workflow-digests";
 import { cancelRunRow, getRun, insertRuns, newRunRow, type RunRow } from "../../store/workflow-runs";
 import { prepareEvents } from "../events/outbox";
 import { workflowEvent } from "./engine";
@@ -115,7 +116,8 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
 
 /**
  * POST /v1/workflow-runs/:id/cancel: only future steps are prevented; notifications already created
- * are not reverted. A timer or wake-up that still arrives finds the run cancelled and does nothing.
+ * are not reverted. A digest's leader cancels its digest: the runs that joined it stay merged, nothing
+ * is sent for them (docs/workflows.md). A timer or wake-up that still arrives finds the run cancelled and does nothing.
  */
 export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
   const row = await cancelRunRow(scope, id, (r) => prepareEvents(sql, [workflowEvent(r, "workflow.completed")]).insert);
@@ -124,6 +126,8 @@ export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
     if (!existing) throw notFound("workflow_run_not_found", "Workflow run not found");
     throw new AppError("run_not_cancellable", `The run is already ${existing.status}`);
   }
+  // a leader's open digest is cancelled with it: its events are not sent, later runs open a new one
+  await closeDigestOfCancelledLeader(id);
   // tidy only: the timer would find the run cancelled anyway
   await getRuntime().cancel(workflowRunAddress, workflowRunTimerId(id)).catch(() => {});
   return row;
