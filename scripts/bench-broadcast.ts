@@ -16,6 +16,8 @@ const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
 const members = Number(args.get("members") ?? 1_000_000);
 const concurrency = Number(args.get("concurrency") ?? 4);
+/** the send step's lane: absent, a broadcast's runs send in the low lane (docs/routing.md) */
+const priority = args.get("priority");
 
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
@@ -70,7 +72,7 @@ try {
   start("workflow-run");
   start("channel-sender");
   await post("/v1/templates", { slug: "bcast", name: "News", channel: "in_app", content: "News for {{ name }}", status: "active" });
-  await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast" }] });
+  await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast", ...(priority ? { priority } : {}) }] });
   await post("/v1/topics", { key: "everyone", name: "Everyone" });
 
   const t0 = performance.now();
@@ -97,12 +99,19 @@ try {
   let delivered = 0;
   let runs = 0;
   const deadline = Date.now() + Math.max(600_000, members * 5);
+  let lastLog = Date.now();
   while (Date.now() < deadline) {
     const [row] = await sql`select status, runs_created from broadcasts where id = ${b.id}`;
     runs = row!.runs_created;
     if (!fanOutS && row!.status === "completed") fanOutS = (performance.now() - t1) / 1000;
     const [d] = await sql`select count(*)::int as n from notifications where tenant_id = ${tenant.id} and status = 'delivered'`;
     delivered = d!.n;
+    if (Date.now() - lastLog >= 5000) {
+      lastLog = Date.now();
+      const st = await sql`select status, count(*)::int as n from notifications where tenant_id = ${tenant.id} group by status order by status`;
+      const [rc] = await sql`select count(*) filter (where status = 'completed')::int as done, count(*)::int as n from workflow_runs where tenant_id = ${tenant.id}`;
+      console.log(`+${((performance.now() - t1) / 1000).toFixed(0)} s: runs ${rc!.n} (${rc!.done} completed), notifications ${st.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`);
+    }
     if (fanOutS && delivered >= runs) {
       deliveredS = (performance.now() - t1) / 1000;
       break;
