@@ -33,10 +33,12 @@ export function toListItem(r: FeedRow) {
     id: r.id,
     channel: r.channel,
     recipient: r.recipient,
-    status: r.status,
+    // as the detail shows it: held by quiet hours reads `scheduled` until its release
+    status: heldByQuietHours(r) ? "scheduled" : r.status,
     template_id: r.template_slug,
     subscriber_id: r.subscriber_id,
     workflow_step: workflowStepOf(r.idempotency_key),
+    scheduled_for: iso(r.scheduled_for ?? null),
     created_at: iso(r.created_at),
   };
 }
