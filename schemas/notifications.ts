@@ -93,7 +93,7 @@ export const NotificationListItem = t.Object({
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   workflow_step: Nullable(WorkflowStepRef),
-  scheduled_for: t.Optional(Nullable(t.String({ description: "held by quiet hours (status scheduled) until this time" }))),
+  scheduled_for: t.Optional(t.String({ description: "only on a notification quiet hours held: held (status scheduled) until this time, kept after its release" })),
   created_at: Nullable(t.String()),
 });
 

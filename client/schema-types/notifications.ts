@@ -235,7 +235,8 @@ export type NotificationListItem = {
     /** zero-based index of the step in the run's workflow version */
     step: number;
   } | null;
-  scheduled_for?: string | null;
+  /** only on a notification quiet hours held: held (status scheduled) until this time, kept after its release */
+  scheduled_for?: string;
   created_at: string | null;
 };
 
@@ -253,7 +254,8 @@ export type NotificationListResponse = {
       /** zero-based index of the step in the run's workflow version */
       step: number;
     } | null;
-    scheduled_for?: string | null;
+    /** only on a notification quiet hours held: held (status scheduled) until this time, kept after its release */
+    scheduled_for?: string;
     created_at: string | null;
   }[];
   meta: {

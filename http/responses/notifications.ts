@@ -38,7 +38,8 @@ export function toListItem(r: FeedRow) {
     template_id: r.template_slug,
     subscriber_id: r.subscriber_id,
     workflow_step: workflowStepOf(r.idempotency_key),
-    scheduled_for: iso(r.scheduled_for ?? null),
+    // only on a notification quiet hours held (SPEC's list fields stay as they are for the rest)
+    ...(r.scheduled_for ? { scheduled_for: iso(r.scheduled_for)! } : {}),
     created_at: iso(r.created_at),
   };
 }
