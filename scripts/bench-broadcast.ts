@@ -100,6 +100,7 @@ try {
   let runs = 0;
   const deadline = Date.now() + Math.max(600_000, members * 5);
   let lastLog = Date.now();
+  let lastSettledCheck = Date.now();
   while (Date.now() < deadline) {
     const [row] = await sql`select status, runs_created from broadcasts where id = ${b.id}`;
     runs = row!.runs_created;
@@ -116,8 +117,25 @@ try {
       deliveredS = (performance.now() - t1) / 1000;
       break;
     }
+    // a run that failed (its step's error) never delivers: stop once nothing is left moving
+    if (fanOutS && delivered > 0 && Date.now() - lastSettledCheck >= 5000) {
+      lastSettledCheck = Date.now();
+      const [m] = await sql`select
+          (select count(*)::int from workflow_runs where tenant_id = ${tenant.id} and status = 'running') as running,
+          (select count(*)::int from notifications where tenant_id = ${tenant.id} and status = 'pending') as pending`;
+      if (m!.running === 0 && m!.pending === 0) {
+        deliveredS = (performance.now() - t1) / 1000;
+        const failed = await sql`select step_results from workflow_runs where tenant_id = ${tenant.id} and status = 'failed' limit 3`;
+        console.log(`settled with ${runs - delivered} run(s) not delivered, e.g. ${JSON.stringify(failed.map((f) => f.step_results))}`);
+        break;
+      }
+    }
     await Bun.sleep(500);
   }
+  // the last delivery as PostgreSQL stamped it, from the broadcast's creation (the poll above is up to 5 s late)
+  const [last] = await sql`select extract(epoch from (select max(delivered_at) from notifications where tenant_id = ${tenant.id}) - b.created_at)::float8 as s
+    from broadcasts b where b.id = ${b.id}`;
+  if (deliveredS && last?.s) deliveredS = last.s;
   const [dup] = await sql`select count(*)::int as n from (select subscriber_id from notifications where tenant_id = ${tenant.id} group by subscriber_id having count(*) > 1) x`;
   const rss = await Promise.all(children.map(async (c) => [c.kind, await peakRssMb(c.proc)] as const));
   for (const [kind, mb] of rss) console.log(`peak rss ${kind}: ${mb.toFixed(0)} MB`);
