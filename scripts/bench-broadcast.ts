@@ -40,10 +40,10 @@ const children: { kind: string; proc: Subprocess }[] = [];
 const start = (kind: string, env: Record<string, string> = {}) =>
   children.push({ kind, proc: spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" }) });
 
-/** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux). */
-async function peakRssMb(p: Subprocess): Promise<number> {
+/** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux); its current one (VmRSS) with `field`. */
+async function peakRssMb(p: Subprocess, field = "VmHWM"): Promise<number> {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(await Bun.file(`/proc/${p.pid}/status`).text());
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(await Bun.file(`/proc/${p.pid}/status`).text());
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
@@ -111,7 +111,10 @@ try {
       lastLog = Date.now();
       const st = await sql`select status, count(*)::int as n from notifications where tenant_id = ${tenant.id} group by status order by status`;
       const [rc] = await sql`select count(*) filter (where status = 'completed')::int as done, count(*)::int as n from workflow_runs where tenant_id = ${tenant.id}`;
-      console.log(`+${((performance.now() - t1) / 1000).toFixed(0)} s: runs ${rc!.n} (${rc!.done} completed), notifications ${st.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`);
+      const rssNow = await Promise.all(children.map(async (c) => `${c.kind} ${(await peakRssMb(c.proc, "VmRSS")).toFixed(0)}`));
+      console.log(
+        `+${((performance.now() - t1) / 1000).toFixed(0)} s: runs ${rc!.n} (${rc!.done} completed), notifications ${st.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}; rss MB ${rssNow.join(", ")}`,
+      );
     }
     if (fanOutS && delivered >= runs) {
       deliveredS = (performance.now() - t1) / 1000;
