@@ -20,10 +20,16 @@ export async function activeWorkflow(scope: Scope, slug: string, tx: Tx = sql): 
 export async function subscribersOfRecipients(scope: Scope, recipients: { value: string; hash: string }[]): Promise<Map<string, string>> {
   const values = [...new Set(recipients.map((r) => r.value))];
   const uuids = values.filter(isUuid);
+  // two index lookups (an OR of them can be planned as a walk over the tenant's subscribers)
   const live = await sql<{ id: string; external_id: string }[]>`
     select id, external_id from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-      and (external_id = any(${values}::text[]) ${uuids.length ? sql`or id = any(${uuids}::uuid[])` : sql``})
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null and external_id = any(${values}::text[])
+    ${
+      uuids.length
+        ? sql`union select id, external_id from subscribers
+            where id = any(${uuids}::uuid[]) and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null`
+        : sql``
+    }
     order by id`;
   const byId = new Set(live.map((r) => r.id));
   const byExternal = new Map<string, string>();

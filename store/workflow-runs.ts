@@ -273,10 +273,16 @@ export async function triggerLookup(
   const byId = isUuid(recipient);
   const [row] = await sql<{ id: string | null; version: number | null; slug: string | null; subscriber_id: string | null }[]>`
     select w.id, w.version, w.slug, coalesce(
+      -- by id first (it wins), then by external_id: index lookups each (an OR of them can be
+      -- planned as a walk over the tenant's subscribers; store/subscribers.ts findSubscriber)
+      ${
+        byId
+          ? sql`(select id from subscribers
+              where id = ${recipient}::uuid and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null),`
+          : sql``
+      }
       (select id from subscribers
-        where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-          and (external_id = ${recipient} ${byId ? sql`or id = ${recipient}::uuid` : sql``})
-        order by ${byId ? sql`(id = ${recipient}::uuid) desc` : sql`id`} limit 1),
+        where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and external_id = ${recipient} and deleted_at is null),
       (select subscriber_id from subscriber_erasures
         where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and identifier_hash = ${identifierHash}
           and kind in ('id', 'external_id'))) as subscriber_id
