@@ -3,6 +3,7 @@
 import { startBillingCron } from "./billing-cron";
 import { startDomainHealthCron } from "./domain-health-cron";
 import { startReconciler } from "./reconciler";
+import { startPartitionJob } from "./partitions";
 import { startRetentionJob } from "./retention";
 import { startWebhookRelay } from "./webhook-relay";
 import { startBroadcastRepair } from "./broadcast-repair";
@@ -14,8 +15,9 @@ export interface Running {
 const periodic: Record<string, () => Running> = {
   reconciler: () => startReconciler(),
   billing: () => startBillingCron(),
-  // expired history and offboardings left by a dead process (docs/operations.md#retention)
-  retention: () => startRetentionJob(),
+  // expired history and offboardings left by a dead process (docs/operations.md#retention), and the
+  // history tables' day partitions: created ahead, dropped whole once expired (#partitioning)
+  retention: () => both(startPartitionJob(), startRetentionJob()),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
   "domain-health": () => startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
@@ -23,6 +25,10 @@ const periodic: Record<string, () => Running> = {
   // the scan that restarts stalled fan-outs runs beside the broadcast actor
   broadcast: () => startBroadcastRepair(),
 };
+
+function both(a: Running, b: Running): Running {
+  return { stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+}
 
 export function jobKinds(): string[] {
   return Object.keys(periodic);
