@@ -127,7 +127,8 @@ export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string,
     select c.relname as name from pg_partition_tree(${table}::regclass) t join pg_class c on c.oid = t.relid
     where t.isleaf order by c.relname`;
   let total = 0;
-  for (const { name } of leaves) {
+  // pg_partition_tree() has no rows for a plain table
+  for (const { name } of leaves.length ? leaves : [{ name: table }]) {
     const left = limit - total;
     if (left <= 0) break;
     const rows =

@@ -14,6 +14,7 @@ import {
   historyTables,
   longestWindows,
   partitionBlocker,
+  uuidV7Time,
   type HistoryPartition,
 } from "../../store/partitions";
 
@@ -52,8 +53,11 @@ export async function maintainPartitions(
   let parts = await historyPartitions();
   const have = new Set(parts.map((p) => p.partition));
   for (const t of tables) {
+    // days below the legacy bound belong to the legacy partition (the old table)
+    const legacyUpper = t.legacy_bound ? uuidV7Time(t.legacy_bound).getTime() : -Infinity;
     for (let i = 0; i <= ahead; i++) {
       const day = utcDay(now + i * DAY_MS);
+      if (Date.parse(`${day}T00:00:00Z`) < legacyUpper) continue;
       if (have.has(`${t.table_name}_p${day.replace(/-/g, "")}`)) continue;
       try {
         out.created.push(await createDayPartition(t.table_name, day, lockMs));
@@ -91,13 +95,14 @@ export async function maintainPartitions(
     }
   };
 
-  // notifications first: the days that may go, and the lowest day that must stay (its children stay too)
-  let keptFloor = cutoff.notifications;
+  // notifications first: the days that may go, and the ranges that must stay (their children stay too)
+  const keptRanges: [number, number][] = [];
+  const keep = (p: HistoryPartition) => keptRanges.push([lowerOf(p), p.upper!.getTime()]);
   for (const p of parts.filter((p) => p.parent === "notifications" && expired(p, cutoff.notifications))) {
     const reason = await partitionBlocker(p.parent, p.partition);
     if (reason) {
       out.kept.push({ partition: p.partition, reason });
-      keptFloor = Math.min(keptFloor, lowerOf(p));
+      keep(p);
       continue;
     }
     // the idempotency keys of its notifications first (a key must never outlive its row)
@@ -105,9 +110,10 @@ export async function maintainPartitions(
     const lo = p.bounds.match(/FROM \('([0-9a-f-]{36})'\)/)?.[1] ?? null;
     if (!hi) continue;
     while ((await deleteKeysBetween(lo, hi, batch)) >= batch) {}
-    if (!(await tryDrop(p))) keptFloor = Math.min(keptFloor, lowerOf(p));
+    if (!(await tryDrop(p))) keep(p);
   }
-  for (const p of parts.filter((p) => CHILDREN.includes(p.parent) && expired(p, keptFloor))) await tryDrop(p);
+  const overlapsKept = (p: HistoryPartition) => keptRanges.some(([lo, hi]) => lowerOf(p) < hi && lo < p.upper!.getTime());
+  for (const p of parts.filter((p) => CHILDREN.includes(p.parent) && expired(p, cutoff.notifications) && !overlapsKept(p))) await tryDrop(p);
   for (const p of parts.filter((p) => p.parent === "events" && expired(p, cutoff.events))) await tryDrop(p);
   for (const p of parts.filter((p) => p.parent === "webhook_deliveries" && expired(p, cutoff.webhook_deliveries))) {
     const reason = await partitionBlocker(p.parent, p.partition);

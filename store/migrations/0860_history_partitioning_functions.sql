@@ -10,6 +10,13 @@ language sql immutable strict parallel safe as $$
   select (lpad(to_hex(floor(extract(epoch from ts) * 1000)::bigint), 12, '0') || '00000000000000000000')::uuid
 $$;
 
+-- A random UUID v7 of a given moment (history filled in SQL: tests, bench:history).
+create or replace function nms_uuid_v7_at(ts timestamptz) returns uuid
+language sql volatile strict parallel safe as $$
+  select (lpad(to_hex(floor(extract(epoch from ts) * 1000)::bigint), 12, '0') || '7' || substr(md5(random()::text), 1, 3)
+          || '8' || substr(md5(random()::text), 1, 15))::uuid
+$$;
+
 -- The moment a UUID v7 was made (its first 48 bits); meaningless for other versions.
 create or replace function nms_uuid_v7_time(id uuid) returns timestamptz
 language sql immutable strict parallel safe as $$
