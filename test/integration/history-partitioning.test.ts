@@ -127,7 +127,7 @@ describe("history partitioning", () => {
     expect(loop.results.filter((r) => r.status !== 201 && r.status !== 202 && r.status !== 200)).toEqual([]);
     const [kind] = await db`select relkind from pg_class where relname = 'notifications'`;
     expect(kind!.relkind).toBe("p");
-    const accepted = new Set(loop.results.map((r) => r.id));
+    const accepted = new Set(loop.results.map((r) => r.id!));
     const [after] = await db`select (select count(*) from notifications where recipient like 'old%')::int as n,
       (select count(*) from notifications where id = any(${[...accepted]}::uuid[]))::int as acc,
       (select count(*) from notification_attempts)::int as a, (select count(*) from events where type = 'notification.delivered')::int as e`;
