@@ -5,7 +5,8 @@
 //   scripts -> http, actors, jobs -> domain -> store -> providers, runtime, schemas, and basics (basics/, config.ts)
 //   below all but runtime/ and schemas/, which import nothing of ours (schemas/: TypeBox only, since
 //   client/ and web/ bundle it for the browser). Outside runtime/, runtime/ is imported through its
-//   index only. client/ imports only schemas/; web/ only client/ and schemas/; test/ may import anything.
+//   index only. client/ imports only schemas/; web/ only client/ and schemas/; react/ (the @nms/react
+//   package) nothing of ours by path (it reaches the client as the "@nms/client" package); test/ may import anything.
 //
 // Paths are relative to the repository root. dependency-cruiser reads TypeScript through a
 // TypeScript compiler older than 7 (or swc/babel); this project compiles with TypeScript 7, so the
@@ -14,7 +15,7 @@
 
 const BASICS = "^(basics/|config\\.ts)";
 const layer = (...names) => `^(${names.join("|")})/`;
-const OURS = ["runtime", "providers", "schemas", "store", "domain", "actors", "jobs", "http", "scripts", "client", "web"];
+const OURS = ["runtime", "providers", "schemas", "store", "domain", "actors", "jobs", "http", "scripts", "client", "web", "react"];
 const except = (...names) => OURS.filter((n) => !names.includes(n));
 
 /** A forbidden dependency: every rule is an error, so CI fails on it. */
@@ -99,6 +100,18 @@ module.exports = {
       "The dashboard talks to the service through the typed client only.",
       { path: "^web/" },
       { path: `${BASICS}|${layer(...except("schemas", "client", "web"))}` },
+    ),
+    forbid(
+      "react-package-stands-alone",
+      "@nms/react ships to other programs: it imports @nms/client by its package name, never a file of this tree outside react/.",
+      { path: "^react/" },
+      { path: `${BASICS}|${layer(...except("react"))}` },
+    ),
+    forbid(
+      "nothing-imports-react-package",
+      "react/ is a package for other programs: the service, the dashboard and the client never import it (tests may).",
+      { pathNot: "^(react|test)/" },
+      { path: "^react/" },
     ),
     forbid(
       "nothing-imports-scripts",

@@ -61,6 +61,9 @@ describe("the check fails on a tree that breaks the rules", () => {
     "runtime/host.ts": 'import { logger } from "../basics/log";\nexport const host = logger;\n',
     "basics/errors.ts": 'import { httpLogger } from "../http/log";\nexport const errors = httpLogger;\n',
     "http/routes/notifications.ts": 'import { channelSender } from "../../actors/channel-sender";\nexport const route = channelSender;\n',
+    // @nms/react reaching into the client's files instead of the package, and the dashboard into @nms/react
+    "react/inbox.tsx": 'import { Nms } from "../client/index";\nexport const Inbox = () => <p>{String(Nms)}</p>;\n',
+    "web/dashboard/bell.tsx": 'import { Inbox } from "../../react/inbox";\nexport const Bell = Inbox;\n',
     "test/support/fixtures.ts": "export const fixture = 1;\n",
     "domain/inbox/inbox.ts": 'import { fixture } from "../../test/support/fixtures";\nexport const inbox = fixture;\n',
   };
@@ -88,6 +91,8 @@ describe("the check fails on a tree that breaks the rules", () => {
         "basics-import-no-layer: basics/errors.ts -> http/log.ts",
         "http-beside-actors: http/routes/notifications.ts -> actors/channel-sender.ts",
         "nothing-imports-tests: domain/inbox/inbox.ts -> test/support/fixtures.ts",
+        "react-package-stands-alone: react/inbox.tsx -> client/index.ts",
+        "nothing-imports-react-package: web/dashboard/bell.tsx -> react/inbox.tsx",
       ]),
     );
     const cycles = violations.filter((v) => v.rule === "no-circular").map((v) => [...v.cycle!].sort().join(" <-> "));
