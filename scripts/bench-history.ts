@@ -120,7 +120,7 @@ async function fill(tenantIds: string[], rows: number) {
         insert into notifications (id, tenant_id, environment, channel, recipient, status, attempt_count, created_at, updated_at, sent_at, delivered_at)
         select nms_uuid_v7_at(t), (${tenants}::uuid[])[1 + (g % ${tenantIds.length})], 'sandbox', 'email', 'h' || g || '@example.com',
                'delivered', 1, t, t, t, t
-        from (select g, now() - (random() * ${DAYS} || ' days')::interval as t from generate_series(${done + 1}::int, ${done + n}::int) g) s
+        from (select g, now() - random() * ${DAYS} * interval '1 day' as t from generate_series(${done + 1}::int, ${done + n}::int) g) s
         returning id, tenant_id, created_at),
       att as (
         insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)

@@ -197,8 +197,9 @@ begin
   -- keys outside every day (not UUID v7; kept empty), and the days from the bound on
   execute format('alter table %I attach partition %I for values from (minvalue) to (%L)', tbl, legacy, h.legacy_bound);
   execute format('create table %I partition of %I default', tbl || '_default', tbl);
+  -- two days here (the lock is held meanwhile); the partition job adds the rest ahead
   d := (nms_uuid_v7_time(h.legacy_bound) at time zone 'UTC')::date;
-  for i in 0..7 loop
+  for i in 0..1 loop
     perform nms_create_day_partition(tbl, d + i);
   end loop;
   -- every parent index must have found its twin on the legacy table (else the attach built one)
