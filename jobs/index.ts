@@ -10,7 +10,8 @@ const periodic: Record<string, () => Promise<Running>> = {
   reconciler: async () => (await import("./reconciler")).startReconciler(),
   billing: async () => (await import("./billing-cron")).startBillingCron(),
   // expired history and offboardings left by a dead process (docs/operations.md#retention)
-  retention: async () => (await import("./retention")).startRetentionJob(),
+  // and the history tables' day partitions: created ahead, dropped whole once expired (#partitioning)
+  retention: async () => both((await import("./partitions")).startPartitionJob(), (await import("./retention")).startRetentionJob()),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
   "domain-health": async () => (await import("./domain-health-cron")).startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
@@ -18,6 +19,10 @@ const periodic: Record<string, () => Promise<Running>> = {
   // the scan that restarts stalled fan-outs runs beside the broadcast actor
   broadcast: async () => (await import("./broadcast-repair")).startBroadcastRepair(),
 };
+
+function both(a: Running, b: Running): Running {
+  return { stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+}
 
 export function jobKinds(): string[] {
   return Object.keys(periodic);

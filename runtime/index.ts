@@ -15,3 +15,4 @@ export { startLeasedLoop, type LeasedLoop, type LeasedLoopOptions } from "./leas
 export { countDeadLetters, deadLetterActors, dropDeadLetter, getDeadLetter, listDeadLetters, redriveDeadLetter, type DeadLetter, type Redriven } from "./dead-letters";
 export { createRedisClient, isCluster, scanKeys, type RedisClient } from "./redis-client";
 export { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, slotOwners, watchFailovers, type FailoverWatch } from "./failover-watch";
+export { tickPipeline, type TickPipeline } from "./tick-pipeline";
