@@ -174,4 +174,21 @@ describe("{{ preferences_url }} in templates", () => {
     const [r2] = await sql`select content from notifications where id = ${literal.body.data.id}`;
     expect(r2!.content.text).toBe("Manage: ");
   });
+
+  test("a preview shows a link of the real shape and no missing-variable warning; a given value wins", async () => {
+    const slug = `prevpref-${uniq()}`;
+    const created = await call("POST", "/v1/templates", {
+      key: T.sandboxKey,
+      body: { slug, name: "Footer", channel: "email", content: "Manage: {{ preferences_url }}", variants: { subject: "Hi" } },
+    });
+    const p = await call("POST", `/v1/templates/${created.body.data.id}/preview`, { key: T.sandboxKey, body: { variables: {} } });
+    expect(p.status).toBe(200);
+    expect(p.body.data.rendered.body).toMatch(/^Manage: http\S+\/preferences\/preview$/);
+    expect(p.body.data.validation.warnings).not.toContain("Missing variable: preferences_url");
+    const given = await call("POST", "/v1/templates/preview", {
+      key: T.sandboxKey,
+      body: { channel: "email", content: "Manage: {{ preferences_url }}", variants: { subject: "Hi" }, variables: { preferences_url: "https://x.example/p" } },
+    });
+    expect(given.body.data.rendered.body).toBe("Manage: https://x.example/p");
+  });
 });
