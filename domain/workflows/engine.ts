@@ -241,7 +241,14 @@ async function createNotification(
   channel: Channel,
   template: string,
   key: string,
-  opts: { anyTemplateChannel: boolean; wakesRun: boolean; data: Record<string, unknown>; category?: string | null; priority?: WorkflowStepDef["priority"] },
+  opts: {
+    anyTemplateChannel: boolean;
+    wakesRun: boolean;
+    data: Record<string, unknown>;
+    category?: string | null;
+    priority?: WorkflowStepDef["priority"];
+    critical?: boolean;
+  },
 ): Promise<Created> {
   const address = await stepAddress(run, channel);
   if (!address.ok) return address;
@@ -256,8 +263,11 @@ async function createNotification(
       idempotencyKey: key,
       workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
+      // the trigger's locale, used when the subscriber has none (domain/templates/locale.ts)
+      locale: run.locale ?? null,
       templateForAnyChannel: opts.anyTemplateChannel,
       category: opts.category ?? null,
+      critical: opts.critical === true,
       // a step without priority: a broadcast's runs go in the low lane (marketing-sized fan-outs never
       // delay anyone's OTP; docs/routing.md), every other run's in the normal lane
       priority: opts.priority ?? (run.idempotency_key?.startsWith("bcast:") ? "low" : "normal"),
@@ -285,6 +295,7 @@ async function runSend(d: Draft, i: number, step: WorkflowStepDef): Promise<Next
     data: await stepData(d),
     category: step.category,
     priority: step.priority,
+    critical: step.critical,
   });
   if (!n.ok) d.fail({ type: "send", step: i, channel, notification_id: null, status: "failed", error: n.error });
   else d.complete({ type: "send", step: i, channel, notification_id: n.id, status: "enqueued" }, true);
@@ -327,7 +338,7 @@ async function runFallback(d: Draft, i: number, step: WorkflowStepDef, msg: Work
     for (let c = from; c < channels.length; c++) {
       const channel = channels[c]!;
       // the run waits for this one's outcome (and a later fallback may look at it)
-      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, data: await stepData(d), category: step.category, priority: step.priority });
+      const n = await createNotification(d.run, channel, step.template!, `wfrun:${d.run.id}:step:${i}:ch:${channel}`, { anyTemplateChannel: true, wakesRun: true, data: await stepData(d), category: step.category, priority: step.priority, critical: step.critical });
       if (!n.ok) {
         attempts = [...attempts, { channel, notification_id: null, status: "failed", error: n.error }];
         continue;

@@ -13,14 +13,37 @@ import { prepareEvents } from "../events/outbox";
 import { workflowEvent } from "./engine";
 import { workflowNotFound } from "./definitions";
 import { lookUpTrigger } from "./recipients";
+import { LOCALE_MESSAGE, normalizeLocale } from "../templates/locale";
 
 const RECIPIENT_MAX = 8192;
 
-/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`), checked with field-named errors. */
-export function triggerInput(body: Record<string, unknown>, prefix = ""): { recipient: string; data: Record<string, unknown> } {
+export interface TriggerInput {
+  recipient: string;
+  data: Record<string, unknown>;
+  /** the trigger's `locale` in its stored spelling (pt-BR -> pt_BR), null when absent */
+  locale: string | null;
+}
+
+/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`) and `locale`, checked with field-named errors. */
+export function triggerInput(body: Record<string, unknown>, prefix = ""): TriggerInput {
   const details = triggerInputProblems(body, prefix);
   if (Object.keys(details).length) throw validationFailed(details);
-  return { recipient: (body.recipient ?? body.to) as string, data: (body.data ?? body.payload ?? {}) as Record<string, unknown> };
+  return { recipient: (body.recipient ?? body.to) as string, data: (body.data ?? body.payload ?? {}) as Record<string, unknown>, locale: triggerLocale(body) };
+}
+
+/**
+ * The optional `locale` of a trigger body, checked as a notification's is: every send step of the
+ * run renders in it when the recipient subscriber has no locale (docs/localization.md). Adds its
+ * problem to `details` under `<prefix>locale`.
+ */
+export function triggerLocaleProblem(body: Record<string, unknown>, prefix: string, details: Record<string, string[]>): void {
+  if (body.locale === undefined) return;
+  if (typeof body.locale !== "string" || body.locale.length > 35 || !normalizeLocale(body.locale)) details[`${prefix}locale`] = [LOCALE_MESSAGE];
+}
+
+/** The stored spelling of a checked body's `locale` (null when absent). */
+export function triggerLocale(body: Record<string, unknown>): string | null {
+  return body.locale === undefined ? null : normalizeLocale(body.locale as string);
 }
 
 /** Problems of one trigger body, keyed `<prefix><field>` (the bulk trigger's prefix is `events[i].`). */
@@ -35,6 +58,7 @@ export function triggerInputProblems(body: Record<string, unknown>, prefix = "")
   else if (recipient.trim() === "") details[prefix + recipientField] = ["must not be empty"];
   else if (recipient.length > RECIPIENT_MAX) details[prefix + recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
   if (data === null || typeof data !== "object" || Array.isArray(data)) details[prefix + dataField] = ["must be an object"];
+  triggerLocaleProblem(body, prefix, details);
   return details;
 }
 
@@ -84,6 +108,7 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
     recipient: input.recipient,
     subscriberId,
     data: input.data,
+    locale: input.locale,
   });
   await triggerBatcher.submit(run);
   return run;
