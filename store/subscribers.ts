@@ -45,11 +45,19 @@ export interface SubscriberFields {
  * addresses the same way (and checks every owner of a shared address).
  */
 export async function findSubscriberOwning(scope: Scope, recipient: string, tx: Tx = sql): Promise<SubscriberRow | undefined> {
+  // one index lookup per way of owning it: an OR of them let PostgreSQL, misled by a tenant's
+  // stale statistics, walk every subscriber of the tenant (118 ms at 20,000; see findSubscriber)
+  const { tenantId, environment } = scope;
   const [row] = await tx<SubscriberRow[]>`
-    select * from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-      and (external_id = ${recipient} or lower(email) = lower(${recipient}) or phone = ${recipient}
-           ${isUuid(recipient) ? tx`or id = ${recipient}::uuid` : tx``})
+    select * from (
+      select * from subscribers where tenant_id = ${tenantId} and environment = ${environment} and external_id = ${recipient}
+      union
+      select * from subscribers where tenant_id = ${tenantId} and environment = ${environment} and email is not null and lower(email) = lower(${recipient})
+      union
+      select * from subscribers where tenant_id = ${tenantId} and environment = ${environment} and phone is not null and phone = ${recipient}
+      ${isUuid(recipient) ? tx`union select * from subscribers where id = ${recipient}::uuid and tenant_id = ${tenantId} and environment = ${environment}` : tx``}
+    ) s
+    where deleted_at is null
     order by created_at, id
     limit 1`;
   return row;
@@ -87,16 +95,23 @@ export async function findSubscriber(
   tx: Tx = sql,
   opts: { forUpdate?: boolean; includeDeleted?: boolean } = {},
 ): Promise<SubscriberRow | undefined> {
-  const byId = isUuid(idOrExternalId);
   const lock = opts.forUpdate ? tx`for update` : tx``;
   const live = opts.includeDeleted ? tx`` : tx`and deleted_at is null`;
+  // by id first (it wins), then by external_id (unique in the scope): two index lookups. One
+  // statement with `external_id = $1 or id = $1` was planned, for a tenant whose subscribers were
+  // just imported (statistics not yet showing them), as a walk over all of the tenant's
+  // subscribers: 118 ms each at 20,000, which made every send of a broadcast crawl.
+  if (isUuid(idOrExternalId)) {
+    const [byId] = await tx<SubscriberRow[]>`
+      select * from subscribers
+      where id = ${idOrExternalId}::uuid and tenant_id = ${scope.tenantId} and environment = ${scope.environment} ${live}
+      ${lock}`;
+    if (byId) return byId;
+  }
   const [row] = await tx<SubscriberRow[]>`
     select * from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment}
-      and (external_id = ${idOrExternalId} ${byId ? tx`or id = ${idOrExternalId}::uuid` : tx``})
-      ${live}
-    order by ${byId ? tx`(id = ${idOrExternalId}::uuid) desc` : tx`id`}
-    limit 1 ${lock}`;
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and external_id = ${idOrExternalId} ${live}
+    ${lock}`;
   return row;
 }
 

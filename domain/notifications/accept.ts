@@ -280,7 +280,7 @@ async function writeBatch(items: AcceptItem[]): Promise<boolean[]> {
   const ev = prepareEvents(sql, items.map(createdEvent), { ...only, onlyIfListened: true });
   const counts = counterCtes(sql, items.map(totalDelta), only);
   const rows = await sql<{ id: string }[]>`
-    with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
+    with ${notificationsInsert(sql, items.map((i) => i.row))},
       ev as (${ev.insert})${counts ? sql`, ${counts}` : sql``}
     select id from ins`;
   const inserted = new Set(rows.map((r) => r.id));
