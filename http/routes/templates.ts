@@ -145,7 +145,9 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
-      return previewOf(body, body.variables ?? {});
+      const locale = localeOf(body.locale);
+      const out = previewOf(body, body.variables ?? {});
+      return locale ? { data: { ...out.data, locale } } : out;
     },
     {
       access: "secret-write",
@@ -160,7 +162,9 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
-      return { data: validateTemplate(body) };
+      const locale = localeOf(body.locale);
+      const report = validateTemplate(body);
+      return { data: locale ? { ...report, locale } : report };
     },
     {
       access: "secret-write",

@@ -119,7 +119,7 @@ describe("GET/POST /preferences/:token", () => {
     expect(n!.n).toBe(1);
   });
 
-  test("a tampered link is 400, an expired one 410 (a browser's page; 400 invalid_token for other clients), and neither changes anything", async () => {
+  test("a tampered link is 400, an expired one 410 (a page; 400 invalid_token for a client asking for JSON), and neither changes anything", async () => {
     const s = await subscriber(null);
     const path = pathOf((await link(s.id)).url);
     const [payload, sig] = path.slice("/preferences/".length).split(".") as [string, string];
@@ -129,18 +129,25 @@ describe("GET/POST /preferences/:token", () => {
     const t1 = await call("GET", `/preferences/${forged}.${sig}`, html);
     expect(t1.status).toBe(400);
     expect(t1.text).toContain("invalid");
-    const t2 = await call("GET", `/preferences/${forged}.${sig}`);
+    const t2 = await call("GET", `/preferences/${forged}.${sig}`, { headers: { accept: "application/json" } });
     expect(t2.status).toBe(400);
     expect(t2.body.error.code).toBe("invalid_token");
     const f = form({ _: "1" });
     expect((await call("POST", `/preferences/${forged}.${sig}`, { ...f, headers: { ...f.headers, accept: "text/html" } })).status).toBe(400);
-    expect((await call("GET", "/preferences/garbage")).status).toBe(400);
+    // curl's Accept (*/*), or none: the page, as a browser gets it
+    for (const accept of ["*/*", undefined]) {
+      const c = await call("GET", "/preferences/garbage", accept ? { headers: { accept } } : {});
+      expect(c.status).toBe(400);
+      expect(c.headers.get("content-type")).toContain("text/html");
+      expect(c.text).toContain("This link is invalid.");
+    }
     const expired = createPreferenceToken({ tenantId: T.tenant.id, environment: "sandbox", subscriberId: s.id, expiresAt: Math.floor(Date.now() / 1000) - 1 });
     expect(verifyPreferenceToken(expired)).toEqual({ ok: false, reason: "expired" });
     const g = await call("GET", `/preferences/${expired}`, html);
     expect(g.status).toBe(410);
     expect(g.text).toContain("expired");
-    const j = await call("POST", `/preferences/${expired}`, form({ _: "1" }));
+    const fj = form({ _: "1" });
+    const j = await call("POST", `/preferences/${expired}`, { ...fj, headers: { ...fj.headers, accept: "application/json" } });
     expect(j.status).toBe(400);
     expect(j.body.error).toMatchObject({ code: "invalid_token", message: "The preference link has expired" });
     const prefs = await call("GET", `/v1/subscribers/${s.id}/preferences`, { key: T.sandboxKey });
