@@ -47,6 +47,7 @@ export const ListNotificationsQuery = t.Object({
   status: t.Optional(
     t.Union([
       t.Literal("pending"),
+      t.Literal("scheduled"),
       t.Literal("sent"),
       t.Literal("delivered"),
       t.Literal("failed"),
@@ -92,6 +93,7 @@ export const NotificationListItem = t.Object({
   template_id: Nullable(t.String()),
   subscriber_id: Nullable(t.String()),
   workflow_step: Nullable(WorkflowStepRef),
+  scheduled_for: t.Optional(t.String({ description: "only on a notification quiet hours held: held (status scheduled) until this time, kept after its release" })),
   created_at: Nullable(t.String()),
 });
 

@@ -33,6 +33,7 @@ export const StepInput = t.Object(
     condition: Field("string", "fallback: only `not_delivered` (the default)."),
     category: Field("string", "send and fallback: the preference category of its notifications (a /v1/preference-categories key; others count as \"other\")."),
     priority: Field("string", "send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md)."),
+    critical: Field("boolean", "send and fallback: `true` for an OTP or security alert: the delivery policy's quiet hours and frequency caps do not apply to its notifications (docs/delivery-policy.md)."),
   },
   { additionalProperties: t.Unknown(), description: "One step; `type` selects the variant and its required fields." },
 );
@@ -72,8 +73,12 @@ export const TriggerBody = t.Object(
     to: Field("string", "Alias of `recipient`."),
     data: Field("object", "Template payload of every send and fallback step. Alias `payload`."),
     payload: Field("object", "Alias of `data`."),
+    locale: Field(
+      "string",
+      "Optional: the locale every send step renders in when the recipient subscriber has none (pt_BR, pt, en, en-US; docs/localization.md). Recorded on each notification.",
+    ),
   },
-  { additionalProperties: t.Unknown(), examples: [{ recipient: "user-123", data: { name: "Ana", code: "123456" } }] },
+  { additionalProperties: t.Unknown(), examples: [{ recipient: "user-123", data: { name: "Ana", code: "123456" } }, { recipient: "ana@example.com", data: { name: "Ana" }, locale: "en" }] },
 );
 
 export const WorkflowIdParams = t.Object({ id: t.String({ description: "Id of a workflow version" }) });
@@ -114,6 +119,7 @@ export const WorkflowStep = t.Object({
   if: t.Optional(t.Record(t.String(), t.Unknown(), { description: "JSON Logic condition" })),
   category: t.Optional(t.String()),
   priority: t.Optional(t.String({ description: "send and fallback: high, normal or low (absent: normal)" })),
+  critical: t.Optional(t.Boolean({ description: "send and fallback: quiet hours and frequency caps do not apply (absent: false)" })),
 });
 
 export const WorkflowRecord = t.Object({

@@ -16,6 +16,8 @@ const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
 const members = Number(args.get("members") ?? 1_000_000);
 const concurrency = Number(args.get("concurrency") ?? 4);
+/** the send step's lane: absent, a broadcast's runs send in the low lane (docs/routing.md) */
+const priority = args.get("priority");
 
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
@@ -38,10 +40,10 @@ const children: { kind: string; proc: Subprocess }[] = [];
 const start = (kind: string, env: Record<string, string> = {}) =>
   children.push({ kind, proc: spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" }) });
 
-/** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux). */
-async function peakRssMb(p: Subprocess): Promise<number> {
+/** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux); its current one (VmRSS) with `field`. */
+async function peakRssMb(p: Subprocess, field = "VmHWM"): Promise<number> {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(await Bun.file(`/proc/${p.pid}/status`).text());
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(await Bun.file(`/proc/${p.pid}/status`).text());
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
@@ -70,7 +72,7 @@ try {
   start("workflow-run");
   start("channel-sender");
   await post("/v1/templates", { slug: "bcast", name: "News", channel: "in_app", content: "News for {{ name }}", status: "active" });
-  await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast" }] });
+  await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast", ...(priority ? { priority } : {}) }] });
   await post("/v1/topics", { key: "everyone", name: "Everyone" });
 
   const t0 = performance.now();
@@ -97,18 +99,46 @@ try {
   let delivered = 0;
   let runs = 0;
   const deadline = Date.now() + Math.max(600_000, members * 5);
+  let lastLog = Date.now();
+  let lastSettledCheck = Date.now();
   while (Date.now() < deadline) {
     const [row] = await sql`select status, runs_created from broadcasts where id = ${b.id}`;
     runs = row!.runs_created;
     if (!fanOutS && row!.status === "completed") fanOutS = (performance.now() - t1) / 1000;
     const [d] = await sql`select count(*)::int as n from notifications where tenant_id = ${tenant.id} and status = 'delivered'`;
     delivered = d!.n;
+    if (Date.now() - lastLog >= 5000) {
+      lastLog = Date.now();
+      const st = await sql`select status, count(*)::int as n from notifications where tenant_id = ${tenant.id} group by status order by status`;
+      const [rc] = await sql`select count(*) filter (where status = 'completed')::int as done, count(*)::int as n from workflow_runs where tenant_id = ${tenant.id}`;
+      const rssNow = await Promise.all(children.map(async (c) => `${c.kind} ${(await peakRssMb(c.proc, "VmRSS")).toFixed(0)}`));
+      console.log(
+        `+${((performance.now() - t1) / 1000).toFixed(0)} s: runs ${rc!.n} (${rc!.done} completed), notifications ${st.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}; rss MB ${rssNow.join(", ")}`,
+      );
+    }
     if (fanOutS && delivered >= runs) {
       deliveredS = (performance.now() - t1) / 1000;
       break;
     }
+    // a run that failed (its step's error) never delivers: stop once nothing is left moving
+    if (fanOutS && delivered > 0 && Date.now() - lastSettledCheck >= 5000) {
+      lastSettledCheck = Date.now();
+      const [m] = await sql`select
+          (select count(*)::int from workflow_runs where tenant_id = ${tenant.id} and status = 'running') as running,
+          (select count(*)::int from notifications where tenant_id = ${tenant.id} and status = 'pending') as pending`;
+      if (m!.running === 0 && m!.pending === 0) {
+        deliveredS = (performance.now() - t1) / 1000;
+        const failed = await sql`select step_results from workflow_runs where tenant_id = ${tenant.id} and status = 'failed' limit 3`;
+        console.log(`settled with ${runs - delivered} run(s) not delivered, e.g. ${JSON.stringify(failed.map((f) => f.step_results))}`);
+        break;
+      }
+    }
     await Bun.sleep(500);
   }
+  // the last delivery as PostgreSQL stamped it, from the broadcast's creation (the poll above is up to 5 s late)
+  const [last] = await sql`select extract(epoch from (select max(delivered_at) from notifications where tenant_id = ${tenant.id}) - b.created_at)::float8 as s
+    from broadcasts b where b.id = ${b.id}`;
+  if (deliveredS && last?.s) deliveredS = last.s;
   const [dup] = await sql`select count(*)::int as n from (select subscriber_id from notifications where tenant_id = ${tenant.id} group by subscriber_id having count(*) > 1) x`;
   const rss = await Promise.all(children.map(async (c) => [c.kind, await peakRssMb(c.proc)] as const));
   for (const [kind, mb] of rss) console.log(`peak rss ${kind}: ${mb.toFixed(0)} MB`);

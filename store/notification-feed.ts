@@ -16,7 +16,10 @@ export interface FeedFilter {
   createdBefore?: Date;
 }
 
-export type FeedRow = Pick<NotificationRow, "id" | "channel" | "recipient" | "status" | "template_slug" | "subscriber_id" | "idempotency_key" | "created_at">;
+export type FeedRow = Pick<
+  NotificationRow,
+  "id" | "channel" | "recipient" | "status" | "template_slug" | "subscriber_id" | "idempotency_key" | "created_at" | "scheduled_for" | "attempt_count"
+>;
 
 const UNHAPPY = new Set(["failed", "bounced", "suppressed"]);
 
@@ -46,7 +49,7 @@ export async function explainNotificationFeed(scope: Scope, f: FeedFilter, page:
 function feedQuery(scope: Scope, f: FeedFilter, page: FeedPage) {
   const { tenantId, environment } = scope;
   return sql`
-    select id, channel, recipient, status, template_slug, subscriber_id, idempotency_key, created_at from notifications
+    select id, channel, recipient, status, template_slug, subscriber_id, idempotency_key, created_at, scheduled_for, attempt_count from notifications
     where tenant_id = ${tenantId} and environment = ${environment}
       ${f.recipient !== undefined ? sql`and md5(recipient) = md5(${f.recipient}) and recipient = ${f.recipient}` : sql``}
       ${f.subscriberId !== undefined ? sql`and subscriber_id = ${f.subscriberId}::uuid` : sql``}
@@ -64,7 +67,12 @@ function feedQuery(scope: Scope, f: FeedFilter, page: FeedPage) {
           ? // the literal list repeats the partial index's predicate so the planner may use it
             UNHAPPY.has(f.status)
             ? sql`and status in ('failed', 'bounced', 'suppressed') and status = ${f.status}`
-            : sql`and status = ${f.status}`
+            : f.status === "scheduled"
+              ? // held by quiet hours (http/responses/notifications.ts heldByQuietHours): stored pending
+                sql`and status = 'pending' and scheduled_for is not null and attempt_count = 0`
+              : f.status === "pending"
+                ? sql`and status = 'pending' and not (scheduled_for is not null and attempt_count = 0)`
+                : sql`and status = ${f.status}`
           : sql``
       }
       ${f.channel !== undefined ? sql`and channel = ${f.channel}` : sql``}

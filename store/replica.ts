@@ -13,7 +13,7 @@ const STATUS_FRESH_MS = 200;
 const WRITE_MEMORY_MS = 60_000;
 
 export const replicaSql = config.databaseReadUrl
-  ? postgres(config.databaseReadUrl, { max: config.databasePoolSize, onnotice: () => {}, transform: { undefined: null }, connect_timeout: 2, connection: { jit: "off" } })
+  ? postgres(config.databaseReadUrl, { max: config.databasePoolSize, connection: { jit: "off" }, onnotice: () => {}, transform: { undefined: null }, connect_timeout: 2 })
   : null;
 
 interface ReplicaStatus {

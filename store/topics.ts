@@ -50,10 +50,16 @@ export async function deleteTopic(scope: Scope, key: string): Promise<boolean> {
  */
 export async function resolveSubscriberRefs(tx: Tx, scope: Scope, refs: string[]): Promise<Map<string, string>> {
   const uuids = refs.filter(isUuid);
+  // two index lookups (an OR of them can be planned as a walk over the tenant's subscribers)
   const rows = await tx<{ id: string; external_id: string }[]>`
     select id, external_id from subscribers
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null
-      and (external_id = any(${refs}::text[]) ${uuids.length ? tx`or id = any(${uuids}::uuid[])` : tx``})`;
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null and external_id = any(${refs}::text[])
+    ${
+      uuids.length
+        ? tx`union select id, external_id from subscribers
+            where id = any(${uuids}::uuid[]) and tenant_id = ${scope.tenantId} and environment = ${scope.environment} and deleted_at is null`
+        : tx``
+    }`;
   const byExternal = new Map(rows.map((r) => [r.external_id, r.id]));
   const ids = new Set(rows.map((r) => r.id));
   const out = new Map<string, string>();

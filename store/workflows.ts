@@ -28,6 +28,8 @@ export interface WorkflowStepDef {
   category?: string;
   /** send and fallback: the notifications' sender lane (absent: normal) */
   priority?: "high" | "normal" | "low";
+  /** send and fallback: its notifications ignore quiet hours and frequency caps (docs/delivery-policy.md) */
+  critical?: boolean;
 }
 
 export interface WorkflowRow {

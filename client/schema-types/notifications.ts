@@ -73,7 +73,7 @@ export type CreateNotificationBody = {
 export type ListNotificationsQuery = {
   limit?: string;
   cursor?: string;
-  status?: "pending" | "sent" | "delivered" | "failed" | "bounced" | "suppressed";
+  status?: "pending" | "scheduled" | "sent" | "delivered" | "failed" | "bounced" | "suppressed";
   /** email, whatsapp, sms, in_app or push */
   channel?: "email" | "whatsapp" | "sms" | "in_app" | "push";
   /** Exactly this address (email addresses compare case-insensitively, phones in E.164; in_app: the subscriber id or external_id the send named) */
@@ -235,6 +235,8 @@ export type NotificationListItem = {
     /** zero-based index of the step in the run's workflow version */
     step: number;
   } | null;
+  /** only on a notification quiet hours held: held (status scheduled) until this time, kept after its release */
+  scheduled_for?: string;
   created_at: string | null;
 };
 
@@ -252,6 +254,8 @@ export type NotificationListResponse = {
       /** zero-based index of the step in the run's workflow version */
       step: number;
     } | null;
+    /** only on a notification quiet hours held: held (status scheduled) until this time, kept after its release */
+    scheduled_for?: string;
     created_at: string | null;
   }[];
   meta: {

@@ -249,6 +249,8 @@ export type StepInput = {
   category?: unknown;
   /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
   priority?: unknown;
+  /** boolean. send and fallback: `true` for an OTP or security alert: the delivery policy's quiet hours and frequency caps do not apply to its notifications (docs/delivery-policy.md). */
+  critical?: unknown;
   [key: string]: unknown;
 };
 
@@ -307,6 +309,8 @@ export type TriggerBody = {
   data?: unknown;
   /** object. Alias of `data`. */
   payload?: unknown;
+  /** string. Optional: the locale every send step renders in when the recipient subscriber has none (pt_BR, pt, en, en-US; docs/localization.md). Recorded on each notification. */
+  locale?: unknown;
   [key: string]: unknown;
 };
 
@@ -345,6 +349,8 @@ export type WorkflowCreateBody = {
     category?: unknown;
     /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
     priority?: unknown;
+    /** boolean. send and fallback: `true` for an OTP or security alert: the delivery policy's quiet hours and frequency caps do not apply to its notifications (docs/delivery-policy.md). */
+    critical?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;
@@ -395,6 +401,8 @@ export type WorkflowListResponse = {
       category?: string;
       /** send and fallback: high, normal or low (absent: normal) */
       priority?: string;
+      /** send and fallback: quiet hours and frequency caps do not apply (absent: false) */
+      critical?: boolean;
     }[];
     version: number;
     active: boolean;
@@ -435,6 +443,8 @@ export type WorkflowRecord = {
     category?: string;
     /** send and fallback: high, normal or low (absent: normal) */
     priority?: string;
+    /** send and fallback: quiet hours and frequency caps do not apply (absent: false) */
+    critical?: boolean;
   }[];
   version: number;
   active: boolean;
@@ -471,6 +481,8 @@ export type WorkflowResponse = {
       category?: string;
       /** send and fallback: high, normal or low (absent: normal) */
       priority?: string;
+      /** send and fallback: quiet hours and frequency caps do not apply (absent: false) */
+      critical?: boolean;
     }[];
     version: number;
     active: boolean;
@@ -507,6 +519,8 @@ export type WorkflowStep = {
   category?: string;
   /** send and fallback: high, normal or low (absent: normal) */
   priority?: string;
+  /** send and fallback: quiet hours and frequency caps do not apply (absent: false) */
+  critical?: boolean;
 };
 
 export type WorkflowUpdateBody = {
@@ -544,6 +558,8 @@ export type WorkflowUpdateBody = {
     category?: unknown;
     /** string. send and fallback: the notifications' lane, `high`, `normal` (the default) or `low` (docs/routing.md). */
     priority?: unknown;
+    /** boolean. send and fallback: `true` for an OTP or security alert: the delivery policy's quiet hours and frequency caps do not apply to its notifications (docs/delivery-policy.md). */
+    critical?: unknown;
     [key: string]: unknown;
   }[];
   [key: string]: unknown;

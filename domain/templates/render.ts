@@ -199,6 +199,22 @@ function isPresent(scope: Record<string, unknown>, path: string): boolean {
 }
 
 /**
+ * renderSync within renderLimit, tried up to three times when only the time limit was exceeded:
+ * the limit is wall-clock, and a process descheduled or paused for GC on a loaded machine passed
+ * 250 ms inside a one-variable template (a broadcast run failed `template_render_failed` so); a
+ * template that is really too slow exceeds it every time and still fails.
+ */
+function renderBounded(templates: Template[], scope: object): string {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return textEngine.renderSync(templates, scope);
+    } catch (err) {
+      if (attempt >= 3 || !/render limit exceeded/i.test(errorMessage(err))) throw err;
+    }
+  }
+}
+
+/**
  * Renders content (as `body`) and every variant. Missing variables render as "" with a
  * warning; values are HTML-escaped in `html_body` only. Never throws for template problems:
  * syntax and render errors come back in `errors` with `valid: false`.
@@ -218,7 +234,7 @@ export function renderTemplate(source: TemplateSource, variables: Record<string,
     }
     used.push(...variablesOf(entry));
     try {
-      rendered[key] = textEngine.renderSync(entry.templates!, scope);
+      rendered[key] = renderBounded(entry.templates!, scope);
     } catch (err) {
       errors.push(`${part}: ${errorMessage(err)}`);
       rendered[key] = "";

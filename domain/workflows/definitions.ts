@@ -31,9 +31,9 @@ export function durationSeconds(duration: string): number | null {
 }
 
 const STEP_FIELDS: Record<WorkflowStepDef["type"], readonly string[]> = {
-  send: ["type", "channel", "template", "category", "priority", "if"],
+  send: ["type", "channel", "template", "category", "priority", "critical", "if"],
   delay: ["type", "duration", "until", "if"],
-  fallback: ["type", "channels", "template", "condition", "category", "priority", "if"],
+  fallback: ["type", "channels", "template", "condition", "category", "priority", "critical", "if"],
   digest: ["type", "window", "key", "max_events", "if"],
   throttle: ["type", "limit", "window", "key", "if"],
 };
@@ -108,6 +108,16 @@ function withPriority(details: ErrorDetails, at: string, v: unknown, step: Workf
   return { ...step, priority: v as WorkflowStepDef["priority"] };
 }
 
+/** A send or fallback step's `critical` (docs/delivery-policy.md): a boolean, kept only when given. */
+function withCritical(details: ErrorDetails, at: string, v: unknown, step: WorkflowStepDef): WorkflowStepDef {
+  if (v === undefined || v === null) return step;
+  if (typeof v !== "boolean") {
+    add(details, `${at}.critical`, "must be a boolean");
+    return step;
+  }
+  return { ...step, critical: v };
+}
+
 function checkStep(details: ErrorDetails, at: string, raw: unknown): WorkflowStepDef | null {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     add(details, at, "must be an object");
@@ -141,7 +151,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
       const send: WorkflowStepDef = { type, channel: s.channel as string, template: s.template as string };
       if (isString(s.category)) send.category = s.category;
-      return withPriority(details, at, s.priority, send);
+      return withCritical(details, at, s.critical, withPriority(details, at, s.priority, send));
     case "delay": {
       if (s.until !== undefined) {
         if (s.duration !== undefined) add(details, `${at}.until`, "must not be given with duration (one of duration or until)");
@@ -173,7 +183,7 @@ function checkStepFields(details: ErrorDetails, at: string, type: WorkflowStepDe
       if (s.condition !== undefined) step.condition = s.condition as string;
       checkText(details, `${at}.category`, s.category, CATEGORY_MAX, false);
       if (isString(s.category)) step.category = s.category;
-      return withPriority(details, at, s.priority, step);
+      return withCritical(details, at, s.critical, withPriority(details, at, s.priority, step));
     }
     case "digest": {
       checkWindow(details, `${at}.window`, s.window, MAX_DIGEST_WINDOW_SECONDS, "24 hours (1440m, 24h, 1d)");

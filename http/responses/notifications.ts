@@ -33,10 +33,13 @@ export function toListItem(r: FeedRow) {
     id: r.id,
     channel: r.channel,
     recipient: r.recipient,
-    status: r.status,
+    // as the detail shows it: held by quiet hours reads `scheduled` until its release
+    status: heldByQuietHours(r) ? "scheduled" : r.status,
     template_id: r.template_slug,
     subscriber_id: r.subscriber_id,
     workflow_step: workflowStepOf(r.idempotency_key),
+    // only on a notification quiet hours held (SPEC's list fields stay as they are for the rest)
+    ...(r.scheduled_for ? { scheduled_for: iso(r.scheduled_for)! } : {}),
     created_at: iso(r.created_at),
   };
 }

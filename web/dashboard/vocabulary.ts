@@ -9,6 +9,7 @@ export const CHANNELS = Object.keys(CHANNEL_LABELS_) as ChannelName[];
 export type NotificationStatus = NonNullable<NotificationListParams["status"]>;
 const STATUS_LABELS_ = {
   pending: "Pending",
+  scheduled: "Scheduled (quiet hours)",
   sent: "Sent",
   delivered: "Delivered",
   failed: "Failed",

@@ -20,6 +20,14 @@ export function NotificationTable({ items, caption = "Notifications, newest firs
               <td>{n.channel}</td>
               <td>
                 <Badge value={n.status} />
+                {n.status === "scheduled" && n.scheduled_for ? (
+                  <>
+                    {" "}
+                    <span class="muted">
+                      until <Time iso={n.scheduled_for} />
+                    </span>
+                  </>
+                ) : null}
               </td>
               <td>{n.template_id ?? <span class="muted">none</span>}</td>
               <td>
