@@ -117,9 +117,14 @@ afterAll(async () => {
 describe("history partitioning", () => {
   test("the conversion runs while accepts go on: every old row stays and is reachable, keys still dedupe", async () => {
     const before = await db`select (select count(*) from notifications)::int as n, (select count(*) from notification_attempts)::int as a, (select count(*) from events)::int as e`;
+    const indexesOf = async (t: string) =>
+      (await db`select indexrelid::int as oid from pg_index where indrelid = ${t}::regclass order by 1`).map((r) => r.oid as number);
+    const oldIndexes = Object.fromEntries(await Promise.all(["notifications", "notification_attempts", "events"].map(async (t) => [t, await indexesOf(t)])));
     const loop = acceptLoop("during");
     while (loop.results.length < 20) await Bun.sleep(10);
     await migrate(URL_, quiet); // 0862: prepare, validate, swap each table
+    // the attach reused the old tables' indexes: none was built on the legacy partitions
+    for (const t of Object.keys(oldIndexes)) expect(await indexesOf(`${t}_legacy`)).toEqual(oldIndexes[t]);
     const mid = loop.results.length;
     while (loop.results.length < mid + 20) await Bun.sleep(10);
     await loop.stop();
