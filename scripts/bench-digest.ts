@@ -7,7 +7,8 @@
 // 60 ms, shorter than 100 single HTTP triggers take, so one recipient's triggers go in one call.)
 // 1. plain: --plain triggers of send / delay 1m / send (bench:workflows' workflow), --per distinct
 //    recipients per call: the plain trigger acceptance rate.
-// 2. digest: --recipients x --per triggers of digest (--window, max_events --per) / send, one call per
+// 2. digest: --recipients x --per triggers of digest (--window, max_events --max-events, default --per;
+//    0: none, the window's end closes every digest) / send, one call per
 //    recipient with its --per triggers: triggers accepted per second, then, once every run ended:
 //    digests sent (leaders' notifications), events per digest, duplicates (a run in two digests, or a
 //    leader with two notifications), missing (a run in no digest, or not completed), and the close
@@ -15,7 +16,7 @@
 //    window's end, or when the max_events-th run joined). Also printed: each digest's send minus its
 //    last event's trigger (what queueing in the workflow-run actor adds before the close).
 //
-// Usage: bun scripts/bench-digest.ts [--recipients 1000] [--per 100] [--plain 10000] [--window 1m] [--concurrency 4]
+// Usage: bun scripts/bench-digest.ts [--recipients 1000] [--per 100] [--plain 10000] [--window 1m] [--concurrency 4] [--max-events <per>]
 // Cleans up its rows and Redis keys. The last line reads
 // `digest: <N> triggers, <N> digests, <N> duplicate, <N> missing, <N> triggers/s (<R> of plain), close lateness p99 <N> ms`.
 import { spawn, type Subprocess } from "bun";
@@ -29,6 +30,7 @@ const per = Number(args.get("per") ?? 100);
 const plainCount = Number(args.get("plain") ?? 10_000);
 const windowText = args.get("window") ?? "1m";
 const concurrency = Number(args.get("concurrency") ?? 4);
+const maxEvents = Number(args.get("max-events") ?? per);
 const TIME_SCALE = "0.001";
 const total = recipients * per;
 
@@ -114,7 +116,7 @@ try {
   await post("/v1/workflows", {
     slug: "digest",
     name: "Digest",
-    steps: [{ type: "digest", window: windowText, max_events: Math.min(1000, Math.max(2, per)) }, { type: "send", channel: "sms", template: "bench-digest" }],
+    steps: [{ type: "digest", window: windowText, ...(maxEvents ? { max_events: Math.min(1000, Math.max(2, maxEvents)) } : {}) }, { type: "send", channel: "sms", template: "bench-digest" }],
   });
   start("workflow-run");
   start("channel-sender");
@@ -137,7 +139,7 @@ try {
   const cpuPlain1 = await cpuOf();
   console.log(`plain CPU ms per run (trigger to completion): ${cpuPer(cpuPlain0, cpuPlain1, plain.ok * per)}`);
 
-  console.log(`== digest: ${total} triggers for ${recipients} recipients (one bulk call of ${per} each), window ${windowText} at TIME_SCALE ${TIME_SCALE}, max_events ${per}`);
+  console.log(`== digest: ${total} triggers for ${recipients} recipients (one bulk call of ${per} each), window ${windowText} at TIME_SCALE ${TIME_SCALE}, max_events ${maxEvents || "none"}`);
   let r = 0;
   const cpuDg0 = await cpuOf();
   const dg = await closedLoop(

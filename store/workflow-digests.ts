@@ -1,6 +1,6 @@
 // Workflow digests and throttles in PostgreSQL (migration 0700): opening or joining the one open digest
 // of a key, closing it, its members in arrival order; throttle passes counted under an advisory lock.
-import { sql } from "./db";
+import { sql, type Tx } from "./db";
 import { newId } from "./ids";
 import { MicroBatcher } from "./micro-batcher";
 
@@ -29,9 +29,10 @@ export interface DigestKey {
 }
 
 export type DigestRole =
-  | { role: "leader"; digest: DigestRow }
-  /** `closedNow`: this join reached max_events and closed the digest (the leader should be woken) */
-  | { role: "member"; digest: DigestRow; closedNow: boolean };
+  /** `closed`: the digest filled in the transaction that opened it, with its members (nothing to wait for) */
+  | { role: "leader"; digest: DigestRow; closed?: ClosedDigest }
+  /** `closedNow`: this join reached max_events and closed the digest (the leader should be moved on), with its members */
+  | { role: "member"; digest: DigestRow; closedNow: boolean; closed?: ClosedDigest };
 
 // Openers of one key race on the partial unique index; more rounds than this (plus one per run of
 // the batch) means a bug.
@@ -146,7 +147,9 @@ async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
           update workflow_digests set event_count = event_count + ${joining.length}
             ${fills ? tx`, status = 'closed', closed_at = clock_timestamp()` : tx``}
           where id = ${open.id} returning *`;
-        joining.forEach((n, j) => (roles[n] = { role: "member", digest: digest!, closedNow: fills && j === joining.length - 1 }));
+        // a digest that filled is read back whole here, so its leader need not read it again
+        const closed = fills ? { digest: digest!, members: await membersOf(tx, open.id) } : undefined;
+        joining.forEach((n, j) => (roles[n] = fills && j === joining.length - 1 ? { role: "member", digest: digest!, closedNow: true, closed } : { role: "member", digest: digest!, closedNow: false }));
         rest = rest.slice(joining.length);
         continue;
       }
@@ -170,13 +173,13 @@ async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
       if (filler?.role !== "member" || !filler.closedNow) continue;
       const lead = roles.findIndex((r) => r?.role === "leader" && r.digest.id === filler.digest.id);
       if (lead < 0) continue;
-      roles[lead] = { role: "leader", digest: filler.digest };
-      roles[n] = { ...filler, closedNow: false };
+      roles[lead] = { role: "leader", digest: filler.digest, closed: filler.closed };
+      roles[n] = { role: "member", digest: filler.digest, closedNow: false };
     }
     if (rest.length) throw new Error(`run ${items[rest[0]!]!.run.id}: no digest opened or joined after ${MAX_ROUNDS + items.length} rounds`);
     for (const n of twice) {
       const first = roles[items.findIndex((it, m) => m !== n && it.run.id === items[n]!.run.id && roles[m])]!;
-      roles[n] = first.role === "member" ? { ...first, closedNow: false } : first;
+      roles[n] = first.role === "member" ? { role: "member", digest: first.digest, closedNow: false } : first;
     }
     return roles as DigestRole[];
   });
@@ -230,9 +233,11 @@ export async function closeDigest(d: DigestRow): Promise<ClosedDigest> {
     if (!row) throw new Error(`digest ${d.id} is missing`);
     digest = row;
   }
-  const members = await sql<{ run_id: string; data: Record<string, unknown> }[]>`
-    select run_id, data from workflow_digest_members where digest_id = ${d.id} order by position`;
-  return { digest, members };
+  return { digest, members: await membersOf(sql, d.id) };
+}
+
+async function membersOf(q: typeof sql | Tx, digestId: string): Promise<ClosedDigest["members"]> {
+  return await q<ClosedDigest["members"]>`select run_id, data from workflow_digest_members where digest_id = ${digestId} order by position`;
 }
 
 /** The trigger data of the digest a run led, in arrival order (for its later steps' templates). */

@@ -22,7 +22,7 @@ import {
 } from "../../store/workflow-runs";
 import { versionForRun, type WorkflowStepDef } from "../../store/workflows";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
-import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, windowRunsQueued, type DigestRow } from "../../store/workflow-digests";
+import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, windowRunsQueued, type ClosedDigest, type DigestRow } from "../../store/workflow-digests";
 import { cachedDeliverySettings } from "../../store/delivery-settings";
 import { logger } from "../../basics/log";
 import { renderTemplate } from "../templates/render";
@@ -425,12 +425,13 @@ async function runThrottle(d: Draft, i: number, step: WorkflowStepDef, timer: Ru
 async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
   const wait = d.wait?.step === i && d.wait.kind === "digest" ? d.wait : null;
   let digest: DigestRow | null = null;
+  let closed: ClosedDigest | undefined = handedOver.get(d.run.id);
   if (wait) {
-    digest = await digestLedBy(d.run.id);
+    digest = closed?.digest ?? (await digestLedBy(d.run.id));
     if (!digest) throw new Error(`run ${d.run.id} waits on digest ${wait.digest_id}, which is missing`);
     if (digest.status === "open") {
       if (!isDue(wait, msg)) return "wait";
-      // runs triggered within the window but still queued (a backlog) join before it closes, for up to a minute
+      // runs triggered within the window but still queued (a backlog) join before it closes (LATE_RUNS_GRACE_MS)
       if (Date.now() - digest.closes_at.getTime() < LATE_RUNS_GRACE_MS && (await windowRunsQueued(digest, d.run))) {
         await d.startWait(timer, LATE_RUNS_RECHECK_MS, { kind: "digest", step: i, digest_id: digest.id }, undefined, { unscaled: true });
         return "wait";
@@ -446,17 +447,18 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
     if (role.role === "member") {
       d.endAt({ type: "digest", step: i, status: "merged", digest_run_id: role.digest.leader_run_id });
       // the join that filled the digest moves its leader on now rather than at the window's end
-      if (role.closedNow) await driveLeader(timer, role.digest.leader_run_id);
+      if (role.closedNow) await driveLeader(timer, role.digest.leader_run_id, role.closed);
       return "next";
     }
     digest = role.digest;
+    closed ??= role.closed;
     if (digest.status === "open") {
       const remaining = Math.max(0, digest.closes_at.getTime() - Date.now());
       await d.startWait(timer, remaining, { kind: "digest", step: i, digest_id: digest.id }, undefined, { unscaled: true });
       return "wait";
     }
   }
-  const closed = await closeDigest(digest);
+  if (!closed || closed.digest.id !== digest.id) closed = await closeDigest(digest);
   d.complete(
     {
       type: "digest",
@@ -485,14 +487,21 @@ const LATE_RUNS_RECHECK_MS = 100;
  * behind every job before it. Safe beside the leader's own jobs (the run's write is guarded, its
  * notifications keyed); if this fails, the leader's timer closes the digest at its window's end.
  */
-async function driveLeader(timer: RunTimer, runId: string): Promise<void> {
+async function driveLeader(timer: RunTimer, runId: string, closed: ClosedDigest | undefined): Promise<void> {
   try {
+    if (closed) handedOver.set(runId, closed);
     await advanceRun({ v: 1, type: "run", runId }, timer);
   } catch (err) {
     logger.warn({ err, runId }, "digest leader not moved on; its timer closes the digest at its window's end");
     await timer.send({ v: 1, type: "run", runId }).catch(() => {});
+  } finally {
+    if (handedOver.get(runId) === closed) handedOver.delete(runId);
   }
 }
+
+// A digest closed by the join that filled it, read in that join's transaction, for its leader's job
+// in the same process (by leader run id), so the leader does not read it again.
+const handedOver = new Map<string, ClosedDigest>();
 
 /** The data of a step's `if`: trigger data, the subscriber now, and earlier steps' results with their notifications now. */
 async function conditionData(d: Draft, i: number): Promise<Record<string, unknown>> {
