@@ -270,6 +270,12 @@ export const config = {
   lifecycle: {
     /** How often the retention job sweeps expired history (one process at a time, under the lease `retention`). */
     retentionEveryMs: durationEnv("RETENTION_EVERY", 10 * 60_000),
+    /** How often the partition job creates the history tables' day partitions ahead and drops expired days (lease `partitions`). */
+    partitionEveryMs: durationEnv("PARTITION_EVERY", 60 * 60_000),
+    /** Day partitions kept ready ahead of today (UTC). */
+    partitionAheadDays: Math.max(1, numberEnv("PARTITION_AHEAD_DAYS", 7)),
+    /** A partition create or drop waits at most this long for its lock, then tries again at the next run. */
+    partitionLockTimeoutMs: Math.max(50, numberEnv("PARTITION_LOCK_TIMEOUT_MS", 1000)),
     /** Rows one DELETE of the retention sweep or of an offboarding removes (each batch is its own short transaction). */
     batchRows: Math.max(1, numberEnv("RETENTION_BATCH_ROWS", 1000)),
     /** A pause between two batches, so replicas and vacuum keep up with a long removal (0 = none). */

@@ -1,11 +1,6 @@
 // The stream actors this service runs and how a process starts hosts for some of them; the periodic
 // jobs are jobs/index.ts, and scripts/process-kinds.ts joins both into the Procfile's kinds.
 import type { Actor, HostOptions } from "../runtime";
-import { channelSender, channelSenderHigh, channelSenderLow, SENDER_LANE_HOST_OPTIONS } from "./channel-sender";
-import { domainHealth } from "./domain-health";
-import { webhookDispatcher, WEBHOOK_HOST_OPTIONS } from "./webhook-dispatcher";
-import { workflowRun, WORKFLOW_HOST_OPTIONS } from "./workflow-run";
-import { broadcast } from "./broadcast";
 import { config } from "../config";
 import { getRuntime } from "../store/runtime-handle";
 import { watchHost } from "../store/metrics";
@@ -14,19 +9,27 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Stream actors by Procfile kind; those without a host of their own share one host per process. */
-const streamActors: Record<string, Actor<any>> = {
-  "channel-sender": channelSender,
-  "domain-health": domainHealth,
-  "webhook-dispatcher": webhookDispatcher,
-  "workflow-run": workflowRun,
-  broadcast,
-};
-/** Stream actors that run in a host of their own (their own slots and back-pressure), with these options. */
-const ownHost: Record<string, Omit<HostOptions, "actors">> = {
-  "webhook-dispatcher": WEBHOOK_HOST_OPTIONS,
-  "workflow-run": WORKFLOW_HOST_OPTIONS,
-  broadcast: {},
+/**
+ * A kind's actor and, when it runs in a host of its own (its own slots and back-pressure), that
+ * host's options. Loaded on demand: a process imports only the code of the kinds it runs, so a
+ * restarted actor process is reading sooner (docs/runtime.md "Takeover in seconds").
+ */
+interface KindDef {
+  actor: Actor<any>;
+  ownHost?: Omit<HostOptions, "actors">;
+}
+const streamActors: Record<string, () => Promise<KindDef>> = {
+  "channel-sender": async () => ({ actor: (await import("./channel-sender")).channelSender }),
+  "domain-health": async () => ({ actor: (await import("./domain-health")).domainHealth }),
+  "webhook-dispatcher": async () => {
+    const m = await import("./webhook-dispatcher");
+    return { actor: m.webhookDispatcher, ownHost: m.WEBHOOK_HOST_OPTIONS };
+  },
+  "workflow-run": async () => {
+    const m = await import("./workflow-run");
+    return { actor: m.workflowRun, ownHost: m.WORKFLOW_HOST_OPTIONS };
+  },
+  broadcast: async () => ({ actor: (await import("./broadcast")).broadcast, ownHost: {} }),
 };
 
 export function actorKinds(): string[] {
@@ -36,36 +39,43 @@ export function actorKinds(): string[] {
 /** Starts the hosts of the named kinds' actors (names without an actor are ignored). */
 export async function startActorHosts(names: string[]): Promise<Running> {
   const running: Running[] = [];
+  const kinds = new Map<string, KindDef>();
+  for (const n of names) if (streamActors[n]) kinds.set(n, await streamActors[n]!());
   // the normal lane is the channel-sender kind's shared-host actor unless SENDER_LANES leaves it out
-  const shared = names
-    .filter((n) => streamActors[n] && !ownHost[n])
-    .filter((n) => n !== "channel-sender" || config.senderLanes.includes("normal"))
-    .map((n) => streamActors[n]!);
+  const shared = [...kinds]
+    .filter(([n, k]) => !k.ownHost && (n !== "channel-sender" || config.senderLanes.includes("normal")))
+    .map(([, k]) => k.actor);
+  // every host is started at once and awaited together: their first lease rounds (which take a
+  // dead predecessor's partitions) overlap instead of queueing behind each other
+  const ready: Promise<void>[] = [];
   if (shared.length) {
     const host = getRuntime().startHost({ actors: shared });
-    await host.ready;
+    ready.push(host.ready);
     const unwatch = watchHost(host);
     running.push({ stop: () => host.stop().finally(unwatch) });
   }
-  for (const n of names.filter((n) => streamActors[n] && ownHost[n])) {
-    const host = getRuntime().startHost({ ...ownHost[n], actors: [streamActors[n]!] });
-    await host.ready;
+  for (const k of kinds.values()) {
+    if (!k.ownHost) continue;
+    const host = getRuntime().startHost({ ...k.ownHost, actors: [k.actor] });
+    ready.push(host.ready);
     running.push(host);
   }
   // the channel sender's high and low lanes, each in a host of its own (docs/routing.md): high never
   // waits for a slot or for read capacity behind normal or low work, and low keeps slots of its own
-  if (names.includes("channel-sender")) {
+  if (kinds.has("channel-sender")) {
+    const { channelSenderHigh, channelSenderLow, SENDER_LANE_HOST_OPTIONS } = await import("./channel-sender");
     for (const [lane, actor, opts] of [
       ["high", channelSenderHigh, SENDER_LANE_HOST_OPTIONS.high],
       ["low", channelSenderLow, SENDER_LANE_HOST_OPTIONS.low],
     ] as const) {
       if (!config.senderLanes.includes(lane)) continue;
       const host = getRuntime().startHost({ ...opts, actors: [actor] });
-      await host.ready;
+      ready.push(host.ready);
       const unwatch = watchHost(host);
       running.push({ stop: () => host.stop().finally(unwatch) });
     }
   }
+  await Promise.all(ready);
   return {
     async stop() {
       for (const r of running.reverse()) await r.stop();

@@ -205,10 +205,11 @@ export type WorkflowStepResult = Workflows.StepResult;
 export type WorkflowRunListParams = Loosen<Workflows.RunListQuery, "limit">;
 /**
  * `recipient` (alias `to`): a subscriber's id or external_id, or a literal address; `data` (alias
- * `payload`): the payload of every send and fallback step's template.
+ * `payload`): the payload of every send and fallback step's template; `locale` (pt_BR, en...): the
+ * locale every send renders in when the subscriber has none (docs/localization.md).
  */
 export type WorkflowTriggerParams = ({ recipient: WorkflowRun["recipient"] } | { to: WorkflowRun["recipient"] }) &
-  ({ data?: WorkflowRun["data"] } | { payload?: WorkflowRun["data"] });
+  ({ data?: WorkflowRun["data"] } | { payload?: WorkflowRun["data"] }) & { locale?: string };
 
 // ---- sending domains
 export type SendingDomain = Domains.Domain;

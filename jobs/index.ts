@@ -1,36 +1,37 @@
 // The periodic jobs this service runs (not actors: no stream, each a loop or a cron), by the Procfile
 // kind that runs them; scripts/process-kinds.ts joins them with the actors of actors/index.ts.
-import { startBillingCron } from "./billing-cron";
-import { startDomainHealthCron } from "./domain-health-cron";
-import { startReconciler } from "./reconciler";
-import { startRetentionJob } from "./retention";
-import { startWebhookRelay } from "./webhook-relay";
-import { startBroadcastRepair } from "./broadcast-repair";
 
 export interface Running {
   stop(): Promise<void>;
 }
 
-const periodic: Record<string, () => Running> = {
-  reconciler: () => startReconciler(),
-  billing: () => startBillingCron(),
+// Loaded on demand: a process imports only the jobs of the kinds it runs (a restarted process starts sooner).
+const periodic: Record<string, () => Promise<Running>> = {
+  reconciler: async () => (await import("./reconciler")).startReconciler(),
+  billing: async () => (await import("./billing-cron")).startBillingCron(),
   // expired history and offboardings left by a dead process (docs/operations.md#retention)
-  retention: () => startRetentionJob(),
+  // and the history tables' day partitions: created ahead, dropped whole once expired (#partitioning)
+  retention: async () => both((await import("./partitions")).startPartitionJob(), (await import("./retention")).startRetentionJob()),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
-  "domain-health": () => startDomainHealthCron(),
+  "domain-health": async () => (await import("./domain-health-cron")).startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
-  "webhook-dispatcher": () => startWebhookRelay(),
+  "webhook-dispatcher": async () => (await import("./webhook-relay")).startWebhookRelay(),
   // the scan that restarts stalled fan-outs runs beside the broadcast actor
-  broadcast: () => startBroadcastRepair(),
+  broadcast: async () => (await import("./broadcast-repair")).startBroadcastRepair(),
 };
+
+function both(a: Running, b: Running): Running {
+  return { stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+}
 
 export function jobKinds(): string[] {
   return Object.keys(periodic);
 }
 
 /** Starts the jobs of the named kinds (names without a job are ignored). */
-export function startJobs(names: string[]): Running {
-  const running = names.filter((n) => periodic[n]).map((n) => periodic[n]!());
+export async function startJobs(names: string[]): Promise<Running> {
+  const running: Running[] = [];
+  for (const n of names) if (periodic[n]) running.push(await periodic[n]!());
   return {
     async stop() {
       for (const r of running.reverse()) await r.stop();

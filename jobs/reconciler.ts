@@ -4,7 +4,7 @@ import { config } from "../config";
 import { logger } from "../basics/log";
 import { reconcileOnce, STALE_AFTER_MS } from "../domain/delivery/reconcile";
 import { requeueOverdueRuns } from "../domain/workflows/recovery";
-import { startLeasedLoop } from "../runtime";
+import { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, startLeasedLoop, watchFailovers } from "../runtime";
 import { compactCounters } from "../store/analytics";
 import { getRuntime } from "../store/runtime-handle";
 
@@ -21,14 +21,36 @@ export interface RunningReconciler {
 export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number; tenantId?: string } = {}): RunningReconciler {
   const log = logger.child({ component: "reconciler" });
   const everyMs = opts.everyMs ?? SCAN_EVERY_MS;
-  return startLeasedLoop(getRuntime(), { name: "reconciler scan", lease: "reconciler", everyMs, leaseTtlMs: LEASE_MS, log }, async () => {
-    const r = await reconcileOnce({ staleAfterMs: opts.staleAfterMs, tenantId: opts.tenantId });
+  let urgentUntil = 0;
+  const loop = startLeasedLoop(getRuntime(), { name: "reconciler scan", lease: "reconciler", everyMs, leaseTtlMs: LEASE_MS, log }, async () => {
+    const urgent = Date.now() < urgentUntil;
+    const staleAfterMs = urgent ? Math.min(FAILOVER_STALE_MS, opts.staleAfterMs ?? STALE_AFTER_MS) : opts.staleAfterMs;
+    const r = await reconcileOnce({ staleAfterMs, tenantId: opts.tenantId });
+    if (urgent && (r.requeued || r.lost)) log.warn(r, "reconciler re-enqueued work Redis lost (failover)");
     if (r.requeued || r.failed || r.lost) log.info(r, "reconciler re-enqueued pending notifications");
     else if (r.inBacklog) log.debug(r, "reconciler left stale rows to the sender backlog");
     // the same lease also keeps the analytics rollups compact (store/analytics.ts)
     await compactCounters();
     // and restarts workflow runs whose job or timer is gone (domain/workflows/recovery.ts)
-    const runs = await requeueOverdueRuns({ staleAfterMs: opts.staleAfterMs ?? STALE_AFTER_MS, tenantId: opts.tenantId });
+    const runs = await requeueOverdueRuns({ staleAfterMs: staleAfterMs ?? STALE_AFTER_MS, tenantId: opts.tenantId });
     if (runs.requeued) log.info(runs, "reconciler re-enqueued overdue workflow runs");
+    // within a failover window: again in a second (accepts whose enqueue failed during the election)
+    return urgent ? 1000 : undefined;
   });
+  const watch = watchFailovers(getRuntime().redis, {
+    log,
+    onFailover: () => {
+      urgentUntil = Date.now() + FAILOVER_WINDOW_MS;
+      loop.wake();
+    },
+  });
+  return {
+    get failures() {
+      return loop.failures;
+    },
+    async stop() {
+      await watch.stop();
+      await loop.stop();
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // `webhook-repair`, that re-enqueues webhook attempts whose message Redis lost (domain/webhooks/repair.ts).
 import { logger } from "../basics/log";
 import { repairWebhookWork, REPAIR_LIMIT } from "../domain/webhooks/repair";
-import { startLeasedLoop, type Runtime } from "../runtime";
+import { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, startLeasedLoop, watchFailovers, type Runtime } from "../runtime";
 import { getRuntime } from "../store/runtime-handle";
 
 export interface RepairLoopOptions {
@@ -36,18 +36,30 @@ export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair 
   const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
   const log = logger.child({ component: "webhook-repair" });
   const limit = opts.limit ?? REPAIR_LIMIT;
+  // after Redis lost acknowledged writes (failover, restart), scans look at markers due 1 s ago, every second for 5 s
+  let urgentUntil = 0;
   const loop = startLeasedLoop(
     runtime,
     { name: "webhook repair", lease: "webhook-repair", everyMs, leaseTtlMs: 2 * everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log },
     async () => {
-      const r = await repairWebhookWork({ graceMs: opts.graceMs, limit, runtime, tenantId: opts.tenantId });
+      const urgent = Date.now() < urgentUntil;
+      const graceMs = urgent ? Math.min(FAILOVER_STALE_MS, opts.graceMs ?? FAILOVER_STALE_MS) : opts.graceMs;
+      const r = await repairWebhookWork({ graceMs, limit, runtime, tenantId: opts.tenantId });
       if (r.requeued) log.warn(r, "webhook repair re-enqueued attempts whose message was gone");
       else if (r.dropped || r.timerGone) log.info(r, "webhook repair settled markers");
       else if (r.inBacklog) log.debug(r, "webhook repair left markers to the dispatcher's backlog");
       // a full page of lost or settled markers: look at the next one at once (a backlog waits for the tick)
-      return r.scanned >= limit && r.requeued + r.dropped > 0;
+      if (r.scanned >= limit && r.requeued + r.dropped > 0) return true;
+      return urgent ? 1000 : undefined;
     },
   );
+  const watch = watchFailovers(runtime.redis, {
+    log,
+    onFailover: () => {
+      urgentUntil = Date.now() + FAILOVER_WINDOW_MS;
+      loop.wake();
+    },
+  });
   return {
     get failures() {
       return loop.failures;
@@ -55,6 +67,9 @@ export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair 
     get scans() {
       return loop.runs;
     },
-    stop: () => loop.stop(),
+    async stop() {
+      await watch.stop();
+      await loop.stop();
+    },
   };
 }

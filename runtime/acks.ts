@@ -1,6 +1,6 @@
 // Acks of one host, buffered: everything acked in one turn of the event loop (or a batch's worth)
 // goes to Redis in one pipeline of XACKs; a failed flush puts its ids back and tries again.
-import { GROUP } from "./keys";
+import { GROUP, runMarkOf } from "./keys";
 import { sleep, type HostCore, type PartitionWorker } from "./host-state";
 import { SlotBatch } from "./slot-batch";
 
@@ -14,7 +14,7 @@ export class AckBuffer {
   ack(w: PartitionWorker, id: string, clearAttempts: boolean): void {
     w.acks.push(id);
     w.untrimmed = true;
-    if (clearAttempts) w.clearAttempts.push(id);
+    if (clearAttempts) w.clearAttempts.push(id, runMarkOf(id));
     if (++this.buffered >= this.core.opts.batch) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;

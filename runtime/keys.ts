@@ -32,3 +32,8 @@ export function runtimeKeys(prefix: string) {
 }
 
 export type RuntimeKeys = ReturnType<typeof runtimeKeys>;
+
+/** The field of a partition's attempts hash that holds the delivery number of a redelivered message's last started run. */
+export function runMarkOf(id: string): string {
+  return `${id}:run`;
+}

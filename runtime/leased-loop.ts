@@ -28,12 +28,16 @@ export interface LeasedLoop {
   readonly runs: number;
   /** One run now (while holding the lease); the cadence continues after it. */
   runOnce(): Promise<void>;
+  /** The next run at once, or right after the one in progress (runOnce would join that one). */
+  wake(): void;
   /** Stops the cadence, waits for a run in progress, and gives the lease back. */
   stop(): Promise<void>;
 }
 
-export function startLeasedLoop(runtime: Runtime, opts: LeasedLoopOptions, run: () => Promise<boolean | void>): LeasedLoop {
-  const lease = createLease(runtime, opts.lease, { ttlMs: opts.leaseTtlMs });
+/** `run` returns true to run again at once, or the pause (ms) before its next run. */
+export function startLeasedLoop(runtime: Runtime, opts: LeasedLoopOptions, run: () => Promise<boolean | number | void>): LeasedLoop {
+  // one process at a time on a job: a holder proven dead (kill -9) hands it over at once, not after the ttl
+  const lease = createLease(runtime, opts.lease, { ttlMs: opts.leaseTtlMs, takeFromDead: true });
   let runs = 0;
   const loop = new Loop({ name: opts.name, everyMs: opts.everyMs, runDeadlineMs: opts.runDeadlineMs ?? opts.leaseTtlMs, log: opts.log }, async () => {
     if (!(await lease.hold())) return;
@@ -49,6 +53,7 @@ export function startLeasedLoop(runtime: Runtime, opts: LeasedLoopOptions, run: 
       return runs;
     },
     runOnce: () => loop.runOnce(),
+    wake: () => loop.wakeIn(0),
     async stop() {
       await loop.stop();
       await lease.release().catch(() => {});

@@ -4,7 +4,7 @@ import PQueue from "p-queue";
 import type { Actor, ActorContext, RuntimeLogger, TimerOptions } from "./actor";
 import { decodeFields, encodeTimerPayload } from "./codec";
 import { UNLIMITED, type GroupPolicy } from "./fair-semaphore";
-import { GROUP } from "./keys";
+import { GROUP, runMarkOf } from "./keys";
 import { retryDelayFor } from "./retry";
 import type { AckBuffer } from "./acks";
 import { errorOf, observe, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
@@ -191,6 +191,12 @@ export class Mailboxes {
       return;
     }
     for (;;) {
+      // A redelivered message's run is marked before it starts: if its host dies during the run,
+      // the next owner counts that death (claimPending); one that died waiting is not charged.
+      if (deliveries > 1 && !(await this.untilDone(w, () => this.core.redis.hset(w.attempts, runMarkOf(d.id), deliveries)))) {
+        w.abandoned.add(key);
+        return;
+      }
       const outcome = await this.runHandler(w, key, d, deliveries);
       if (outcome === "ok") {
         this.acks.ack(w, d.id, deliveries > 1);
@@ -338,6 +344,8 @@ export class Mailboxes {
     }
     this.core.counters.deferred++;
     this.core.wakeTimers(delay);
+    // the script cleared the failure count; a redelivered message's run mark goes too
+    if (d.deliveries > 1) void this.core.redis.hdel(w.attempts, runMarkOf(d.id)).catch(() => {});
     observe(this.core, "deferred", { actor: w.runner.actor.name, partition: w.p });
   }
 
@@ -422,7 +430,7 @@ export class Mailboxes {
         "failedAt",
         new Date().toISOString(),
       );
-      const results = (await this.core.redis.pipeline().xack(w.stream, GROUP, id).hdel(w.attempts, id).exec()) ?? [];
+      const results = (await this.core.redis.pipeline().xack(w.stream, GROUP, id).hdel(w.attempts, id, runMarkOf(id)).exec()) ?? [];
       for (const [e] of results) if (e) throw e;
     });
     if (!ok) w.abandoned.add(key);

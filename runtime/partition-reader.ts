@@ -1,7 +1,7 @@
 // Reading one owned partition: its consumer group, the pending entries of a previous owner
 // (XAUTOCLAIM) before anything new, then XREADGROUP on a connection of its own, asking for no
 // more than the host has room for. The watchdog restarts a reader that stopped reading.
-import { GROUP } from "./keys";
+import { GROUP, runMarkOf } from "./keys";
 import type { Mailboxes } from "./mailboxes";
 import { openReaderConnection } from "./reader-connection";
 import { sleep, type ActorRunner, type HostCore, type PartitionWorker } from "./host-state";
@@ -186,14 +186,22 @@ export class PartitionReader {
       if (gone > 0) this.core.log.warn({ partition: w.p, gone }, "claimed entries no longer in the stream");
       if (!entries.length) continue;
       const ids = entries.map((e) => e[0]);
+      // What each entry cost so far: its last recorded handler failure and its last started run
+      // (a redelivered message marks its run before starting, runtime/mailboxes.ts). The stream's
+      // delivery count says only whether it was delivered before (2) or given back unstarted by a
+      // graceful stop (1): every claim raises it, so entries that only waited in hosts killed
+      // again and again would otherwise reach the dead letters without ever running.
       const pipeline = redis.pipeline();
       pipeline.xpending(w.stream, GROUP, ids[0]!, ids[ids.length - 1]!, ids.length * 2, this.core.id);
-      pipeline.hmget(w.attempts, ...ids);
-      const [[e1, pending], [e2, failures]] = ((await pipeline.exec()) ?? []) as [Error | null, any][];
+      pipeline.hmget(w.attempts, ...ids.flatMap((id) => [id, runMarkOf(id)]));
+      const [[e1, pending], [e2, marks]] = ((await pipeline.exec()) ?? []) as [Error | null, any][];
       if (e1) throw e1;
       if (e2) throw e2;
       const timesDelivered = new Map<string, number>((pending as [string, string, number, number][]).map((row) => [row[0], Number(row[3])]));
-      this.mailboxes.dispatch(w, entries, (i) => Math.max(timesDelivered.get(entries[i]![0]) ?? 1, Number((failures as (string | null)[])[i] ?? 0) + 1));
+      const m = marks as (string | null)[];
+      this.mailboxes.dispatch(w, entries, (i) =>
+        Math.max(Math.min(2, timesDelivered.get(entries[i]![0]) ?? 1), Number(m[2 * i] ?? 0) + 1, Number(m[2 * i + 1] ?? 0) + 1),
+      );
       this.core.log.info({ actor: w.runner.actor.name, partition: w.p, claimed: entries.length }, "claimed pending entries of the previous owner");
       if (this.core.capacity.room(1) === 0) await this.waitForRoom(w);
     } while (cursor !== "0-0" && this.live(w, gen));

@@ -3,6 +3,7 @@
 import { runtimeKeys } from "./keys";
 import type { RedisClient } from "./redis-client";
 import { withScripts } from "./scripts";
+import { tickPipeline } from "./tick-pipeline";
 
 export interface RateLimitRule {
   /** Units allowed per period; also the burst size. */
@@ -27,9 +28,15 @@ export interface RateLimiter {
 }
 
 /** Rate limits are never scaled by TIME_SCALE (DESIGN.md 3), so there is no timeScale here. */
-export function createRateLimiter(opts: { redis: RedisClient; prefix?: string }): RateLimiter {
+/**
+ * `batched`: takes of one event-loop turn go out as one pipeline (runtime/tick-pipeline.ts), for a
+ * caller with many concurrent takes on a client without auto-pipelining (the HTTP tier).
+ */
+export function createRateLimiter(opts: { redis: RedisClient; prefix?: string; batched?: boolean }): RateLimiter {
   const redis = withScripts(opts.redis);
   const keys = runtimeKeys(opts.prefix ?? "nms");
+  const tick = opts.batched ? tickPipeline(redis) : null;
+  type Reply = [number, number, number, number, number];
   return {
     async take(key, { limit, periodMs, cost = 1 }) {
       if (!(limit > 0) || !(periodMs > 0)) throw new RangeError("rate limit needs limit > 0 and periodMs > 0");
@@ -38,7 +45,9 @@ export function createRateLimiter(opts: { redis: RedisClient; prefix?: string })
         // Could never be allowed; answering "retry later" would make callers wait forever.
         return { allowed: false, remaining: 0, resetAt: Date.now() + periodMs, retryAfterMs: Number.POSITIVE_INFINITY };
       }
-      const [allowed, remaining, resetAfterMs, retryAfterMs, now] = await redis.nmsRuntime_rateLimit(keys.rateLimit(key), limit, periodMs, cost);
+      const [allowed, remaining, resetAfterMs, retryAfterMs, now] = tick
+        ? await tick.call<Reply>((p) => void (p as unknown as typeof redis).nmsRuntime_rateLimit(keys.rateLimit(key), limit, periodMs, cost))
+        : await redis.nmsRuntime_rateLimit(keys.rateLimit(key), limit, periodMs, cost);
       return {
         allowed: Number(allowed) === 1,
         remaining: Number(remaining),

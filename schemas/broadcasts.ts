@@ -10,7 +10,7 @@ export const BulkTriggerBody = t.Object(
   {
     events: Field(
       "array of object",
-      "1-1,000 trigger events, each `{recipient|to, data|payload}` as the single trigger takes them; validated all or nothing (details keyed `events[i].field`).",
+      "1-1,000 trigger events, each `{recipient|to, data|payload, locale}` as the single trigger takes them; validated all or nothing (details keyed `events[i].field`).",
     ),
   },
   { additionalProperties: t.Unknown(), examples: [{ events: [{ recipient: "user-1", data: { name: "Ana" } }, { to: "user-2", payload: { name: "Bo" } }] }] },

@@ -73,8 +73,12 @@ export const TriggerBody = t.Object(
     to: Field("string", "Alias of `recipient`."),
     data: Field("object", "Template payload of every send and fallback step. Alias `payload`."),
     payload: Field("object", "Alias of `data`."),
+    locale: Field(
+      "string",
+      "Optional: the locale every send step renders in when the recipient subscriber has none (pt_BR, pt, en, en-US; docs/localization.md). Recorded on each notification.",
+    ),
   },
-  { additionalProperties: t.Unknown(), examples: [{ recipient: "user-123", data: { name: "Ana", code: "123456" } }] },
+  { additionalProperties: t.Unknown(), examples: [{ recipient: "user-123", data: { name: "Ana", code: "123456" } }, { recipient: "ana@example.com", data: { name: "Ana" }, locale: "en" }] },
 );
 
 export const WorkflowIdParams = t.Object({ id: t.String({ description: "Id of a workflow version" }) });

@@ -1,6 +1,9 @@
 // bench:history (issue 26): the same workload on an empty database and after filling history in SQL
 // (notifications with attempts and events across 60 days, many tenants), in one run; then the retention
-// of one tenant's old rows while accepts go on. SCALED DOWN by default (--rows 200000 --tenants 50, not
+// of one tenant's old rows while accepts go on, and the partition job's drop of the expired days. The
+// history tables are partitioned by day (migration 0860): the bench lays out the 60 past days as day
+// partitions, as after 60 days of running partitioned (a fresh database's empty legacy partition is
+// dropped first). SCALED DOWN by default (--rows 200000 --tenants 50, not
 // the issue's 50 million and 1,000): a shared 2-core machine. The bench owns BENCH_DATABASE_URL and empties it.
 //
 // Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 300]
@@ -18,6 +21,7 @@ const { newId } = await import("../store/ids");
 const { createTenant } = await import("../store/tenants");
 const { insertApiKey } = await import("../store/api-keys");
 const { sweepTenant } = await import("../domain/lifecycle/retention");
+const { maintainPartitions } = await import("../domain/lifecycle/partitions");
 const { redis } = await import("../store/redis");
 const { deletePrefix } = await import("./bench-load");
 
@@ -39,7 +43,14 @@ async function empty() {
   const [{ db }] = await sql`select current_database() as db`;
   if (!String(db).startsWith("nms_bench")) throw new Error(`bench:history empties its database: ${db} is not a bench database (BENCH_DATABASE_URL)`);
   // the bench's own database: every tenant and its cascade go (the audit log keeps its rows, as always)
-  await sql`truncate tenants, events, notification_attempts, notification_engagements, webhook_deliveries, notification_stats_hourly, notification_stats_daily cascade`;
+  await sql`truncate tenants, events, notification_attempts, notification_engagements, webhook_deliveries, notification_stats_hourly, notification_stats_daily, notification_idempotency_keys cascade`;
+  // day partitions for the past DAYS + 1 days instead of the (empty) legacy partition
+  const first = new Date(Date.now() - (DAYS + 1) * 86_400_000).toISOString().slice(0, 10);
+  for (const { table_name } of await sql`select table_name from history_partitioned_tables where converted_at is not null`) {
+    await sql`drop table if exists ${sql(table_name + "_legacy")}`;
+    await sql`update history_partitioned_tables set legacy_bound = nms_uuid_v7_floor(${first}::date::timestamp at time zone 'UTC') where table_name = ${table_name}`;
+    await sql`select nms_create_day_partition(${table_name}, d::date) from generate_series(${first}::date, current_date + 7, interval '1 day') d`;
+  }
 }
 
 async function call(method: string, path: string, key: string, body?: unknown) {
@@ -107,17 +118,17 @@ async function fill(tenantIds: string[], rows: number) {
     await sql`
       with ins as (
         insert into notifications (id, tenant_id, environment, channel, recipient, status, attempt_count, created_at, updated_at, sent_at, delivered_at)
-        select gen_random_uuid(), (${tenants}::uuid[])[1 + (g % ${tenantIds.length})], 'sandbox', 'email', 'h' || g || '@example.com',
+        select nms_uuid_v7_at(t), (${tenants}::uuid[])[1 + (g % ${tenantIds.length})], 'sandbox', 'email', 'h' || g || '@example.com',
                'delivered', 1, t, t, t, t
-        from (select g, now() - (random() * ${DAYS} || ' days')::interval as t from generate_series(${done + 1}::int, ${done + n}::int) g) s
+        from (select g, now() - random() * ${DAYS} * interval '1 day' as t from generate_series(${done + 1}::int, ${done + n}::int) g) s
         returning id, tenant_id, created_at),
       att as (
         insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
-        select gen_random_uuid(), id, tenant_id, a, case when a = 1 and random() < 0.2 then 'failure' else 'success' end, created_at
+        select nms_uuid_v7_at(created_at), id, tenant_id, a, case when a = 1 and random() < 0.2 then 'failure' else 'success' end, created_at
         from ins, generate_series(1, 2) a where a = 1 or random() < 0.2
         returning 1)
       insert into events (id, tenant_id, environment, type, data, created_at)
-      select gen_random_uuid(), tenant_id, 'sandbox', e, jsonb_build_object('notification', jsonb_build_object('id', id)), created_at
+      select nms_uuid_v7_at(created_at), tenant_id, 'sandbox', e, jsonb_build_object('notification', jsonb_build_object('id', id)), created_at
       from ins, unnest(array['notification.created', 'notification.delivered']) e`;
     // the rollups, as accept and delivery keep them
   }
@@ -125,15 +136,17 @@ async function fill(tenantIds: string[], rows: number) {
             select tenant_id, environment, date_trunc('hour', created_at), channel, '', 0, count(*), count(*), count(*)
             from notifications group by 1, 2, 3, 4
             on conflict do nothing`;
-  await sql`vacuum analyze notifications`.catch(() => {});
+  await sql`analyze notifications`;
   await sql`analyze notification_attempts`;
   await sql`analyze events`;
 }
 
 async function sizes() {
   return await sql<{ rel: string; rows: number; bytes: number }[]>`
-    select c.relname as rel, c.reltuples::bigint::int as rows, pg_total_relation_size(c.oid)::bigint::float8 as bytes
-    from pg_class c where c.relname in ('notifications', 'notification_attempts', 'events') order by 1`;
+    select v.rel, c.reltuples as rows, c.bytes
+    from (values ('notifications'), ('notification_attempts'), ('events')) v(rel), lateral (
+      select sum(c.reltuples)::bigint::int as reltuples, sum(pg_total_relation_size(c.oid))::bigint::float8 as bytes
+      from pg_partition_tree(v.rel::regclass) t join pg_class c on c.oid = t.relid where t.isleaf) c order by 1`;
 }
 
 await empty();
@@ -157,12 +170,12 @@ console.log(`filled in ${fillSec.toFixed(1)} s (load ${await load()})`);
 const after = await workload(tenant.id, sandbox.raw);
 console.log(`filled: accept p99 ${after.accept.p99.toFixed(1)} ms cpu ${after.accept.cpuMs.toFixed(2)} ms/req | deliver p99 ${after.deliver.p99.toFixed(1)} ms | reads p99 ${after.reads.p99.toFixed(1)} ms   (load ${await load()})`);
 
-// retention of one tenant's old rows (half its rows are older than 30 days) while accepts go on
+// retention of one tenant with a window shorter than the partitions' (20 days: the batched delete) while accepts go on
 const victim = fillers[1]!;
-const [{ n: oldRows }] = await sql`select count(*)::int as n from notifications where tenant_id = ${victim} and created_at < now() - interval '30 days'`;
+const [{ n: oldRows }] = await sql`select count(*)::int as n from notifications where tenant_id = ${victim} and created_at < now() - interval '20 days'`;
 let sweeping = true;
 const r0 = performance.now();
-const sweep = sweepTenant(victim, { notifications_days: 30, inbox_days: 365, webhook_deliveries_days: 30 }).finally(() => (sweeping = false));
+const sweep = sweepTenant(victim, { notifications_days: 20, inbox_days: 365, webhook_deliveries_days: 20 }).finally(() => (sweeping = false));
 const during: number[] = [];
 let i = 0;
 while (sweeping) {
@@ -177,12 +190,35 @@ console.log(
     `${during.length} accepts meanwhile, p99 ${p(during, 0.99).toFixed(1)} ms (load ${await load()})`,
 );
 
+// the partition job's pass: days older than the longest window (30, the default) leave whole, while accepts go on
+let dropping = true;
+const d0 = performance.now();
+const pass = maintainPartitions().finally(() => (dropping = false));
+const duringDrop: number[] = [];
+while (dropping) {
+  const t0 = performance.now();
+  await call("POST", "/v1/notifications", sandbox.raw, { channel: "email", to: `d${i++}@example.com`, data: { subject: "s", content: "c" } });
+  duringDrop.push(performance.now() - t0);
+}
+const dropped = await pass;
+// one day = its partition of each history table
+const perDay = new Map<string, number>();
+dropped.dropped.forEach((name, k) => {
+  const day = name.slice(-8);
+  perDay.set(day, (perDay.get(day) ?? 0) + dropped.dropMs[k]!);
+});
+const dayMs = [...perDay.values()];
+console.log(
+  `partition drop: ${dropped.dropped.length} partitions (${perDay.size} days) in ${(performance.now() - d0).toFixed(0)} ms; a day's drop p50 ${p(dayMs, 0.5).toFixed(0)} ms, max ${p(dayMs, 1).toFixed(0)} ms; ` +
+    `${duringDrop.length} accepts meanwhile, p99 ${p(duringDrop, 0.99).toFixed(1)} ms, max ${p(duringDrop, 1).toFixed(1)} ms (load ${await load()})`,
+);
+
 await empty();
 const r = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "n/a");
 const total = sz.reduce((a, s) => a + s.rows, 0);
 console.log(
   `history: ${total} rows, accept ${r(after.accept.p99, before.accept.p99)} of empty, deliver ${r(after.deliver.p99, before.deliver.p99)} of empty, ` +
-    `reads p99 ${after.reads.p99.toFixed(0)} ms (${r(after.reads.p99, before.reads.p99)} of empty), drop day n/a ms`,
+    `reads p99 ${after.reads.p99.toFixed(0)} ms (${r(after.reads.p99, before.reads.p99)} of empty), drop day ${dayMs.length ? p(dayMs, 1).toFixed(0) : "n/a"} ms`,
 );
 await deletePrefix(redis as any, process.env.REDIS_PREFIX!);
 await sql.end({ timeout: 5 });

@@ -9,7 +9,7 @@
 import type { ChildProcess } from "node:child_process";
 import postgres from "postgres";
 import { openLoop } from "./bench-load";
-import { bootstrapKey, loadAvg, PG_SERVER, recreateDb, sleep, startRedis, startService, stopChild, type Service } from "./perf/meter";
+import { bootstrapKey, CpuTally, loadAvg, PG_SERVER, recreateDb, sleep, startRedis, startService, stopChild, type Service } from "./perf/meter";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
@@ -22,9 +22,11 @@ const port = Number(process.env.BENCH_PORT ?? 4163);
 const redis = await startRedis(Number(process.env.BENCH_REDIS_PORT ?? 6443));
 await recreateDb(db);
 
-// a webhook receiver: counts distinct events (ids) it was sent
-const seenEvents = new Set<string>();
+// a webhook receiver: counts distinct events (ids) it was sent, and how long after its first
+// receipt an event came again (an attempt whose outcome died with the dispatcher is re-sent)
+const seenEvents = new Map<string, number>();
 let webhookRequests = 0;
+let longestResend = 0;
 const receiver = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
@@ -32,14 +34,21 @@ const receiver = Bun.serve({
     webhookRequests++;
     try {
       const j = (await req.json()) as { id?: string };
-      if (j.id) seenEvents.add(j.id);
+      if (j.id) {
+        const first = seenEvents.get(j.id);
+        if (first === undefined) seenEvents.set(j.id, Date.now());
+        else longestResend = Math.max(longestResend, Date.now() - first);
+      }
     } catch {}
     return new Response("ok");
   },
 });
 
 // TIME_SCALE 0.01: the runs' one-minute delay lasts 600 ms (and retry back-offs shrink alike)
-const common = { WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.01" };
+const common: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE: "true", TIME_SCALE: "0.01" };
+// TAKEOVER_LOG_LEVEL=info: the processes log at that level and each one's log is written to .nms/takeover-logs/ at the end
+if (process.env.TAKEOVER_LOG_LEVEL) common.LOG_LEVEL = process.env.TAKEOVER_LOG_LEVEL;
+const allLogs: { name: string; log: string[] }[] = [];
 const api = await startService({ db, port, redisUrl: redis.url, only: "api", env: common });
 const kinds = ["reconciler", "channel-sender", "webhook-dispatcher", "workflow-run"] as const;
 const procs = new Map<string, Service>();
@@ -64,10 +73,12 @@ try {
 
   const killed = ["channel-sender", "webhook-dispatcher", "workflow-run"] as const;
   let kills = 0;
+  const restartMs: number[] = [];
   let stopKilling = false;
   const killer = (async () => {
     while (!stopKilling) {
-      await sleep(KILL_EVERY_S * 1000);
+      // in short steps, so the end of the load is not held up by a long kill period
+      for (const until = Date.now() + KILL_EVERY_S * 1000; !stopKilling && Date.now() < until; ) await sleep(100);
       if (stopKilling) break;
       // kill -9 all three and restart each at once; the next kill comes KILL_EVERY_S after they are up
       await Promise.all(
@@ -76,16 +87,27 @@ try {
           old.child.kill("SIGKILL");
           restarted.push(old.child);
           kills++;
+          const t = performance.now();
           const fresh = await startService({ db, port: 0, redisUrl: redis.url, only: k, env: common, migrate: false }).catch((err) => {
             console.error(`restart of ${k} failed: ${err}`);
             return null;
           });
-          if (fresh) procs.set(k, fresh);
+          if (fresh) {
+            allLogs.push({ name: `${k}-${kills}-killed-at-${Date.now()}`, log: fresh.log });
+            procs.set(k, fresh);
+            restartMs.push(performance.now() - t);
+          }
         }),
       );
     }
   })();
 
+  // CPU of each kind's processes (the killed ones counted to their death), sampled every 250 ms
+  const cpu = new Map<string, CpuTally>(["api", ...kinds].map((k) => [k, new CpuTally()]));
+  const cpuSampler = setInterval(() => {
+    cpu.get("api")!.sample([api.pid]);
+    for (const [k, p] of procs) cpu.get(k)!.sample([p.pid]);
+  }, 250);
   const since = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
   const phone = () => `+5511988${Math.floor(Math.random() * 1e6).toString().padStart(6, "0")}`;
   console.log(`load: ${RATE} notifications/s and ${RUNS} runs/s for ${SECONDS} s, kill -9 of ${killed.join(", ")} every ${KILL_EVERY_S} s; load ${loadAvg()}`);
@@ -96,7 +118,13 @@ try {
   const loadEnd = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
   stopKilling = true;
   await killer;
-  console.log(`accepted: ${notes.ok} notifications (${notes.errors} refused), ${runs.ok} runs (${runs.errors} refused); ${kills} kills`);
+  clearInterval(cpuSampler);
+  restartMs.sort((a, b) => a - b);
+  console.log(`CPU during the load (ms, killed processes up to their death): ${[...cpu].map(([k, t]) => `${k} ${t.total().toFixed(0)}`).join(", ")}`);
+  console.log(
+    `accepted: ${notes.ok} notifications (${notes.errors} refused: ${JSON.stringify(notes.statuses)}), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
+      `kill to ready line: median ${restartMs[Math.floor(restartMs.length / 2)]?.toFixed(0)} ms, max ${restartMs.at(-1)?.toFixed(0)} ms`,
+  );
 
   // drain: every accepted notification and run terminal (or 120 s)
   const t0 = Date.now();
@@ -107,7 +135,13 @@ try {
     if ((r!.n === 0 && r!.w === 0) || Date.now() - t0 > 120_000) break;
     await sleep(1000);
   }
-  await sleep(3000); // webhooks of the last deliveries
+  // and the webhooks of every delivery received (the dispatcher may be behind; a late event is not lost)
+  for (const t1 = Date.now(); Date.now() - t1 < 120_000; ) {
+    const [e] = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
+    if (seenEvents.size >= e!.n) break;
+    await sleep(1000);
+  }
+  await sleep(1000);
   // every notification: the accepted ones and the runs' steps
   const [c] = await sql<{ accepted: number; delivered: number; failed: number; runs: number; completed: number }[]>`select
       (select count(*)::int from notifications where created_at >= ${since}) as accepted,
@@ -115,6 +149,11 @@ try {
       (select count(*)::int from notifications where created_at >= ${since} and status = 'failed') as failed,
       (select count(*)::int from workflow_runs where started_at >= ${since}) as runs,
       (select count(*)::int from workflow_runs where started_at >= ${since} and status = 'completed') as completed`;
+  // notifications whose attempt died with the sender (recorded outcome_unknown, then retried): how late they were delivered
+  const [unknown] = await sql<{ n: number; worst: number | null }[]>`select count(*)::int as n,
+      max(extract(epoch from (n.delivered_at - n.created_at)) * 1000)::float8 as worst
+    from notifications n where n.created_at >= ${since} and exists (
+      select 1 from notification_attempts a where a.notification_id = n.id and a.error->>'code' = 'outcome_unknown')`;
   const deliveredEvents = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
   const lat = (await sql<{ ms: number }[]>`select (extract(epoch from (delivered_at - created_at)) * 1000)::float8 as ms
       from notifications where created_at >= ${since} and status = 'delivered'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
@@ -130,19 +169,32 @@ try {
     gap = Math.max(gap, t - prev);
     prev = t;
   }
+  // messages dead-lettered because hosts kept dying while holding them (each claim counts a delivery)
+  const cli = (...a: string[]) => Bun.spawnSync(["redis-cli", "-p", String(redis.port), ...a]).stdout.toString().trim();
+  const deadKeys = cli("--scan", "--pattern", "*dead:*").split("\n").filter(Boolean);
+  const deadLetters = deadKeys.reduce((n, k) => n + (Number(cli("XLEN", k)) || 0), 0);
+  console.log(`dead letters: ${deadLetters}${deadKeys.length ? ` (${deadKeys.join(", ")})` : ""}`);
   if (c!.delivered < c!.accepted) for (const [k, p] of procs) console.log(`${k} log: ${p.log.join("").slice(-1200)}`);
   const p99 = (xs: number[]) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! : NaN);
   // lost: an accepted notification missing or not terminal, a run not completed, a delivered event the receiver never saw
   const lost = Math.max(0, notes.ok - (c!.accepted - 2 * c!.runs)) + (c!.accepted - c!.delivered - c!.failed) + (runs.ok - c!.completed);
   console.log(
     `notifications: ${c!.accepted} stored, ${c!.delivered} delivered, ${c!.failed} failed (runs' included); runs: ${c!.runs} stored, ${c!.completed} completed; ` +
-      `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests)`,
+      `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests, a re-sent event at most ${longestResend} ms after its first receipt)`,
   );
+  console.log(`attempts lost with a killed sender: ${unknown!.n} notifications, delivered at most ${unknown!.worst?.toFixed(0) ?? "-"} ms after accept`);
   console.log(`delivered p50 ${lat[Math.floor(lat.length / 2)]?.toFixed(0)} ms p99 ${p99(lat).toFixed(0)} ms; run p50 ${runLat[Math.floor(runLat.length / 2)]?.toFixed(0)} ms p99 ${p99(runLat).toFixed(0)} ms (its delay is 600 ms); load ${loadAvg()}`);
   console.log(
     `takeover: ${notes.ok + runs.ok} accepted, ${lost + Math.max(0, deliveredEvents[0]!.n - seenEvents.size)} lost, longest gap ${gap.toFixed(0)} ms, delivered p99 ${p99(lat).toFixed(0)} ms, run p99 ${p99(runLat).toFixed(0)} ms`,
   );
 } finally {
+  if (process.env.TAKEOVER_LOG_LEVEL) {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const dir = `${import.meta.dir}/../.nms/takeover-logs`;
+    mkdirSync(dir, { recursive: true });
+    for (const [k, p] of procs) allLogs.push({ name: `${k}-last`, log: p.log });
+    for (const l of allLogs) writeFileSync(`${dir}/${l.name}.log`, l.log.join(""));
+  }
   await sql.end();
   for (const p of procs.values()) await p.stop();
   for (const c of restarted) await stopChild(c, "SIGKILL", 1000);

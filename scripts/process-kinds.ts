@@ -10,7 +10,7 @@ export function processKinds(): string[] {
 /** Starts the actors, then the jobs, of the named kinds; stop() stops the jobs first. */
 export async function startProcessKinds(names: string[]): Promise<{ stop(): Promise<void> }> {
   const actors = await startActorHosts(names);
-  const jobs = startJobs(names);
+  const jobs = await startJobs(names);
   return {
     async stop() {
       await jobs.stop();

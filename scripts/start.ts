@@ -2,10 +2,10 @@
 // kind with `--only <kind>` (api, or an actor name). Prints the URL, admin token and a ready line.
 import { config } from "../config";
 import { logger } from "../basics/log";
-import { startServer } from "../http/server";
-import { startMetricsServer } from "../http/metrics-server";
 import { processKinds, startProcessKinds } from "./process-kinds";
-import { warmBlocklist } from "../store/blocked-domains";
+// The HTTP tier, the metrics server and the blocklist are imported only by the processes that use
+// them: an actor process (`--only channel-sender`) loads its own code alone, so a restart after
+// kill -9 is reading its predecessor's partitions sooner (docs/runtime.md "Takeover in seconds").
 
 const onlyIdx = process.argv.indexOf("--only");
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : undefined;
@@ -45,17 +45,21 @@ process.on("uncaughtException", (err) => {
   setTimeout(() => process.exit(1), 100);
 });
 
-// the disposable-domain list is seeded/loaded once here, not on the first request's hot path
-await warmBlocklist();
+const runsApi = !only || only === "api";
+// the disposable-domain list is seeded/loaded once here, not on the first request's hot path; an
+// actor process loads it at its first email (store/blocked-domains.ts), not before it reads
+if (runsApi) await (await import("../store/blocked-domains")).warmBlocklist();
 
 if (config.metricsPort !== undefined) {
   // actor processes have no other HTTP port (the API also serves /metrics on its own); started
   // first so it is stopped last and a drain can be watched
+  const { startMetricsServer } = await import("../http/metrics-server");
   const metrics = startMetricsServer(config.metricsPort);
   stops.push(() => metrics.stop());
   console.log(`Metrics: ${metrics.url}/metrics`);
 }
-if (!only || only === "api") {
+if (runsApi) {
+  const { startServer } = await import("../http/server");
   const server = startServer(config.port);
   stops.push(() => server.stop());
   console.log(`NMS API listening at ${server.url}`);

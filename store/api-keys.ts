@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { newId } from "./ids";
 import { redis } from "./redis";
+import { tickPipeline } from "../runtime";
 import { redisKeys } from "./redis-keys";
 import { sql, type Tx } from "./db";
 import { logger } from "../basics/log";
@@ -182,12 +183,25 @@ export async function bumpAuthEpoch(): Promise<void> {
   }
 }
 
+// Requests of one event-loop turn share one GET of the epoch, sent in that turn's pipeline with their
+// rate-limit takes (runtime/tick-pipeline.ts). A caller joins only a read not yet sent, so the read
+// always starts after the caller asked: a revocation whose bump completed before is always seen.
+const epochTick = tickPipeline(redis);
+let sharedEpoch: { generation: number; read: Promise<string | null> } | null = null;
+function getEpoch(): Promise<string | null> {
+  if (sharedEpoch && sharedEpoch.generation === epochTick.generation) return sharedEpoch.read;
+  const read = epochTick.call<string | null>((p) => void p.get(redisKeys.authEpoch()));
+  read.catch(() => {});
+  sharedEpoch = { generation: epochTick.generation, read };
+  return read;
+}
+
 /** The current epoch, or undefined when Redis does not answer (then nothing is trusted from cache). */
 export async function readEpoch(): Promise<string | null | undefined> {
   // not connected: answer at once rather than queue behind ioredis's reconnect attempts
   if (Date.now() < redisDownUntil || redis.status !== "ready") return undefined;
   try {
-    const epoch = await withTimeout(redis.get(redisKeys.authEpoch()), REDIS_TIMEOUT_MS);
+    const epoch = await withTimeout(getEpoch(), REDIS_TIMEOUT_MS);
     if (epoch !== null) return epoch;
     // A missing counter (first start, or Redis lost its data) starts at a random value, so no
     // entry cached under an earlier counter can match it by chance.

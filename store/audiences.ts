@@ -75,15 +75,16 @@ export async function insertKeyedRuns(tx: Tx, rows: (RunRow & { idempotency_key:
       recipient: r.recipient,
       subscriber_id: r.subscriber_id,
       data: r.data,
+      locale: r.locale,
       started_at: r.started_at.toISOString(),
       idempotency_key: r.idempotency_key,
     })),
   );
   const ins = await tx<{ id: string }[]>`
-    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, updated_at, idempotency_key)
-    select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, started_at, idempotency_key
+    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, updated_at, idempotency_key)
+    select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, started_at, idempotency_key
     from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
-      workflow_slug text, recipient text, subscriber_id uuid, data jsonb, started_at timestamptz, idempotency_key text)
+      workflow_slug text, recipient text, subscriber_id uuid, data jsonb, locale text, started_at timestamptz, idempotency_key text)
     on conflict (tenant_id, environment, idempotency_key) where idempotency_key is not null do nothing
     returning id`;
   const insertedIds = new Set(ins.map((r) => r.id));

@@ -15,6 +15,8 @@ export interface BroadcastRow {
   workflow_version: number;
   workflow_slug: string;
   data: Record<string, unknown>;
+  /** the trigger's `locale`, given to every run it fans out */
+  locale: string | null;
   status: BroadcastStatus;
   recipients: number | null;
   runs_created: number;
@@ -26,11 +28,11 @@ export interface BroadcastRow {
 
 export async function insertBroadcast(
   tx: Tx,
-  b: Pick<BroadcastRow, "id" | "tenant_id" | "environment" | "topic_id" | "topic_key" | "workflow_id" | "workflow_version" | "workflow_slug" | "data">,
+  b: Pick<BroadcastRow, "id" | "tenant_id" | "environment" | "topic_id" | "topic_key" | "workflow_id" | "workflow_version" | "workflow_slug" | "data" | "locale">,
 ): Promise<BroadcastRow> {
   const [row] = await tx<BroadcastRow[]>`
-    insert into broadcasts (id, tenant_id, environment, topic_id, topic_key, workflow_id, workflow_version, workflow_slug, data)
-    values (${b.id}, ${b.tenant_id}, ${b.environment}, ${b.topic_id}, ${b.topic_key}, ${b.workflow_id}, ${b.workflow_version}, ${b.workflow_slug}, ${tx.json(b.data as any)})
+    insert into broadcasts (id, tenant_id, environment, topic_id, topic_key, workflow_id, workflow_version, workflow_slug, data, locale)
+    values (${b.id}, ${b.tenant_id}, ${b.environment}, ${b.topic_id}, ${b.topic_key}, ${b.workflow_id}, ${b.workflow_version}, ${b.workflow_slug}, ${tx.json(b.data as any)}, ${b.locale})
     returning *`;
   return row!;
 }

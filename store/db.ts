@@ -10,7 +10,9 @@ export const poolApplicationName = `nms-${process.pid}-${Math.random().toString(
 export const sql = postgres(config.databaseUrl, {
   max: config.databasePoolSize,
   // jit off: a batched statement whose estimate passes jit_above_cost (the sender's suppression
-  // check over 300 notifications) spent ~480 of its 600 ms compiling; our statements are short
+  // check over 300 notifications) spent ~480 of its 600 ms compiling, and with partitioned history a
+  // short statement's estimated cost (summed over every partition) passes it too (a webhook context
+  // read compiled for 15 s on a loaded machine); no statement of this service is long enough to gain
   connection: { application_name: poolApplicationName, jit: "off" },
   onnotice: () => {},
   // timestamps come back as Date; we format them in the serializers

@@ -86,7 +86,10 @@ export interface NewNotification {
   priority?: "high" | "normal" | "low";
 }
 
-/** The batched INSERT of notifications as a statement to embed (a data-modifying WITH item); returns ids. */
+/**
+ * The batched INSERT of notifications as WITH items to embed at the top of a statement
+ * (`with ${notificationsInsert(...)}, ...`): the last item, `ins`, returns the inserted ids.
+ */
 export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
   // One JSON document for the whole batch: JSON.stringify is native, where per-element array
   // escaping of a dozen text[] parameters was a visible share of the accept path's CPU.
@@ -111,22 +114,34 @@ export function notificationsInsert(tx: Tx, rows: NewNotification[]) {
       priority: r.priority ?? "normal",
     })),
   );
-  return tx<{ id: string }[]>`
+  // An idempotency key is claimed in notification_idempotency_keys first (one row per key across
+  // every partition: a table partitioned by id cannot hold that UNIQUE, migration 0860); a row whose
+  // key was claimed before is not inserted, like the old ON CONFLICT on the unique key.
+  return tx`src as (
+      select * from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
+        subscriber_id uuid, template_slug text, category text, locale text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
+        created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
+    ), claimed as (
+      insert into notification_idempotency_keys (tenant_id, environment, idempotency_key, notification_id)
+      select tenant_id, environment, idempotency_key, id from src where idempotency_key is not null
+      on conflict do nothing
+      returning notification_id
+    ), ins as (
     insert into notifications (id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
       locale, data, metadata, content, status, idempotency_key, created_at, updated_at, workflow_run_id, critical, priority)
     select id, tenant_id, environment, channel, recipient, subscriber_id, template_slug, category,
       locale, coalesce(data, '{}'), coalesce(metadata, '{}'), content, 'pending', idempotency_key, created_at, created_at, workflow_run_id,
       coalesce(critical, false), coalesce(priority, 'normal')
-    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, channel text, recipient text,
-      subscriber_id uuid, template_slug text, category text, locale text, data jsonb, metadata jsonb, content jsonb, idempotency_key text,
-      created_at timestamptz, workflow_run_id uuid, critical boolean, priority text)
+    from src where idempotency_key is null or id in (select notification_id from claimed)
     on conflict do nothing
-    returning id`;
+    returning id)`;
 }
 
 export async function findByIdempotencyKey(tenantId: string, environment: string, key: string): Promise<NotificationRow | null> {
-  const rows = await sql<NotificationRow[]>`select * from notifications
-    where tenant_id = ${tenantId} and environment = ${environment} and idempotency_key = ${key}`;
+  // through the key's row: the notification is then read by id, which prunes to its one partition
+  const rows = await sql<NotificationRow[]>`select n.* from notification_idempotency_keys k
+    join notifications n on n.id = k.notification_id
+    where k.tenant_id = ${tenantId} and k.environment = ${environment} and k.idempotency_key = ${key}`;
   return rows[0] ?? null;
 }
 

@@ -18,6 +18,8 @@ export interface OffboardingRow {
 const KEPT = new Set(["audit_logs", "tenant_offboardings", "tenants", "schema_migrations"]);
 /** Emptied first, so the tenant's keys and sessions stop working before anything else goes. */
 const FIRST = ["api_keys", "sessions", "allowed_origins"];
+/** Rows that leave with their notification in the same statement (no index of theirs leads with tenant_id). */
+const LEAVE_WITH_NOTIFICATIONS = ["notification_attempts", "notification_engagements"];
 
 const row = (r: any): OffboardingRow => ({ ...r, rows_deleted: Number(r.rows_deleted) });
 
@@ -66,7 +68,9 @@ export async function tenantTables(tx: Tx = sql, opts: { all?: boolean } = {}): 
     await tx<{ table_name: string }[]>`
       select c.table_name from information_schema.columns c
       join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
-      where c.column_name = 'tenant_id' and c.table_schema = current_schema()`
+      join pg_class pc on pc.relname = c.table_name and pc.relnamespace = current_schema()::regnamespace
+      where c.column_name = 'tenant_id' and c.table_schema = current_schema()
+        and not pc.relispartition`
   )
     .map((r) => r.table_name)
     .filter((n) => !KEPT.has(n));
@@ -87,6 +91,9 @@ export async function tenantTables(tx: Tx = sql, opts: { all?: boolean } = {}): 
           where a.attname = 'tenant_id' and c.relnamespace = current_schema()::regnamespace`
       ).map((r) => r.rel),
     );
+    // the history tables have no foreign keys between them (partitioned, migration 0860): attempts
+    // and engagement records leave with their notifications' batches all the same (deleteTenantBatch)
+    for (const child of LEAVE_WITH_NOTIFICATIONS) set.delete(child);
     for (const r of refs) {
       if (r.cascade && set.has(r.child) && set.has(r.parent) && r.child !== r.parent && !indexed.has(r.child) && !FIRST.includes(r.child)) {
         set.delete(r.child);
@@ -110,12 +117,40 @@ export async function tenantTables(tx: Tx = sql, opts: { all?: boolean } = {}): 
   return order;
 }
 
-/** Deletes up to `limit` of the tenant's rows from `table` (its foreign keys cascade to children). */
+/**
+ * Deletes up to `limit` of the tenant's rows from `table` (its foreign keys cascade to children), a
+ * partitioned table one partition at a time (a ctid names a row within one partition only).
+ * A batch of notifications takes their attempts and engagement records along.
+ */
 export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string, limit: number): Promise<number> {
-  const rows = await tx`
-    delete from ${tx(table)} where ctid = any (array(select ctid from ${tx(table)} where tenant_id = ${tenantId} limit ${limit}))
-    returning 1`;
-  return rows.length;
+  const leaves = await tx<{ name: string }[]>`
+    select c.relname as name from pg_partition_tree(${table}::regclass) t join pg_class c on c.oid = t.relid
+    where t.isleaf order by c.relname`;
+  let total = 0;
+  // pg_partition_tree() has no rows for a plain table
+  for (const { name } of leaves.length ? leaves : [{ name: table }]) {
+    const left = limit - total;
+    if (left <= 0) break;
+    const rows =
+      table === "notifications"
+        ? await tx`
+            with del as (
+              delete from ${tx(name)} where ctid = any (array(select ctid from ${tx(name)} where tenant_id = ${tenantId} limit ${left}))
+              returning id
+            ), attempts as (
+              delete from notification_attempts where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+            ), engagements as (
+              delete from notification_engagements where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+            )
+            select 1 from del`
+        : await tx`
+            delete from ${tx(name)} where ctid = any (array(select ctid from ${tx(name)} where tenant_id = ${tenantId} limit ${left}))
+            returning 1`;
+    total += rows.length;
+  }
+  return total;
 }
 
 /** Deletes the tenant row itself (the last step); true when it was there. */

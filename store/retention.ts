@@ -44,19 +44,34 @@ export async function tenantsForRetention(fromId: string | null, inclusive: bool
 }
 
 /**
- * One batch of a tenant's expired notifications, oldest first. Attempts and engagement records
- * leave with them (on delete cascade). Kept: pending notifications (still to be sent) and those of a
- * workflow run that is still running (the run may wait on their outcome).
+ * One batch of a tenant's expired notifications, oldest first, with their attempts, engagement
+ * records and idempotency keys (deleted here: the partitioned tables have no foreign keys between
+ * them, migration 0860). Kept: pending notifications (still to be sent) and those of a workflow run
+ * that is still running (the run may wait on their outcome). Whole days every tenant's window has
+ * passed leave earlier as partitions (domain/lifecycle/partitions.ts); this is for shorter windows.
+ * The children's deletes carry the batch's lowest and highest id as bounds of their partition key, so
+ * run-time pruning visits only the partitions of the batch's days (an IN list alone visits them all).
  */
 export async function deleteExpiredNotifications(tenantId: string, environment: string, before: Date, limit: number): Promise<number> {
   const rows = await sql`
-    delete from notifications where id in (
-      select n.id from notifications n
-      where n.tenant_id = ${tenantId} and n.environment = ${environment} and n.created_at < ${before} and n.status <> 'pending'
-        and (n.workflow_run_id is null
-             or not exists (select 1 from workflow_runs r where r.id = n.workflow_run_id and r.status = 'running'))
-      order by n.created_at limit ${limit})
-    returning 1`;
+    with del as (
+      delete from notifications where id in (
+        select n.id from notifications n
+        where n.tenant_id = ${tenantId} and n.environment = ${environment} and n.created_at < ${before} and n.status <> 'pending'
+          and (n.workflow_run_id is null
+               or not exists (select 1 from workflow_runs r where r.id = n.workflow_run_id and r.status = 'running'))
+        order by n.created_at limit ${limit})
+      returning id
+    ), attempts as (
+      delete from notification_attempts where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+    ), engagements as (
+      delete from notification_engagements where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+    ), keys as (
+      delete from notification_idempotency_keys where notification_id in (select id from del)
+    )
+    select 1 from del`;
   return rows.length;
 }
 

@@ -3,6 +3,7 @@
 import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
+import { MicroBatcher } from "./micro-batcher";
 
 export interface Consent {
   given_at: string;
@@ -60,6 +61,31 @@ export async function findSubscriberOwning(scope: Scope, recipient: string, tx: 
     order by created_at, id
     limit 1`;
   return row;
+}
+
+// The accept path's look-up, batched: one statement for the concurrent accepts of every tenant (it
+// was one statement per notification, the accept path's only one). Same rule as findSubscriberOwning.
+async function owningBatch(items: { scope: Scope; recipient: string }[]): Promise<(SubscriberRow | undefined)[]> {
+  const doc = JSON.stringify(
+    items.map((q, i) => ({ i, tenant_id: q.scope.tenantId, environment: q.scope.environment, recipient: q.recipient, rid: isUuid(q.recipient) ? q.recipient : null })),
+  );
+  const rows = await sql<(SubscriberRow & { i$: number })[]>`
+    select v.i as "i$", s.* from jsonb_to_recordset(${doc}::text::jsonb) as v(i int, tenant_id uuid, environment text, recipient text, rid uuid)
+    cross join lateral (
+      select * from subscribers s
+      where s.tenant_id = v.tenant_id and s.environment = v.environment and s.deleted_at is null
+        and (s.external_id = v.recipient or lower(s.email) = lower(v.recipient) or s.phone = v.recipient or s.id = v.rid)
+      order by s.created_at, s.id
+      limit 1) s`;
+  const out: (SubscriberRow | undefined)[] = new Array(items.length).fill(undefined);
+  for (const { i$, ...row } of rows) out[i$] = row as SubscriberRow;
+  return out;
+}
+const owningBatcher = new MicroBatcher(owningBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2, name: "subscriber look-up" });
+
+/** findSubscriberOwning outside a transaction, coalesced with concurrent callers into one statement. */
+export function findSubscriberOwningBatched(scope: Scope, recipient: string): Promise<SubscriberRow | undefined> {
+  return owningBatcher.submit({ scope, recipient });
 }
 
 /** A live (not deleted) subscriber by its id or its external_id; the id wins when both match. */

@@ -1,7 +1,8 @@
 // Workflow digests and throttles in PostgreSQL (migration 0700): opening or joining the one open digest
 // of a key, closing it, its members in arrival order; throttle passes counted under an advisory lock.
-import { sql } from "./db";
+import { sql, type Tx } from "./db";
 import { newId } from "./ids";
+import { MicroBatcher } from "./micro-batcher";
 
 export interface DigestRow {
   id: string;
@@ -28,58 +29,183 @@ export interface DigestKey {
 }
 
 export type DigestRole =
-  | { role: "leader"; digest: DigestRow }
-  /** `closedNow`: this join reached max_events and closed the digest (the leader should be woken) */
-  | { role: "member"; digest: DigestRow; closedNow: boolean };
+  /** `closed`: the digest filled in the transaction that opened it, with its members (nothing to wait for) */
+  | { role: "leader"; digest: DigestRow; closed?: ClosedDigest }
+  /** `closedNow`: this join reached max_events and closed the digest (the leader should be moved on), with its members */
+  | { role: "member"; digest: DigestRow; closedNow: boolean; closed?: ClosedDigest };
 
-// Openers of one key race on the partial unique index; more rounds than this means a bug.
+// Openers of one key race on the partial unique index; more rounds than this (plus one per run of
+// the batch) means a bug.
 const MAX_ROUNDS = 20;
+
+export interface DigestJoin {
+  k: DigestKey;
+  run: { id: string; data: Record<string, unknown> };
+  windowMs: number;
+  maxEvents: number | null;
+  /**
+   * When the run reached the step (null: now, PostgreSQL's clock). A run that reached it before an
+   * open digest's window ended joins it even if its job runs later (queue lag never splits a window);
+   * a digest it opens starts its window then.
+   */
+  arrivedAt: Date | null;
+}
+
+type Settled = { ok: true; role: DigestRole } | { ok: false; error: unknown };
+
+// Concurrent jobs' joins share a transaction per digest key: the open digest's row is locked once
+// for all of them and their membership rows go in one statement, instead of one lock wait per run.
+const joinBatcher = new MicroBatcher<DigestJoin, Settled>(
+  async (items) => {
+    const groups = new Map<string, number[]>();
+    items.forEach((it, n) => {
+      const g = JSON.stringify([it.k.tenantId, it.k.environment, it.k.lineageId, it.k.recipient, it.k.key]);
+      groups.set(g, [...(groups.get(g) ?? []), n]);
+    });
+    const out: Settled[] = new Array(items.length);
+    await Promise.all(
+      [...groups.values()].map(async (idx) => {
+        try {
+          const roles = await joinGroup(idx.map((n) => items[n]!));
+          idx.forEach((n, j) => (out[n] = { ok: true, role: roles[j]! }));
+        } catch (error) {
+          for (const n of idx) out[n] = { ok: false, error };
+        }
+      }),
+    );
+    return out;
+  },
+  { maxSize: 500, maxWaitMs: 1, maxConcurrent: 4 },
+);
 
 /**
  * The run's place in a digest of `k`, decided once: a run already in a digest (a redelivered or
  * retried job) gets its earlier role back; otherwise it joins the open digest (locked, so a close
- * cannot pass it) or, when none is open (or the open one's window ended or is full), opens one and
- * leads it. One transaction: the membership row and the digest's count are written together.
+ * cannot pass it) or, when none is open (or the open one's window ended before the run arrived, it is
+ * full, or its leader was cancelled), opens one and leads it. The membership rows and the digest's
+ * count are written in one transaction, shared by the concurrent joins of one key.
  */
-export async function joinOrOpenDigest(k: DigestKey, run: { id: string; data: Record<string, unknown> }, windowMs: number, maxEvents: number | null): Promise<DigestRole> {
+export async function joinOrOpenDigest(join: DigestJoin): Promise<DigestRole> {
+  const r = await joinBatcher.submit(join);
+  if (!r.ok) throw r.error;
+  return r.role;
+}
+
+type OpenRow = DigestRow & { now: Date; leader_status: string | null };
+
+/** The joins of one key (in submission order), in one transaction. */
+async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
+  const k = items[0]!.k;
   return await sql.begin(async (tx) => {
-    const [mine] = await tx<DigestRow[]>`
-      select d.* from workflow_digest_members m join workflow_digests d on d.id = m.digest_id where m.run_id = ${run.id}`;
-    if (mine) return mine.leader_run_id === run.id ? { role: "leader", digest: mine } : { role: "member", digest: mine, closedNow: false };
-    const data = JSON.stringify(run.data ?? {});
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const [open] = await tx<(DigestRow & { ended: boolean })[]>`
-        select *, closes_at <= clock_timestamp() as ended from workflow_digests
-        where tenant_id = ${k.tenantId} and environment = ${k.environment} and lineage_id = ${k.lineageId}
-          and recipient = ${k.recipient} and digest_key = ${k.key} and status = 'open'
-        for update`;
-      if (open && (open.ended || (open.max_events !== null && open.event_count >= open.max_events))) {
-        // its window is over (the leader's timer has not closed it yet): no one joins it any more
-        await tx`update workflow_digests set status = 'closed', closed_at = least(clock_timestamp(), closes_at) where id = ${open.id}`;
-        continue;
-      }
+    const roles: (DigestRole | undefined)[] = new Array(items.length);
+    const mine = await tx<(DigestRow & { run_id: string })[]>`
+      select m.run_id, d.* from workflow_digest_members m join workflow_digests d on d.id = m.digest_id
+      where m.run_id = any(${items.map((it) => it.run.id)}::uuid[])`;
+    const earlier = new Map(mine.map((m) => [m.run_id, m]));
+    let rest: number[] = [];
+    items.forEach((it, n) => {
+      const m = earlier.get(it.run.id);
+      if (!m) return rest.push(n);
+      const { run_id: _, ...digest } = m;
+      roles[n] = digest.leader_run_id === it.run.id ? { role: "leader", digest } : { role: "member", digest, closedNow: false };
+    });
+    // a run twice in one batch (its job run twice at once): the first decides, the second reads it back
+    const seen = new Set<string>();
+    const twice = rest.filter((n) => seen.has(items[n]!.run.id) || !seen.add(items[n]!.run.id));
+    rest = rest.filter((n) => !twice.includes(n));
+
+    for (let round = 0; rest.length && round < MAX_ROUNDS + items.length; round++) {
+      const first = items[rest[0]!]!;
+      const [open] = await tx<OpenRow[]>`
+        select d.*, clock_timestamp() as now, r.status as leader_status
+        from workflow_digests d left join workflow_runs r on r.id = d.leader_run_id
+        where d.tenant_id = ${k.tenantId} and d.environment = ${k.environment} and d.lineage_id = ${k.lineageId}
+          and d.recipient = ${k.recipient} and d.digest_key = ${k.key} and d.status = 'open'
+        for update of d`;
+      const arrived = (it: DigestJoin) => (it.arrivedAt && open && it.arrivedAt < open.now ? it.arrivedAt : open?.now ?? new Date());
       if (open) {
-        await tx`insert into workflow_digest_members (run_id, digest_id, position, data) values (${run.id}, ${open.id}, ${open.event_count}, ${data}::text::jsonb)`;
-        const full = open.max_events !== null && open.event_count + 1 >= open.max_events;
+        const full = open.max_events !== null && open.event_count >= open.max_events;
+        const dead = open.leader_status !== "running"; // cancelled (or gone): its digest is never sent
+        if (full || dead || open.closes_at <= arrived(first)) {
+          // its window ended before this run arrived (the leader has not closed it yet), it is full, or its
+          // leader was cancelled: no one joins it any more
+          await tx`update workflow_digests set status = 'closed', closed_at = least(clock_timestamp(), closes_at) where id = ${open.id}`;
+          continue;
+        }
+        // the runs that arrived within its window, up to max_events, join it
+        const room = open.max_events === null ? Infinity : open.max_events - open.event_count;
+        const joining: number[] = [];
+        for (const n of rest) {
+          if (joining.length >= room || open.closes_at <= arrived(items[n]!)) break;
+          joining.push(n);
+        }
+        const fills = open.max_events !== null && open.event_count + joining.length >= open.max_events;
+        const rows = joining.map((n, j) => ({ run_id: items[n]!.run.id, position: open.event_count + j, data: items[n]!.run.data ?? {} }));
+        await tx`insert into workflow_digest_members (run_id, digest_id, position, data)
+          select run_id, ${open.id}::uuid, position, data from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as t(run_id uuid, position int, data jsonb)`;
         const [digest] = await tx<DigestRow[]>`
-          update workflow_digests set event_count = event_count + 1
-            ${full ? tx`, status = 'closed', closed_at = clock_timestamp()` : tx``}
+          update workflow_digests set event_count = event_count + ${joining.length}
+            ${fills ? tx`, status = 'closed', closed_at = clock_timestamp()` : tx``}
           where id = ${open.id} returning *`;
-        return { role: "member", digest: digest!, closedNow: full };
+        // a digest that filled is read back whole here, so its leader need not read it again
+        const closed = fills ? { digest: digest!, members: await membersOf(tx, open.id) } : undefined;
+        joining.forEach((n, j) => (roles[n] = fills && j === joining.length - 1 ? { role: "member", digest: digest!, closedNow: true, closed } : { role: "member", digest: digest!, closedNow: false }));
+        rest = rest.slice(joining.length);
+        continue;
       }
       const id = newId();
       const [digest] = await tx<DigestRow[]>`
         insert into workflow_digests (id, tenant_id, environment, lineage_id, recipient, digest_key, leader_run_id, max_events, opened_at, closes_at)
-        values (${id}, ${k.tenantId}, ${k.environment}, ${k.lineageId}, ${k.recipient}, ${k.key}, ${run.id}, ${maxEvents},
-                clock_timestamp(), clock_timestamp() + ${Math.max(0, Math.round(windowMs)) + " milliseconds"}::interval)
+        select ${id}, ${k.tenantId}, ${k.environment}, ${k.lineageId}, ${k.recipient}, ${k.key}, ${first.run.id}, ${first.maxEvents}, at,
+               at + ${Math.max(0, Math.round(first.windowMs)) + " milliseconds"}::interval
+        from (select least(coalesce(${first.arrivedAt}::timestamptz, clock_timestamp()), clock_timestamp()) as at) a
         on conflict (tenant_id, environment, lineage_id, recipient, digest_key) where status = 'open' do nothing
         returning *`;
       if (!digest) continue; // another run opened it first (and committed): join it
-      await tx`insert into workflow_digest_members (run_id, digest_id, position, data) values (${run.id}, ${id}, 0, ${data}::text::jsonb)`;
-      return { role: "leader", digest };
+      await tx`insert into workflow_digest_members (run_id, digest_id, position, data) values (${first.run.id}, ${id}, 0, ${JSON.stringify(first.run.data ?? {})}::text::jsonb)`;
+      roles[rest[0]!] = { role: "leader", digest };
+      rest = rest.slice(1);
     }
-    throw new Error(`run ${run.id}: no digest opened or joined after ${MAX_ROUNDS} rounds`);
+    // a leader whose digest filled in this same transaction goes on in its own job (the filling
+    // member need not move it): it gets the digest as it is now, closed
+    for (let n = 0; n < items.length; n++) {
+      const filler = roles[n];
+      if (filler?.role !== "member" || !filler.closedNow) continue;
+      const lead = roles.findIndex((r) => r?.role === "leader" && r.digest.id === filler.digest.id);
+      if (lead < 0) continue;
+      roles[lead] = { role: "leader", digest: filler.digest, closed: filler.closed };
+      roles[n] = { role: "member", digest: filler.digest, closedNow: false };
+    }
+    if (rest.length) throw new Error(`run ${items[rest[0]!]!.run.id}: no digest opened or joined after ${MAX_ROUNDS + items.length} rounds`);
+    for (const n of twice) {
+      const first = roles[items.findIndex((it, m) => m !== n && it.run.id === items[n]!.run.id && roles[m])]!;
+      roles[n] = first.role === "member" ? { role: "member", digest: first.digest, closedNow: false } : first;
+    }
+    return roles as DigestRole[];
   });
+}
+
+/**
+ * Whether a run of the leader's version for the digest's recipient, triggered before the window's end,
+ * is still queued (never written, and in no digest): it belongs in this window, so the leader waits.
+ */
+export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string }): Promise<boolean> {
+  const rows = await sql`
+    select 1 from workflow_runs r
+    where r.workflow_id = ${leader.workflow_id} and r.recipient = ${d.recipient} and r.rev = 0 and r.status = 'running'
+      and r.started_at < ${d.closes_at} and r.id <> ${leader.id}
+      and not exists (select 1 from workflow_digest_members m where m.run_id = r.id)
+    limit 1`;
+  return rows.length > 0;
+}
+
+/**
+ * A cancelled leader's open digest closes at once (nothing is sent for it): a run arriving later opens
+ * the next digest instead of joining one no one will send. Joins also treat a digest whose leader is no
+ * longer running as closed, so a cancel that stopped before this statement leaves nothing behind.
+ */
+export async function closeDigestOfCancelledLeader(runId: string): Promise<void> {
+  await sql`update workflow_digests set status = 'closed', closed_at = clock_timestamp() where leader_run_id = ${runId} and status = 'open'`;
 }
 
 /** The digest a run leads (null: none). */
@@ -95,16 +221,23 @@ export interface ClosedDigest {
 
 /**
  * Closes the digest (idempotent: a closed one keeps its close time) and returns it with its members
- * in arrival order. The update waits for joins holding the row, so every member is read.
+ * in arrival order. The update waits for joins holding the row, so every member is read; a digest
+ * already closed (by the join that filled it) is only read.
  */
-export async function closeDigest(id: string): Promise<ClosedDigest> {
-  const [digest] = await sql<DigestRow[]>`
-    update workflow_digests set status = 'closed', closed_at = coalesce(closed_at, least(clock_timestamp(), closes_at))
-    where id = ${id} returning *`;
-  if (!digest) throw new Error(`digest ${id} is missing`);
-  const members = await sql<{ run_id: string; data: Record<string, unknown> }[]>`
-    select run_id, data from workflow_digest_members where digest_id = ${id} order by position`;
-  return { digest, members };
+export async function closeDigest(d: DigestRow): Promise<ClosedDigest> {
+  let digest = d;
+  if (d.status !== "closed") {
+    const [row] = await sql<DigestRow[]>`
+      update workflow_digests set status = 'closed', closed_at = coalesce(closed_at, least(clock_timestamp(), closes_at))
+      where id = ${d.id} returning *`;
+    if (!row) throw new Error(`digest ${d.id} is missing`);
+    digest = row;
+  }
+  return { digest, members: await membersOf(sql, d.id) };
+}
+
+async function membersOf(q: typeof sql | Tx, digestId: string): Promise<ClosedDigest["members"]> {
+  return await q<ClosedDigest["members"]>`select run_id, data from workflow_digest_members where digest_id = ${digestId} order by position`;
 }
 
 /** The trigger data of the digest a run led, in arrival order (for its later steps' templates). */

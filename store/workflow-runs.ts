@@ -56,6 +56,8 @@ export interface RunRow {
   completed_at: Date | null;
   /** a broadcast's run: `bcast:<broadcast id>:<subscriber id>` (null for a trigger's) */
   idempotency_key?: string | null;
+  /** the trigger's `locale` (stored spelling): its sends render in it when the subscriber has none */
+  locale: string | null;
 }
 
 export interface NewRun {
@@ -68,6 +70,8 @@ export interface NewRun {
   recipient: string;
   subscriberId: string | null;
   data: Record<string, unknown>;
+  /** the trigger's `locale`, already normalized (domain/templates/locale.ts) */
+  locale?: string | null;
 }
 
 /** The row a new run starts as (what insertRuns writes). */
@@ -82,6 +86,7 @@ export function newRunRow(r: NewRun, now = new Date()): RunRow {
     recipient: r.recipient,
     subscriber_id: r.subscriberId,
     data: r.data,
+    locale: r.locale ?? null,
     status: "running",
     current_step: 0,
     step_results: [],
@@ -110,15 +115,16 @@ export async function insertRuns(rows: RunRow[], events: Statement): Promise<voi
       recipient: r.recipient,
       subscriber_id: r.subscriber_id,
       data: r.data,
+      locale: r.locale,
       started_at: r.started_at.toISOString(),
     })),
   );
   await sql`
     with ins as (
-      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, updated_at)
-      select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, started_at, started_at
+      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, updated_at)
+      select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, started_at
       from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
-        workflow_slug text, recipient text, subscriber_id uuid, data jsonb, started_at timestamptz)
+        workflow_slug text, recipient text, subscriber_id uuid, data jsonb, locale text, started_at timestamptz)
       returning id
     ), ev as (${events})
     select count(*) from ins`;

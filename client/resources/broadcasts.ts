@@ -3,7 +3,7 @@
 import { path, type RequestOptions, type Transport } from "../transport.js";
 import type { Broadcast, BroadcastStarted, BulkTriggerParams, WorkflowRun, WorkflowTriggerParams } from "../types.js";
 
-type TopicTriggerParams = { to: { topic: string }; data?: Record<string, unknown> };
+type TopicTriggerParams = { to: { topic: string }; data?: Record<string, unknown>; locale?: string };
 
 export class Broadcasts {
   constructor(private readonly transport: Transport) {}

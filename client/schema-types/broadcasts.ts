@@ -123,7 +123,7 @@ export type BulkRunsResponse = {
 };
 
 export type BulkTriggerBody = {
-  /** array of object. 1-1,000 trigger events, each `{recipient|to, data|payload}` as the single trigger takes them; validated all or nothing (details keyed `events[i].field`). */
+  /** array of object. 1-1,000 trigger events, each `{recipient|to, data|payload, locale}` as the single trigger takes them; validated all or nothing (details keyed `events[i].field`). */
   events?: unknown;
   [key: string]: unknown;
 };

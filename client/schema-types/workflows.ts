@@ -309,6 +309,8 @@ export type TriggerBody = {
   data?: unknown;
   /** object. Alias of `data`. */
   payload?: unknown;
+  /** string. Optional: the locale every send step renders in when the recipient subscriber has none (pt_BR, pt, en, en-US; docs/localization.md). Recorded on each notification. */
+  locale?: unknown;
   [key: string]: unknown;
 };
 

@@ -2,7 +2,7 @@
 // fan-out; the broadcast actor pages the members, each page's runs and cursor in one transaction.
 import { config } from "../../config";
 import { logger } from "../../basics/log";
-import { AppError, notFound, validationFailed } from "../../basics/errors";
+import { AppError, fieldErrors, notFound, validationFailed } from "../../basics/errors";
 import { activeWorkflow } from "../../store/audiences";
 import { insertKeyedRuns } from "../../store/audiences";
 import {
@@ -27,6 +27,7 @@ import { prepareEvents } from "../events/outbox";
 import { topicNotFound } from "../topics/topics";
 import { workflowNotFound } from "../workflows/definitions";
 import { workflowEvent } from "../workflows/engine";
+import { triggerLocale, triggerLocaleProblem } from "../workflows/runs";
 import { workflowRunAddress } from "../workflows/workflow-run-mail";
 import { broadcastAddress, fanOutMessage, type BroadcastMessage } from "./broadcast-mail";
 
@@ -50,6 +51,9 @@ export async function startBroadcast(scope: Scope, slug: string, topicKey: strin
   const data = body.data ?? body.payload ?? {};
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw validationFailed({ [body.data !== undefined ? "data" : "payload"]: ["must be an object"] });
   if (body.recipient !== undefined) throw validationFailed({ recipient: ["must be absent when to names a topic"] });
+  const localeProblem = fieldErrors();
+  triggerLocaleProblem(body, "", localeProblem);
+  if (Object.keys(localeProblem).length) throw validationFailed(localeProblem);
   const [workflow, topic] = await Promise.all([activeWorkflow(scope, slug), findTopic(scope, topicKey)]);
   if (!workflow) throw workflowNotFound();
   if (!topic) throw topicNotFound();
@@ -63,6 +67,7 @@ export async function startBroadcast(scope: Scope, slug: string, topicKey: strin
     workflow_version: workflow.version,
     workflow_slug: workflow.slug,
     data: data as Record<string, unknown>,
+    locale: triggerLocale(body),
   });
   // lost between COMMIT and XADD: the repair scan finds the broadcast untouched and enqueues it
   await getRuntime()
@@ -102,6 +107,7 @@ export async function fanOutPage(broadcastId: string, pageSize = config.broadcas
         recipient: m.external_id,
         subscriberId: m.id,
         data: b.data,
+        locale: b.locale,
       }),
       idempotency_key: broadcastRunKey(b.id, m.id),
     }));

@@ -57,7 +57,8 @@ export async function writeOutcomes(tx: Tx, unsorted: Outcome[]): Promise<{ valu
   const events: NewEvent[] = [];
   for (const o of outs) if (movedIds.has(o.n.id)) consequencesOf(o, now, events, deltas);
   const tail: Promise<unknown>[] = [];
-  if (events.length) tail.push(prepareEvents(tx, events).insert.execute());
+  // notification.* events are stored where a webhook can read them (domain/events/outbox.ts)
+  if (events.length) tail.push(prepareEvents(tx, events, { onlyIfListened: true }).insert.execute());
   if (deltas.length) tail.push(applyCounters(tx, deltas));
   // with the status, never after it: a client that sees `failed` also sees the address listed
   for (const o of outs) if (o.recipientUnregistered && movedIds.has(o.n.id)) tail.push(suppressUnregistered(tx, o.n));

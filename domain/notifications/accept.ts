@@ -19,7 +19,7 @@ import {
   type NotificationRow,
 } from "../../store/notifications";
 import { eventNotification } from "../events/notification-object";
-import { findSubscriber, findSubscriberOwning } from "../../store/subscribers";
+import { findSubscriber, findSubscriberOwningBatched } from "../../store/subscribers";
 import { assertTemplateUsable, findTemplateForSend } from "../../store/templates";
 import { iso } from "../../store/time";
 import { prepareEvents } from "../events/outbox";
@@ -175,7 +175,7 @@ export async function acceptNotification(input: AcceptInput): Promise<AcceptedNo
   // an email or SMS sent to a subscriber's own address as to one sent by id.
   const [blocked, subscriber, template] = await Promise.all([
     channel === "email" ? isBlockedEmail(recipient) : Promise.resolve(false),
-    channel === "in_app" ? findSubscriber(scope, recipient) : findSubscriberOwning(scope, recipient),
+    channel === "in_app" ? findSubscriber(scope, recipient) : findSubscriberOwningBatched(scope, recipient),
     input.template ? findTemplateForSend(input.tenantId, input.environment, input.template) : Promise.resolve(null),
   ]);
   if (blocked) throw new AppError("email_domain_blocked", "The recipient's email domain is blocked", { [recipientField]: ["email domain is blocked"] });
@@ -277,10 +277,10 @@ function totalDelta(i: AcceptItem): CounterDelta {
  */
 async function writeBatch(items: AcceptItem[]): Promise<boolean[]> {
   const only = { onlyIfInserted: { ids: items.map((i) => i.row.id) } };
-  const ev = prepareEvents(sql, items.map(createdEvent), only);
+  const ev = prepareEvents(sql, items.map(createdEvent), { ...only, onlyIfListened: true });
   const counts = counterCtes(sql, items.map(totalDelta), only);
   const rows = await sql<{ id: string }[]>`
-    with ins as (${notificationsInsert(sql, items.map((i) => i.row))}),
+    with ${notificationsInsert(sql, items.map((i) => i.row))},
       ev as (${ev.insert})${counts ? sql`, ${counts}` : sql``}
     select id from ins`;
   const inserted = new Set(rows.map((r) => r.id));

@@ -11,7 +11,7 @@ import { prepareEvents } from "../events/outbox";
 import { identifierHash } from "../subscribers/erasure";
 import { workflowNotFound } from "./definitions";
 import { workflowEvent } from "./engine";
-import { triggerInputProblems } from "./runs";
+import { triggerInputProblems, triggerLocale } from "./runs";
 import { workflowRunAddress } from "./workflow-run-mail";
 
 export const BULK_TRIGGER_MAX = 1000;
@@ -32,6 +32,7 @@ export async function triggerWorkflowBulk(scope: Scope, slug: string, body: Reco
   const inputs = events.map((e: Record<string, unknown>) => ({
     recipient: (e.recipient ?? e.to) as string,
     data: (e.data ?? e.payload ?? {}) as Record<string, unknown>,
+    locale: triggerLocale(e),
   }));
   const workflow = await activeWorkflow(scope, slug);
   if (!workflow) throw workflowNotFound();
@@ -50,6 +51,7 @@ export async function triggerWorkflowBulk(scope: Scope, slug: string, body: Reco
       recipient: i.recipient,
       subscriberId: subscribers.get(i.recipient) ?? null,
       data: i.data,
+      locale: i.locale,
     }),
   );
   // one statement: every run and its workflow.triggered event, or none of them

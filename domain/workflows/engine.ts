@@ -22,7 +22,7 @@ import {
 } from "../../store/workflow-runs";
 import { versionForRun, type WorkflowStepDef } from "../../store/workflows";
 import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
-import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, type DigestRow } from "../../store/workflow-digests";
+import { closeDigest, digestEventsOfLeader, digestLedBy, joinOrOpenDigest, throttlePass, windowRunsQueued, type ClosedDigest, type DigestRow } from "../../store/workflow-digests";
 import { cachedDeliverySettings } from "../../store/delivery-settings";
 import { logger } from "../../basics/log";
 import { renderTemplate } from "../templates/render";
@@ -263,6 +263,8 @@ async function createNotification(
       idempotencyKey: key,
       workflowRunId: opts.wakesRun ? run.id : null,
       subscriber: address.subscriber,
+      // the trigger's locale, used when the subscriber has none (domain/templates/locale.ts)
+      locale: run.locale ?? null,
       templateForAnyChannel: opts.anyTemplateChannel,
       category: opts.category ?? null,
       critical: opts.critical === true,
@@ -423,28 +425,40 @@ async function runThrottle(d: Draft, i: number, step: WorkflowStepDef, timer: Ru
 async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: WorkflowRunMessage, timer: RunTimer): Promise<Next> {
   const wait = d.wait?.step === i && d.wait.kind === "digest" ? d.wait : null;
   let digest: DigestRow | null = null;
+  let closed: ClosedDigest | undefined = handedOver.get(d.run.id);
   if (wait) {
-    digest = await digestLedBy(d.run.id);
+    digest = closed?.digest ?? (await digestLedBy(d.run.id));
     if (!digest) throw new Error(`run ${d.run.id} waits on digest ${wait.digest_id}, which is missing`);
-    if (digest.status === "open" && !isDue(wait, msg)) return "wait";
+    if (digest.status === "open") {
+      if (!isDue(wait, msg)) return "wait";
+      // runs triggered within the window but still queued (a backlog) join before it closes (LATE_RUNS_GRACE_MS)
+      if (Date.now() - digest.closes_at.getTime() < LATE_RUNS_GRACE_MS && (await windowRunsQueued(digest, d.run))) {
+        await d.startWait(timer, LATE_RUNS_RECHECK_MS, { kind: "digest", step: i, digest_id: digest.id }, undefined, { unscaled: true });
+        return "wait";
+      }
+    }
   } else {
     const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
     const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: d.run.recipient, key: renderedKey(d, step) };
-    const role = await joinOrOpenDigest(k, d.run, windowMs, step.max_events ?? null);
+    // a run never written since its trigger reached this step when it was triggered (only instant
+    // steps, if any, came before): its place follows that time, not when a worker got to it
+    const arrivedAt = d.run.rev === 0 ? d.run.started_at : null;
+    const role = await joinOrOpenDigest({ k, run: d.run, windowMs, maxEvents: step.max_events ?? null, arrivedAt });
     if (role.role === "member") {
-      // the join that filled the digest wakes its leader now rather than at the window's end
-      if (role.closedNow) await wakeLeader(timer, role.digest.leader_run_id);
       d.endAt({ type: "digest", step: i, status: "merged", digest_run_id: role.digest.leader_run_id });
+      // the join that filled the digest moves its leader on now rather than at the window's end
+      if (role.closedNow) await driveLeader(timer, role.digest.leader_run_id, role.closed);
       return "next";
     }
     digest = role.digest;
+    closed ??= role.closed;
     if (digest.status === "open") {
       const remaining = Math.max(0, digest.closes_at.getTime() - Date.now());
       await d.startWait(timer, remaining, { kind: "digest", step: i, digest_id: digest.id }, undefined, { unscaled: true });
       return "wait";
     }
   }
-  const closed = await closeDigest(digest.id);
+  if (!closed || closed.digest.id !== digest.id) closed = await closeDigest(digest);
   d.complete(
     {
       type: "digest",
@@ -457,16 +471,37 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
     },
     true,
   );
+  const events = closed.members.map((m) => m.data);
+  d.renderData = { ...d.run.data, digest: { events, count: events.length } };
   return "next";
 }
 
-async function wakeLeader(timer: RunTimer, runId: string): Promise<void> {
+// How long past its window's end a leader waits for runs of its window still queued (a backlog in the
+// workflow-run actor, or a job lost and re-enqueued by the reconciler after a minute), and how often it
+// looks again (real ms): a run queued longer than that opens a digest of its own.
+const LATE_RUNS_GRACE_MS = 15 * 60_000;
+const LATE_RUNS_RECHECK_MS = 100;
+
+/**
+ * Moves a digest's leader on at once, in this job (its digest just filled): a message would queue
+ * behind every job before it. Safe beside the leader's own jobs (the run's write is guarded, its
+ * notifications keyed); if this fails, the leader's timer closes the digest at its window's end.
+ */
+async function driveLeader(timer: RunTimer, runId: string, closed: ClosedDigest | undefined): Promise<void> {
   try {
-    await timer.send({ v: 1, type: "run", runId });
+    if (closed) handedOver.set(runId, closed);
+    await advanceRun({ v: 1, type: "run", runId }, timer);
   } catch (err) {
-    logger.warn({ err, runId }, "digest leader not woken; it closes at its window's end");
+    logger.warn({ err, runId }, "digest leader not moved on; its timer closes the digest at its window's end");
+    await timer.send({ v: 1, type: "run", runId }).catch(() => {});
+  } finally {
+    if (handedOver.get(runId) === closed) handedOver.delete(runId);
   }
 }
+
+// A digest closed by the join that filled it, read in that join's transaction, for its leader's job
+// in the same process (by leader run id), so the leader does not read it again.
+const handedOver = new Map<string, ClosedDigest>();
 
 /** The data of a step's `if`: trigger data, the subscriber now, and earlier steps' results with their notifications now. */
 async function conditionData(d: Draft, i: number): Promise<Record<string, unknown>> {

@@ -7,19 +7,43 @@ import { sql, type Scope } from "../../store/db";
 import { newId } from "../../store/ids";
 import { getRuntime } from "../../store/runtime-handle";
 import { MicroBatcher } from "../../store/micro-batcher";
+import { closeDigestOfCancelledLeader } from "../../store/workflow-digests";
 import { cancelRunRow, getRun, insertRuns, newRunRow, type RunRow } from "../../store/workflow-runs";
 import { prepareEvents } from "../events/outbox";
 import { workflowEvent } from "./engine";
 import { workflowNotFound } from "./definitions";
 import { lookUpTrigger } from "./recipients";
+import { LOCALE_MESSAGE, normalizeLocale } from "../templates/locale";
 
 const RECIPIENT_MAX = 8192;
 
-/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`), checked with field-named errors. */
-export function triggerInput(body: Record<string, unknown>, prefix = ""): { recipient: string; data: Record<string, unknown> } {
+export interface TriggerInput {
+  recipient: string;
+  data: Record<string, unknown>;
+  /** the trigger's `locale` in its stored spelling (pt-BR -> pt_BR), null when absent */
+  locale: string | null;
+}
+
+/** The trigger body's aliases (`recipient`/`to`, `data`/`payload`) and `locale`, checked with field-named errors. */
+export function triggerInput(body: Record<string, unknown>, prefix = ""): TriggerInput {
   const details = triggerInputProblems(body, prefix);
   if (Object.keys(details).length) throw validationFailed(details);
-  return { recipient: (body.recipient ?? body.to) as string, data: (body.data ?? body.payload ?? {}) as Record<string, unknown> };
+  return { recipient: (body.recipient ?? body.to) as string, data: (body.data ?? body.payload ?? {}) as Record<string, unknown>, locale: triggerLocale(body) };
+}
+
+/**
+ * The optional `locale` of a trigger body, checked as a notification's is: every send step of the
+ * run renders in it when the recipient subscriber has no locale (docs/localization.md). Adds its
+ * problem to `details` under `<prefix>locale`.
+ */
+export function triggerLocaleProblem(body: Record<string, unknown>, prefix: string, details: Record<string, string[]>): void {
+  if (body.locale === undefined) return;
+  if (typeof body.locale !== "string" || body.locale.length > 35 || !normalizeLocale(body.locale)) details[`${prefix}locale`] = [LOCALE_MESSAGE];
+}
+
+/** The stored spelling of a checked body's `locale` (null when absent). */
+export function triggerLocale(body: Record<string, unknown>): string | null {
+  return body.locale === undefined ? null : normalizeLocale(body.locale as string);
 }
 
 /** Problems of one trigger body, keyed `<prefix><field>` (the bulk trigger's prefix is `events[i].`). */
@@ -34,6 +58,7 @@ export function triggerInputProblems(body: Record<string, unknown>, prefix = "")
   else if (recipient.trim() === "") details[prefix + recipientField] = ["must not be empty"];
   else if (recipient.length > RECIPIENT_MAX) details[prefix + recipientField] = [`must be at most ${RECIPIENT_MAX} characters`];
   if (data === null || typeof data !== "object" || Array.isArray(data)) details[prefix + dataField] = ["must be an object"];
+  triggerLocaleProblem(body, prefix, details);
   return details;
 }
 
@@ -83,6 +108,7 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
     recipient: input.recipient,
     subscriberId,
     data: input.data,
+    locale: input.locale,
   });
   await triggerBatcher.submit(run);
   return run;
@@ -90,7 +116,8 @@ export async function triggerWorkflow(scope: Scope, slug: string, body: Record<s
 
 /**
  * POST /v1/workflow-runs/:id/cancel: only future steps are prevented; notifications already created
- * are not reverted. A timer or wake-up that still arrives finds the run cancelled and does nothing.
+ * are not reverted. A digest's leader cancels its digest: the runs that joined it stay merged, nothing
+ * is sent for them (docs/workflows.md). A timer or wake-up that still arrives finds the run cancelled and does nothing.
  */
 export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
   const row = await cancelRunRow(scope, id, (r) => prepareEvents(sql, [workflowEvent(r, "workflow.completed")]).insert);
@@ -99,6 +126,8 @@ export async function cancelRun(scope: Scope, id: string): Promise<RunRow> {
     if (!existing) throw notFound("workflow_run_not_found", "Workflow run not found");
     throw new AppError("run_not_cancellable", `The run is already ${existing.status}`);
   }
+  // a leader's open digest is cancelled with it: its events are not sent, later runs open a new one
+  await closeDigestOfCancelledLeader(id);
   // tidy only: the timer would find the run cancelled anyway
   await getRuntime().cancel(workflowRunAddress, workflowRunTimerId(id)).catch(() => {});
   return row;

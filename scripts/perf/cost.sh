@@ -7,7 +7,7 @@
 #
 #   npm run bench:cost            (or: bash scripts/perf/cost.sh from the checkout)
 # Env: COST_RATE (1000/s, below both systems' capacity so neither queues), COST_DURATION (20 s),
-#      COST_PORT (4164 service), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
+#      COST_PORT (4164 service; the pipeline +100, the floor +200), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable
@@ -119,18 +119,18 @@ for T in $TARGETS; do
     for p in "${svc[@]}"; do kill -- -"$p" 2>/dev/null; done
   elif [ "$T" = floor ]; then
     RP3=$((RP1+2)); start_redis "$RP3"
-    FLOOR2_PORT=$((PORT+2)) FLOOR2_REDIS_URL=redis://127.0.0.1:$RP3 FLOOR2_DB=$FLOOR_DB setsid "$BUN" "$PERF/batch-floor.ts" >/tmp/cost-$DBBASE-floor.log 2>&1 & fp=$!; PIDS+=($fp)
-    for _ in $(seq 30); do curl -sf http://127.0.0.1:$((PORT+2))/health >/dev/null 2>&1 && break; sleep 1; done
-    "$BUN" "$PERF/rate.ts" --url "http://127.0.0.1:$((PORT+2))/v1/notifications" --key none --rate 500 --duration 4 --label warm >/dev/null 2>&1
-    line=$(measure floor "http://127.0.0.1:$((PORT+2))" none $FLOOR_DB "$RP3" "$fp"); echo "$line"
+    FLOOR2_PORT=$((PORT+200)) FLOOR2_REDIS_URL=redis://127.0.0.1:$RP3 FLOOR2_DB=$FLOOR_DB setsid "$BUN" "$PERF/batch-floor.ts" >/tmp/cost-$DBBASE-floor.log 2>&1 & fp=$!; PIDS+=($fp)
+    for _ in $(seq 30); do curl -sf http://127.0.0.1:$((PORT+200))/health >/dev/null 2>&1 && break; sleep 1; done
+    "$BUN" "$PERF/rate.ts" --url "http://127.0.0.1:$((PORT+200))/v1/notifications" --key none --rate 500 --duration 4 --label warm >/dev/null 2>&1
+    line=$(measure floor "http://127.0.0.1:$((PORT+200))" none $FLOOR_DB "$RP3" "$fp"); echo "$line"
     results+=("$(echo "$line" | head -1)")
     kill -- -"$fp" 2>/dev/null
   else
     start_redis "$RP2"
-    PIPE_PORT=$((PORT+1)) PIPE_REDIS_URL=redis://127.0.0.1:$RP2 PIPE_DB=$PIPE_DB_NAME setsid "$BUN" "$PERF/pipeline.ts" >/tmp/cost-$DBBASE-pipe.log 2>&1 & pp=$!; PIDS+=($pp)
-    for _ in $(seq 30); do curl -sf http://127.0.0.1:$((PORT+1))/health >/dev/null 2>&1 && break; sleep 1; done
-    "$BUN" "$PERF/rate.ts" --url "http://127.0.0.1:$((PORT+1))/v1/notifications" --key none --rate 500 --duration 4 --label warm >/dev/null 2>&1
-    line=$(measure pipeline "http://127.0.0.1:$((PORT+1))" none $PIPE_DB_NAME "$RP2" "$pp"); echo "$line"
+    PIPE_PORT=$((PORT+100)) PIPE_REDIS_URL=redis://127.0.0.1:$RP2 PIPE_DB=$PIPE_DB_NAME setsid "$BUN" "$PERF/pipeline.ts" >/tmp/cost-$DBBASE-pipe.log 2>&1 & pp=$!; PIDS+=($pp)
+    for _ in $(seq 30); do curl -sf http://127.0.0.1:$((PORT+100))/health >/dev/null 2>&1 && break; sleep 1; done
+    "$BUN" "$PERF/rate.ts" --url "http://127.0.0.1:$((PORT+100))/v1/notifications" --key none --rate 500 --duration 4 --label warm >/dev/null 2>&1
+    line=$(measure pipeline "http://127.0.0.1:$((PORT+100))" none $PIPE_DB_NAME "$RP2" "$pp"); echo "$line"
     results+=("$(echo "$line" | head -1)")
     kill -- -"$pp" 2>/dev/null
   fi

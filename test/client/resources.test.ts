@@ -647,7 +647,7 @@ describe("workflows and workflow runs", () => {
     expect(await sandbox.workflows.retrieve(v1.id)).toEqual(v1);
 
     // trigger: 202 running; the workflow-run actor sends the step; read back once completed
-    const started = await sandbox.workflows.trigger(slug, { to: "+5511955551234", data: { code: "4321" } });
+    const started = await sandbox.workflows.trigger(slug, { to: "+5511955551234", data: { code: "4321" }, locale: "en" });
     expectTypeOf(started).toEqualTypeOf<WorkflowRun>();
     expect(started).toMatchObject({ workflow_id: v1.id, workflow_slug: slug, workflow_version: 1, recipient: "+5511955551234", status: "running" });
     const done = await waitFor(async () => {
@@ -972,10 +972,10 @@ describe("audiences and the delivery policy (issue 22)", () => {
   test("broadcasts: bulk trigger, trigger to a topic, retrieve, cancel", async () => {
     const slug = `client-bcast-${run}`;
     await sandbox.workflows.create({ slug, name: "b", steps: [{ type: "send", channel: "in_app", template: "x" }] });
-    const runs = await sandbox.broadcasts.triggerBulk(slug, { events: [{ recipient: "a-1" }, { recipient: "a-2" }] });
+    const runs = await sandbox.broadcasts.triggerBulk(slug, { events: [{ recipient: "a-1", locale: "pt_BR" }, { recipient: "a-2" }] });
     expect(runs.map((r) => r.recipient)).toEqual(["a-1", "a-2"]);
     await sandbox.topics.create({ key: `${slug}-t`, name: "t" });
-    const b = await sandbox.broadcasts.trigger(slug, { to: { topic: `${slug}-t` }, data: { x: 1 } });
+    const b = await sandbox.broadcasts.trigger(slug, { to: { topic: `${slug}-t` }, data: { x: 1 }, locale: "en" });
     expect(b).toMatchObject({ topic: `${slug}-t`, workflow_slug: slug, status: "fanning_out", recipients: null });
     const got = await sandbox.broadcasts.retrieve(b.id);
     expect(got.id).toBe(b.id);

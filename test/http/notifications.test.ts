@@ -1,7 +1,7 @@
 // POST/GET /v1/notifications and attempts (SPEC "Notifications", DESIGN.md 6): aliases, recipient
 // rules per channel, template and channel checks, 202 before delivery, paging, filters, tenant isolation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, createKey, createTenant } from "../support/fixtures";
+import { call, createKey, createTenant, createListeningTenant } from "../support/fixtures";
 import { sql } from "../../store/db";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
 import { acceptNotification } from "../../domain/notifications/accept";
@@ -13,8 +13,8 @@ const blocked = `blocked-${crypto.randomUUID().slice(0, 8)}.example`;
 const send = (key: string, body: unknown) => call("POST", "/v1/notifications", { key, body });
 
 beforeAll(async () => {
-  T = await createTenant();
-  other = await createTenant();
+  T = await createListeningTenant();
+  other = await createListeningTenant();
   await blockDomain(blocked);
 });
 
@@ -174,7 +174,7 @@ describe("GET /v1/notifications", () => {
   let L: Awaited<ReturnType<typeof createTenant>>;
   const ids: string[] = [];
   beforeAll(async () => {
-    L = await createTenant();
+    L = await createListeningTenant();
     for (let i = 0; i < 5; i++) {
       const r = await send(L.sandboxKey, { channel: i % 2 ? "sms" : "email", to: i % 2 ? "+5511912345678" : `u${i}@example.com`, data: { content: "c", subject: "s" } });
       ids.push(r.body.data.id);
@@ -265,7 +265,7 @@ describe("GET /v1/notifications", () => {
 
 describe("acceptNotification with a deterministic key (workflow steps: wfrun:<run_id>:step:<index>)", () => {
   test("the second accept returns the first notification: one row, one event, counted once", async () => {
-    const W = await createTenant();
+    const W = await createListeningTenant();
     const input = { tenantId: W.tenant.id, environment: "sandbox", channel: "sms", recipient: "+5511912345678", data: { content: "x" }, idempotencyKey: "wfrun:r1:step:0" };
     const [a, b] = await Promise.all([acceptNotification(input), acceptNotification(input)]);
     const c = await acceptNotification(input);

@@ -84,6 +84,7 @@ describe("the dashboard at /", () => {
       "/domains",
       "/domains/0190a1b2-0000-7000-8000-000000000000",
       "/suppressions?reason=bounced",
+      "/preference-categories",
     ];
     for (const path of pages) {
       const r = await call("GET", path);

@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { acceptNotification } from "../../domain/notifications/accept";
 import { sql } from "../../store/db";
-import { createTenant } from "../support/fixtures";
+import { createTenant, createListeningTenant } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";
 
 const tenants: string[] = [];
@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 test("the same key in one batch and again later: one row, one created event, a total of one", async () => {
-  const T = await createTenant();
+  const T = await createListeningTenant();
   tenants.push(T.tenant.id);
   const input = (key: string) => ({
     tenantId: T.tenant.id,

@@ -45,7 +45,9 @@ async function startService(only: "api" | "actors"): Promise<{ child: ChildProce
       SVC_TENANT_ID: tenant.tenant.id,
       SVC_HOST_ID: HOST_ID,
       SVC_RECONCILE_EVERY_MS: "500",
-      SVC_STALE_AFTER_MS: "3000",
+      // the staleness window is the default 60 s: only the failover watch (runtime/failover-watch.ts) can
+      // re-enqueue what a killed master lost before the test gives up waiting (40 s)
+      SVC_STALE_AFTER_MS: "60000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -246,9 +248,14 @@ describe.skipIf(!!skip)("the service on a Redis Cluster", () => {
     // the messages lost with the master were re-enqueued from PostgreSQL
     const repaired = logLines.filter((l) => l.msg === "reconciler re-enqueued pending notifications").reduce((sum, l) => sum + (l.requeued ?? 0), 0);
     expect(repaired).toBeGreaterThan(0);
+    // found by the failover watch (the staleness window is 60 s here): the re-enqueue after the kill
+    expect(logLines.some((l) => l.msg === "Redis may have lost acknowledged writes; repairing recent work now")).toBe(true);
+    const afterKill = logLines.filter((l) => l.msg === "reconciler re-enqueued work Redis lost (failover)" && l.time >= killedAt);
+    expect(afterKill.length).toBeGreaterThan(0);
     console.log(
       `cluster failover: ${accepted.length} accepted and delivered, ${repaired} re-enqueued by the reconciler, ` +
-        `replica of the killed master promoted after ${failoverMs} ms, leases before the end ${holders.filter((h) => h === HOST_ID).length}/${PARTITIONS}`,
+        `replica of the killed master promoted after ${failoverMs} ms, lost work re-enqueued ${afterKill[0].time - killedAt} ms after the kill ` +
+        `(${afterKill.reduce((n, l) => n + (l.requeued ?? 0), 0)} messages), leases before the end ${holders.filter((h) => h === HOST_ID).length}/${PARTITIONS}`,
     );
   }, 90_000);
 });

@@ -12,7 +12,7 @@ import { checkSuppression, suppressionReason } from "../../domain/delivery/suppr
 import { createUnsubscribeToken } from "../../domain/subscribers/unsubscribe-token";
 import { blockDomain, unblockDomain } from "../../store/blocked-domains";
 import { sql } from "../../store/db";
-import { call, createTenant } from "../support/fixtures";
+import { call, createTenant, createListeningTenant } from "../support/fixtures";
 import * as fakeTwilio from "../support/fake-twilio";
 import { connect, deletePrefix } from "../support/runtime-redis";
 import { expectNoLiveSender } from "./delivery-support";
@@ -52,7 +52,7 @@ const msgOf = (row: any, attempt = 1) => senderMessage({ id: row.id, tenantId: r
 beforeAll(async () => {
   await expectNoLiveSender(); // this file is the only consumer of its messages
   tw = await fakeTwilio.start();
-  T = await createTenant();
+  T = await createListeningTenant();
   const r = await call("POST", "/v1/channels", {
     key: T.secretKey,
     body: { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: "tok" }, settings: { from: "+14155550100", base_url: tw.url, rate_limit_per_second: 1000 } },
@@ -257,7 +257,7 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
 describe("suppression: status suppressed with suppressed_reason, no provider call", () => {
   let S: Awaited<ReturnType<typeof createTenant>>;
   beforeAll(async () => {
-    S = await createTenant();
+    S = await createListeningTenant();
   });
 
   async function expectSuppressed(row: any, reason: string) {
@@ -333,7 +333,7 @@ describe("suppression: status suppressed with suppressed_reason, no provider cal
 
 describe("outcome writes are atomic", () => {
   test("a batch whose write fails leaves status, attempts and events unchanged and reports the cause", async () => {
-    const A = await createTenant();
+    const A = await createListeningTenant();
     const row = await accept(A.sandboxKey, { channel: "sms", to: "+5511912345401", data: { content: "x" } });
     await sql`update notifications set attempt_count = 1 where id = ${row.id}`;
     const [n] = await sql`select * from notifications where id = ${row.id}`;
@@ -355,7 +355,7 @@ describe("outcome writes are atomic", () => {
 
 describe("configuration changes after acceptance", () => {
   test("production channel removed before delivery: failed with channel_not_configured, no attempt", async () => {
-    const C = await createTenant();
+    const C = await createListeningTenant();
     await call("POST", "/v1/channels", { key: C.secretKey, body: { channel: "sms", provider: "sandbox" } });
     const row = await accept(C.secretKey, { channel: "sms", to: "+5511912345301", data: { content: "x" } });
     expect((await call("DELETE", "/v1/channels/sms", { key: C.secretKey })).status).toBe(204);
@@ -367,7 +367,7 @@ describe("configuration changes after acceptance", () => {
   });
 
   test("an inactive production channel counts as not configured (422 at accept)", async () => {
-    const C = await createTenant();
+    const C = await createListeningTenant();
     await call("POST", "/v1/channels", { key: C.secretKey, body: { channel: "sms", provider: "sandbox", active: false } });
     const r = await call("POST", "/v1/notifications", { key: C.secretKey, body: { channel: "sms", to: "+5511912345302", data: { content: "x" } } });
     expect(r.status).toBe(422);
@@ -377,7 +377,7 @@ describe("configuration changes after acceptance", () => {
 
 describe("provider rate limit per (tenant, environment, provider)", () => {
   test("over settings.rate_limit_per_second: rescheduled (unscaled), not claimed, no provider call", async () => {
-    const R = await createTenant();
+    const R = await createListeningTenant();
     await call("POST", "/v1/channels", {
       key: R.secretKey,
       body: { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: "tok" }, settings: { from: "+14155550100", base_url: tw.url, rate_limit_per_second: 1 } },
@@ -400,7 +400,7 @@ describe("provider rate limit per (tenant, environment, provider)", () => {
 
 describe("events and rollups", () => {
   test("notification.created {notification, subscriber} at accept; sent + delivered on delivery; counters follow", async () => {
-    const E = await createTenant();
+    const E = await createListeningTenant();
     const s = await call("POST", "/v1/subscribers", { key: E.sandboxKey, body: { external_id: "ev-1" } });
     const row = await accept(E.sandboxKey, { channel: "in_app", to: "ev-1", data: { title: "T", body: "B" } });
     await sendAttempt(msgOf(row), fakeCtx());
@@ -420,7 +420,7 @@ describe("events and rollups", () => {
 
 describe("reconciler", () => {
   test("re-enqueues pending notifications older than 60 s without a future attempt; fails exhausted ones", async () => {
-    const Q = await createTenant();
+    const Q = await createListeningTenant();
     const lost = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345201", data: { content: "lost" } });
     const waiting = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345202", data: { content: "waiting" } });
     const fresh = await accept(Q.sandboxKey, { channel: "sms", to: "+5511912345203", data: { content: "fresh" } });

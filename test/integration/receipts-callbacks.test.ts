@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
 import { config } from "../../config";
 import { sql } from "../../store/db";
-import { app, call, createTenant } from "../support/fixtures";
+import { app, call, createTenant, createListeningTenant } from "../support/fixtures";
 import * as fakeSendgrid from "../support/fake-sendgrid";
 import * as fakeTwilio from "../support/fake-twilio";
 import { deleteTenants } from "../support/tenant-cleanup";
@@ -59,7 +59,7 @@ beforeAll(async () => {
     fakeTwilio.start({ accountSid: SID, authToken: TOKEN_B }),
     fakeSendgrid.start(),
   ]);
-  [A, B] = await Promise.all([createTenant(), createTenant()]);
+  [A, B] = await Promise.all([createListeningTenant(), createListeningTenant()]);
   smsA = await channel(A.secretKey, { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: TOKEN_A }, settings: { from: "+14155550100", base_url: twA.url } });
   smsB = await channel(B.secretKey, { channel: "sms", provider: "twilio", credentials: { account_sid: SID, auth_token: TOKEN_B }, settings: { from: "+14155550100", base_url: twB.url } });
   emailA = await channel(A.secretKey, {
@@ -235,7 +235,7 @@ describe("SendGrid Event Webhook (POST /webhooks/sendgrid/:channel_id)", () => {
   });
 
   test("a channel without event_webhook_public_key refuses every event (401)", async () => {
-    const t = await createTenant();
+    const t = await createListeningTenant();
     try {
       const id = await channel(t.secretKey, { channel: "email", provider: "sendgrid", credentials: { api_key: "SG.x" }, settings: { from_email: "a@acme.test", base_url: sg.url } });
       const r = await json(await sg.postEvents(`${base}/webhooks/sendgrid/${id}`, [sg.event("x", "delivered")], { deliver: inProcess }));

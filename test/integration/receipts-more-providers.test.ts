@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { config } from "../../config";
 import { sql } from "../../store/db";
-import { app, call, createTenant } from "../support/fixtures";
+import { app, call, createTenant, createListeningTenant } from "../support/fixtures";
 import * as fakeMailgun from "../support/fake-mailgun";
 import * as fakePostmark from "../support/fake-postmark";
 import * as fakeResend from "../support/fake-resend";
@@ -64,7 +64,7 @@ describe("Mailgun webhooks (POST /webhooks/mailgun/:channel_id)", () => {
   const email = (to: string, want?: string[]) => send(M.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
 
   beforeAll(async () => {
-    M = await createTenant();
+    M = await createListeningTenant();
     tenants.push(M);
     channelId = await channel(M.secretKey, {
       channel: "email",
@@ -130,7 +130,7 @@ describe("Mailgun webhooks (POST /webhooks/mailgun/:channel_id)", () => {
   });
 
   test("a channel without webhook_signing_key refuses events; another provider's channel id is 404", async () => {
-    const T = await createTenant();
+    const T = await createListeningTenant();
     tenants.push(T);
     const id = await channel(T.secretKey, { channel: "email", provider: "mailgun", credentials: { api_key: mg.apiKey }, settings: { domain: mg.domain, from_email: "a@mg.acme.test", base_url: mg.url } });
     const r = await json(await mg.postEvent(`${base}/webhooks/mailgun/${id}`, mg.event("x@y", "delivered"), { deliver: inProcess }));
@@ -149,7 +149,7 @@ describe("Postmark webhooks (POST /webhooks/postmark/:channel_id, basic auth)", 
   const email = (to: string, want?: string[]) => send(P.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
 
   beforeAll(async () => {
-    P = await createTenant();
+    P = await createListeningTenant();
     tenants.push(P);
     channelId = await channel(P.secretKey, {
       channel: "email",
@@ -205,7 +205,7 @@ describe("Resend webhooks (POST /webhooks/resend/:channel_id, Svix-signed)", () 
   const email = (to: string, want?: string[]) => send(R.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
 
   beforeAll(async () => {
-    R = await createTenant();
+    R = await createListeningTenant();
     tenants.push(R);
     channelId = await channel(R.secretKey, {
       channel: "email",
@@ -254,7 +254,7 @@ describe("Vonage status webhooks (POST /webhooks/vonage/:channel_id, JWT-signed)
   const sms = () => send(V.secretKey, { channel: "sms", to: "+447700900123", data: { content: "code 1234" } });
 
   beforeAll(async () => {
-    V = await createTenant();
+    V = await createListeningTenant();
     tenants.push(V);
     channelId = await channel(V.secretKey, {
       channel: "sms",
@@ -299,7 +299,7 @@ describe("SES events through SNS (POST /webhooks/ses/:channel_id)", () => {
   const email = (to: string, want?: string[]) => send(S.secretKey, { channel: "email", to, data: { subject: "Hi", content: "Hello" } }, want);
 
   beforeAll(async () => {
-    S = await createTenant();
+    S = await createListeningTenant();
     tenants.push(S);
     channelId = await channel(S.secretKey, {
       channel: "email",
@@ -355,7 +355,7 @@ describe("SES events through SNS (POST /webhooks/ses/:channel_id)", () => {
     const bad = await inProcess(new Request(url(), { method: "POST", headers: { "content-type": "text/plain" }, body: '{"hello":"world"}' }));
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as any).error.code).toBe("validation_failed");
-    const T = await createTenant();
+    const T = await createListeningTenant();
     tenants.push(T);
     const id = await channel(T.secretKey, { channel: "email", provider: "ses", credentials: { access_key_id: ses.accessKeyId, secret_access_key: ses.secretAccessKey }, settings: { region: ses.region, from_email: "a@acme.test", base_url: ses.url } });
     const r = await json(await ses.postNotification(`${base}/webhooks/ses/${id}`, ses.event("x", "Delivery"), { deliver: inProcess }));

@@ -191,7 +191,7 @@ describeEachRedis("runtime host", (target) => {
   });
 
   describe("poison messages", () => {
-    test("an entry whose hosts kept dying (delivery count > maxDeliveries) is dead-lettered without running", async () => {
+    test("an entry whose hosts kept dying while running it (maxDeliveries started runs) is dead-lettered without running", async () => {
       const { runtime, keys, start } = setup({ partitions: 1 });
       let runs = 0;
       const actor = defineActor<Msg>({ name: "poison", keyOf: (m) => m.key, async handle() {
@@ -203,12 +203,34 @@ describeEachRedis("runtime host", (target) => {
       await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
       await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 1, "STREAMS", stream, ">");
       await scope.admin.call("XCLAIM", stream, GROUP, "dead-host", 0, id, "RETRYCOUNT", 5);
+      // its 5th run had started (marked) when that host died
+      await scope.admin.hset(keys.attempts("poison", 0), `${id}:run`, 5);
       start([actor]);
       const dead = await waitFor(async () => (await scope.admin.xrange(keys.dead("poison"), "-", "+"))[0], 5000);
       expect(dead![1].join(" ")).toContain("hosts died while handling it");
       await waitFor(() => runs === 1, 2000);
       expect(runs).toBe(1); // only seq 2
       expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+    });
+
+    test("an entry claimed many times from hosts killed while it only waited (no run started) still runs, once, and leaves no marks", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      const runs: number[] = [];
+      const actor = defineActor<Msg>({ name: "waited", keyOf: (m) => m.key, async handle(_m, ctx) {
+        runs.push(ctx.deliveries);
+      } });
+      const stream = keys.stream("waited", 0);
+      const id = await runtime.send(actor, { key: "k", seq: 1 });
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 1, "STREAMS", stream, ">");
+      // twenty hosts claimed it and were killed before its turn came: the stream counts 20 deliveries
+      await scope.admin.call("XCLAIM", stream, GROUP, "dead-host", 0, id, "RETRYCOUNT", 20);
+      start([actor]);
+      expect(await waitFor(() => runs.length === 1, 5000)).toBe(true);
+      expect(runs).toEqual([2]); // a redelivery (handlers see deliveries > 1), not the 21st
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+      expect(await waitFor(async () => (await scope.admin.hlen(keys.attempts("waited", 0))) === 0, 2000)).toBe(true);
+      expect(await scope.admin.xlen(keys.dead("waited"))).toBe(0);
     });
 
     test("an entry whose JSON cannot be read goes straight to the dead letters", async () => {

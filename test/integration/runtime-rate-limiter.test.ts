@@ -70,6 +70,21 @@ describeEachRedis("rate limiter", (target) => {
       expect(ttl).toBeLessThanOrEqual(1000);
     });
 
+    test("batched: takes of one turn share a pipeline, in call order, and never over-admit", async () => {
+      const rl = createRateLimiter({ redis, prefix, batched: true });
+      const rule = { limit: 50, periodMs: 60_000 };
+      const results = await Promise.all(Array.from({ length: 200 }, () => rl.take("batched-race", rule)));
+      expect(results.filter((r) => r.allowed).length).toBe(50);
+      // sent in call order: the first 50 callers got the budget, counting down
+      expect(results.slice(0, 50).every((r) => r.allowed)).toBe(true);
+      expect(results[0]!.remaining).toBe(49);
+      expect(results[49]!.remaining).toBe(0);
+      // a later turn sees the spent budget; other keys in the same turn are independent
+      const [again, other] = await Promise.all([rl.take("batched-race", rule), rl.take("batched-other", rule)]);
+      expect(again.allowed).toBe(false);
+      expect(other).toMatchObject({ allowed: true, remaining: 49 });
+    });
+
     test("concurrent takes never over-admit (the script is atomic)", async () => {
       const rl = createRateLimiter({ redis, prefix });
       const rule = { limit: 50, periodMs: 60_000 };

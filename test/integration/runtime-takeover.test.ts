@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { hostname } from "node:os";
 import { readlinkSync } from "node:fs";
 import type { Subprocess } from "bun";
-import { createRuntime, defineActor, runtimeKeys, type Host } from "../../runtime";
+import { createLease, createRuntime, defineActor, runtimeKeys, type Host } from "../../runtime";
 import { connect, deletePrefix, randomPrefix, waitFor } from "../support/runtime-redis";
 import { PROCESS_START_MS } from "../support/spawn-ready";
 
@@ -122,4 +122,28 @@ test("a lease whose holder may be alive (another machine, or a live pid here) is
   expect(owned).not.toContain(1);
   expect(owned.length).toBe(P - 2);
   expect(await redis.get(keys.lease("rec", 0))).toBe(`elsewhere-4242-abc123@${ns}`);
+});
+
+test("a job's named lease (reconciler, repair scans) is taken at once from a dead holder of this machine, never from a live one", async () => {
+  const gone = Bun.spawn(["true"]);
+  await gone.exited;
+  const sleeper = Bun.spawn(["sleep", "30"]);
+  procs.push(sleeper);
+  const dead = `${hostname()}-${gone.pid}-abc123@${ns}`;
+  const alive = `${hostname()}-${sleeper.pid}-abc123@${ns}`;
+  await redis.set(keys.namedLease("job-a"), dead, "PX", 30_000);
+  await redis.set(keys.namedLease("job-b"), alive, "PX", 30_000);
+  const a = createLease(runtime, "job-a", { ttlMs: 30_000, takeFromDead: true });
+  const b = createLease(runtime, "job-b", { ttlMs: 30_000, takeFromDead: true });
+  // a lease that marks work done (no takeFromDead) keeps the old rule: only after its ttl
+  const c = createLease(runtime, "job-a", { ttlMs: 30_000 });
+  expect(await a.hold()).toBe(true);
+  expect(await redis.get(keys.namedLease("job-a"))).toBe(a.holder);
+  expect(await b.hold()).toBe(false);
+  expect(await redis.get(keys.namedLease("job-b"))).toBe(alive);
+  expect(await c.hold()).toBe(false);
+  // the holder's own id is a host id: a restarted process could prove it dead in turn
+  expect(a.holder).toContain(`-${process.pid}-`);
+  await a.release();
+  expect(await redis.get(keys.namedLease("job-a"))).toBeNull();
 });

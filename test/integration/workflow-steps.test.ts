@@ -141,6 +141,58 @@ describe("digest", () => {
     await call("POST", `/v1/workflow-runs/${ids[3]}/cancel`, { key: T.sandboxKey });
   }, 30_000);
 
+  test("cancelling a leader cancels its open digest: its members stay merged and nothing is sent; the next trigger opens a new digest", async () => {
+    const sub = await subscriber({});
+    await createWorkflow(T.sandboxKey, {
+      slug: "dg-cancel",
+      name: "Digest cancel",
+      // 1d = 86 s at this scale: only the cancel or max_events can close it within the test
+      steps: [{ type: "digest", window: "1d", max_events: 2 }, { type: "send", channel: "in_app", template: "ds-inbox" }],
+    });
+    const leader = await trigger(T.sandboxKey, "dg-cancel", { to: sub.external_id, data: { comment: "a" } });
+    await waitForRun(leader.id, 10_000, (r) => r.step_state?.kind === "digest");
+    const cancelled = await call("POST", `/v1/workflow-runs/${leader.id}/cancel`, { key: T.sandboxKey });
+    expect(cancelled.status).toBe(200);
+    const [old] = await sql`select status, closed_at, event_count from workflow_digests where leader_run_id = ${leader.id}`;
+    expect(old).toMatchObject({ status: "closed", event_count: 1 });
+    expect(old.closed_at).not.toBeNull();
+    // later triggers open a new digest with a live leader, which max_events closes and sends
+    const next = [(await trigger(T.sandboxKey, "dg-cancel", { to: sub.external_id, data: { comment: "b" } })).id];
+    expect(await waitFor(async () => (await sql`select 1 from workflow_digest_members where run_id = ${next[0]!}`).length === 1, 5000, 10)).toBe(true);
+    next.push((await trigger(T.sandboxKey, "dg-cancel", { to: sub.external_id, data: { comment: "c" } })).id);
+    expect(await waitFor(allDone(next), 20_000, 50)).toBe(true);
+    const runs = await runsOf(next);
+    const newLeader = runs.find((r: any) => r.step_results[0].status === "completed")!;
+    expect(newLeader.step_results[0]).toMatchObject({ event_count: 2, run_ids: next });
+    expect(await notificationsOf(leader.id)).toHaveLength(0);
+    const [n] = await notificationsOf(newLeader.id);
+    expect(JSON.stringify(n.content)).toContain("2 new comments: b;c;");
+    expect((await sql`select count(*)::int as n from workflow_digests where tenant_id = ${T.tenant.id} and recipient = ${sub.external_id}`)[0].n).toBe(2);
+  }, 30_000);
+
+  test("a digest whose leader was cancelled without its close (a crash between the two) is closed by the next join", async () => {
+    const sub = await subscriber({});
+    await createWorkflow(T.sandboxKey, {
+      slug: "dg-cancel-crash",
+      name: "Digest cancel crash",
+      steps: [{ type: "digest", window: "1d", max_events: 2 }, { type: "send", channel: "in_app", template: "ds-inbox" }],
+    });
+    const leader = await trigger(T.sandboxKey, "dg-cancel-crash", { to: sub.external_id, data: { comment: "a" } });
+    await waitForRun(leader.id, 10_000, (r) => r.step_state?.kind === "digest");
+    // the cancel's run write without its digest close
+    await sql`update workflow_runs set status = 'cancelled', rev = rev + 1, step_state = null where id = ${leader.id}`;
+    const next = [(await trigger(T.sandboxKey, "dg-cancel-crash", { to: sub.external_id, data: { comment: "b" } })).id];
+    expect(await waitFor(async () => (await sql`select 1 from workflow_digest_members where run_id = ${next[0]!}`).length === 1, 5000, 10)).toBe(true);
+    next.push((await trigger(T.sandboxKey, "dg-cancel-crash", { to: sub.external_id, data: { comment: "c" } })).id);
+    expect(await waitFor(allDone(next), 20_000, 50)).toBe(true);
+    const runs = await runsOf(next);
+    expect(runs.every((r: any) => r.step_results[0].digest_run_id !== leader.id)).toBe(true);
+    const newLeader = runs.find((r: any) => r.step_results[0].status === "completed")!;
+    expect(newLeader.step_results[0]).toMatchObject({ event_count: 2, run_ids: next });
+    const [old] = await sql`select status, event_count from workflow_digests where leader_run_id = ${leader.id}`;
+    expect(old).toMatchObject({ status: "closed", event_count: 1 });
+  }, 30_000);
+
   test("a digest opened under v1 closes under v1: a run of v2 joins it, and the leader renders with v1's later step", async () => {
     const sub = await subscriber({});
     const v1 = await createWorkflow(T.sandboxKey, {

@@ -1,5 +1,5 @@
 // What the dashboard's browser tests share: an API process on APP_URL's default origin with a fake
-// SMTP server receiving the sign-in mail, sign-in by magic link, and waits on what a page shows.
+// SMTP server for the sign-in mail, sign-in by magic link, calls from the page, waits on what it shows.
 import type { Locator, Page } from "playwright-core";
 import { buildWeb } from "../../scripts/build-web";
 import { startApiProcess, type ApiProcess } from "./api-process";
@@ -124,4 +124,15 @@ export async function signInByMagicLink(p: Page, server: DashboardServer, email:
   await p.goto(link);
   await pageShown(p, "Overview");
   return link;
+}
+
+/** A call to the API from the page, as the dashboard makes it: the session cookie, same origin. */
+export async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return await p.evaluate(
+    async ([method, path, body]) => {
+      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    },
+    [method, path, body] as const,
+  );
 }

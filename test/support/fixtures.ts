@@ -57,3 +57,22 @@ export async function call(method: string, path: string, opts: CallOptions = {})
   }
   return { status: res.status, headers: res.headers, body: json, text };
 }
+
+/**
+ * Gives a tenant an inactive webhook in both environments, so its notification.* events are stored
+ * (the accept and send paths write them only where a webhook can read them: domain/events/outbox.ts).
+ * Inactive: nothing is ever sent to it.
+ */
+export async function listenToEvents(tenantId: string): Promise<void> {
+  for (const environment of ["production", "sandbox"]) {
+    await sql`insert into webhooks (id, tenant_id, environment, url, events, active, secret_enc)
+      values (${crypto.randomUUID()}, ${tenantId}, ${environment}, 'https://listener.invalid/events', ${["notification.created"]}, false, 'unused')`;
+  }
+}
+
+/** createTenant, with listenToEvents: for tests that read the notification.* events of the events table. */
+export async function createListeningTenant(name?: string) {
+  const t = await createTenant(name);
+  await listenToEvents(t.tenant.id);
+  return t;
+}

@@ -15,6 +15,7 @@ import { webhooks } from "../webhooks";
 import { workflows } from "../workflows";
 import { topics } from "../topics";
 import { deliverySettings } from "../delivery-settings";
+import { preferenceCategories } from "../preference-categories";
 import type { Section } from "./section";
 
 export const SECTIONS: readonly Section[] = [
@@ -24,6 +25,7 @@ export const SECTIONS: readonly Section[] = [
   workflows,
   topics,
   subscribers,
+  preferenceCategories,
   channels,
   domains,
   suppressions,

@@ -52,6 +52,8 @@ function NotificationView({ n }: { n: Notification }) {
           <dd>{n.recipient ?? <span class="muted">erased</span>}</dd>
           <dt>Template</dt>
           <dd>{n.template_id ? <Link to={`/templates/${n.template_id}`}>{n.template_id}</Link> : <span class="muted">none (raw content)</span>}</dd>
+          <dt>Locale</dt>
+          <dd>{n.locale ?? <span class="muted">none (raw content)</span>}</dd>
           <dt>Category</dt>
           <dd>{n.category ?? <span class="muted">none</span>}</dd>
           <dt>Provider</dt>

@@ -1,6 +1,6 @@
 // One subscriber: the record and consent (Edit), their notifications on every channel and their
 // workflow runs, a test send and a workflow trigger for them, preferences (toggled and added here),
-// the in-app inbox, and erasure (LGPD) behind a confirmation.
+// a link to their hosted preference center, the in-app inbox, and erasure (LGPD) behind a confirmation.
 import { useState } from "preact/hooks";
 import type { ChannelName, InboxItem, Preference, Subscriber } from "../../../client";
 import { useDashboard } from "../app/context";
@@ -17,6 +17,7 @@ import { Choice } from "../ui/choice";
 import { TableHead } from "../ui/table-head";
 import { SendTest, TriggerForSubscriber } from "./subscriber-actions";
 import { SubscriberHistory } from "./subscriber-history";
+import { PreferenceLinkButton } from "./preference-link";
 
 interface SubscriberData {
   subscriber: Subscriber;
@@ -105,6 +106,7 @@ function SubscriberView({ data, onPreferences }: { data: SubscriberData; onPrefe
         <TriggerForSubscriber subscriber={s} />
       </div>
       <Preferences subscriberId={s.id} preferences={data.preferences} onChange={onPreferences} />
+      <PreferenceLinkButton subscriber={s} />
       <section aria-labelledby="inbox-title">
         <h2 id="inbox-title">
           In-app inbox <span class="muted">({data.inbox.unread} unread of {data.inbox.total})</span>

@@ -1,5 +1,6 @@
 // The template editor: fields and the channel's variants, a live preview with the API's
-// validation errors and warnings while typing (POST /v1/templates/preview), save, publish, delete.
+// validation errors and warnings while typing (POST /v1/templates/preview), save, publish, delete;
+// a saved template's translations below (translations-panel.tsx).
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ChannelName, Template, TemplatePreview } from "../../../client";
 import { shownError, type ShownError } from "../api";
@@ -15,18 +16,10 @@ import { useAction, useLoad } from "../ui/use-load";
 import { CHANNEL_LABELS, CHANNELS } from "../vocabulary";
 import { templatePath } from "./template-list-page";
 import { Choice } from "../ui/choice";
+import { MessageList } from "../ui/message-list";
+import { TranslationsPanel } from "./translations-panel";
+import { VARIANT_FIELDS } from "./variant-fields";
 
-/** The variants the editor offers per channel; other variant keys of a template are kept as they are. */
-const VARIANT_FIELDS: Record<ChannelName, { key: string; label: string; multiline?: boolean }[]> = {
-  email: [
-    { key: "subject", label: "Subject" },
-    { key: "html_body", label: "HTML body", multiline: true },
-  ],
-  in_app: [{ key: "title", label: "Title" }],
-  push: [{ key: "title", label: "Title" }],
-  sms: [],
-  whatsapp: [],
-};
 
 const PREVIEW_DELAY_MS = 250;
 
@@ -196,6 +189,7 @@ function TemplateForm({ template }: { template: Template | null }) {
         </div>
       </form>
       <PreviewPanel draft={draft} sample={sample} onSample={setSample} />
+      {saved ? <TranslationsPanel template={saved} /> : null}
     </div>
   );
 }
@@ -275,20 +269,8 @@ function PreviewPanel({ draft, sample, onSample }: { draft: Draft; sample: strin
         {result ? (
           <>
             <p class={result.valid ? "valid" : "invalid"}>{result.valid ? "Template valid" : "Template not valid"}</p>
-            {result.errors.length ? (
-              <ul class="validation-errors" aria-label="Errors">
-                {result.errors.map((e) => (
-                  <li key={e}>{e}</li>
-                ))}
-              </ul>
-            ) : null}
-            {result.warnings.length ? (
-              <ul class="validation-warnings" aria-label="Warnings">
-                {result.warnings.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
-            ) : null}
+            <MessageList items={result.errors} label="Errors" tone="errors" />
+            <MessageList items={result.warnings} label="Warnings" tone="warnings" />
           </>
         ) : null}
         {sampleData === null ? (

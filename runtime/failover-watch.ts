@@ -1,0 +1,67 @@
+// Notices that Redis lost writes it had acknowledged: a Redis Cluster slot now served by another master
+// (a failover: the replica promoted may lack the old master's last writes) or a restarted single Redis.
+import type { RuntimeLogger } from "./actor";
+import { Loop } from "./loop";
+import { isCluster, type RedisClient } from "./redis-client";
+
+/**
+ * After Redis lost acknowledged writes, the repair scans (jobs/reconciler.ts, jobs/webhook-repair.ts)
+ * run every second for FAILOVER_WINDOW_MS and look at work idle for FAILOVER_STALE_MS instead of
+ * their staleness window: what the new master lacks is re-enqueued within seconds.
+ */
+export const FAILOVER_WINDOW_MS = 5_000;
+export const FAILOVER_STALE_MS = 1_000;
+
+/**
+ * Which master serves which slots, from CLUSTER NODES: `<master id>:<slot ranges>` per master that
+ * serves slots, sorted. A failover moves the slots to the promoted replica's id; a resharding moves
+ * ranges (a harmless extra repair). A master marked failing keeps its slots until the promotion, so
+ * the signature changes once, when the new master serves.
+ */
+export function slotOwners(nodes: string): string {
+  const owners: string[] = [];
+  for (const line of nodes.split("\n")) {
+    const f = line.trim().split(" ");
+    if (f.length < 9 || !f[2]!.split(",").includes("master")) continue;
+    const slots = f.slice(8).filter((s) => !s.startsWith("[")); // migrating/importing markers are not ownership
+    if (slots.length) owners.push(`${f[0]}:${slots.join(",")}`);
+  }
+  return owners.sort().join(" ");
+}
+
+/** What identifies "the same Redis data": the slot owners on a cluster, the server's run id on a single Redis. */
+async function dataIdentity(redis: RedisClient): Promise<string> {
+  if (isCluster(redis)) return slotOwners(String(await redis.cluster("NODES")));
+  const info = String(await redis.info("server"));
+  return /run_id:(\w+)/.exec(info)?.[1] ?? "";
+}
+
+export interface FailoverWatch {
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls the data identity every `everyMs` (500 ms: one CLUSTER NODES or INFO call) and calls
+ * `onFailover` when it changed since the last answer: the repair scans then look at recent work at
+ * once (docs/runtime.md "Redis Cluster"), instead of after their staleness window. A failed poll
+ * (the node asked is the one that died) keeps the last identity and asks again at the next tick.
+ */
+export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log: RuntimeLogger; onFailover: (what: string) => void }): FailoverWatch {
+  let known: string | null = null;
+  const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 500, log: opts.log }, async () => {
+    let now: string;
+    try {
+      now = await dataIdentity(redis);
+    } catch {
+      return;
+    }
+    if (!now) return;
+    if (known !== null && now !== known) {
+      const what = isCluster(redis) ? "a slot is served by another master (failover)" : "Redis restarted (new run id)";
+      opts.log.warn({ what }, "Redis may have lost acknowledged writes; repairing recent work now");
+      opts.onFailover(what);
+    }
+    known = now;
+  }).start(0);
+  return { stop: () => loop.stop() };
+}
