@@ -144,6 +144,14 @@ try {
   if (delivered < runs) console.log(`stopped before every run delivered: ${delivered} of ${runs}`);
   const [dup] = await sql`select count(*)::int as n from (select subscriber_id from notifications where tenant_id = ${tenant.id} group by subscriber_id having count(*) > 1) x`;
   const rss = await Promise.all(children.map(async (c) => [c.kind, await peakRssMb(c.proc)] as const));
+  // CPU per recipient of each process (utime + stime from /proc, clock ticks of 10 ms), start-up included
+  const cpu = await Promise.all(
+    children.map(async (c) => {
+      const f = (await Bun.file(`/proc/${c.proc.pid}/stat`).text().catch(() => "")).split(") ")[1]?.split(" ") ?? [];
+      return `${c.kind} ${(((Number(f[11]) + Number(f[12])) * 10) / Math.max(1, runs)).toFixed(2)} ms`;
+    }),
+  );
+  console.log(`cpu per recipient: ${cpu.join(", ")}`);
   for (const [kind, mb] of rss) console.log(`peak rss ${kind}: ${mb.toFixed(0)} MB`);
   console.log(`fan-out ${fanOutS.toFixed(1)} s, last delivery ${deliveredS.toFixed(1)} s after the trigger (${(delivered / (deliveredS || 1)).toFixed(0)} delivered/s)`);
   const peak = Math.max(...rss.map(([, mb]) => mb));
