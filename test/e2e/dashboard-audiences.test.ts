@@ -82,6 +82,12 @@ describe("topics", () => {
     await p.getByRole("button", { name: "Add members" }).click();
     expect(await textOf(p.getByRole("status").filter({ hasText: "added" }))).toBe(`2 added, 0 already members, not found: ghost-${run}.`);
     await p.waitForFunction(() => document.querySelector("[data-testid=member-count]")?.textContent === "2", null, { timeout: WAIT_MS });
+    // the member list is a request of its own, answered after the count: wait for its rows
+    await p.waitForFunction(
+      (ids) => ids.every((id) => [...document.querySelectorAll("table.topic-members code")].some((c) => c.textContent === id)),
+      [`ana-${run}`, `bo-${run}`],
+      { timeout: WAIT_MS },
+    );
     expect(await p.locator("table.topic-members code").allTextContents()).toEqual(expect.arrayContaining([`ana-${run}`, `bo-${run}`]));
 
     await p.getByLabel("External ids").fill(`bo-${run}`);
