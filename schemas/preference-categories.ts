@@ -28,7 +28,7 @@ export const PreferenceCategoryUpdateBody = t.Partial(PreferenceCategoryCreateBo
   examples: [{ name: "Product news", default_enabled_channels: ["in_app"] }],
 });
 
-export const PreferenceCategoryParams = t.Object({ key: t.String({ description: "The category's key" }) });
+export const PreferenceCategoryParams = t.Object({ key: t.String({ description: "The category's key, or its id" }) });
 
 export const PreferenceCategory = t.Object({
   id: t.String(),

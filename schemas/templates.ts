@@ -79,6 +79,11 @@ const LocaleField = t.String({
   description: "Render or check the text a recipient of this locale gets (its translation, or the fallback: pt_BR -> pt -> the template's language)",
 });
 
+const InlineLocaleField = t.String({
+  maxLength: 35,
+  description: "The locale this text is for: checked like a translation's (422 otherwise) and answered in its stored spelling (pt-BR -> pt_BR)",
+});
+
 export const PreviewByIdBody = t.Object(
   { variables: t.Optional(Metadata), locale: t.Optional(LocaleField) },
   { additionalProperties: false, examples: [{ variables: { name: "Ana", company: "Acme" } }, { variables: { name: "Ana" }, locale: "en" }] },
@@ -92,6 +97,7 @@ export const PreviewInlineBody = t.Object(
     channel: fields.channel,
     variables: t.Optional(Metadata),
     variants: t.Optional(fields.variants),
+    locale: t.Optional(InlineLocaleField),
   },
   { additionalProperties: false, examples: [{ content: CREATE_EXAMPLE.content, channel: "email", variables: { name: "Ana", company: "Acme" }, variants: { subject: "Welcome, {{name}}" } }] },
 );
@@ -102,6 +108,7 @@ export const ValidateInlineBody = t.Object(
     channel: fields.channel,
     variants: t.Optional(fields.variants),
     variables: t.Optional(t.Array(t.String(), { description: "Declared variables; used ones missing here are warned about" })),
+    locale: t.Optional(InlineLocaleField),
   },
   { additionalProperties: false, examples: [{ content: "Hi {{name}}, your code is {{code}}", channel: "sms", variables: ["name"] }] },
 );
@@ -122,7 +129,7 @@ export const Template = t.Object({
   updated_at: t.String(),
 });
 
-const UsedLocale = t.String({ description: "Stored templates: the locale of the text checked or rendered (a translation's, or the template's language)" });
+const UsedLocale = t.String({ description: "The locale of the text checked or rendered: a stored template's translation or language; inline, the request's locale" });
 
 export const ValidationResult = t.Object({
   valid: t.Boolean(),

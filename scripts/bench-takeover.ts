@@ -9,7 +9,7 @@
 import type { ChildProcess } from "node:child_process";
 import postgres from "postgres";
 import { openLoop } from "./bench-load";
-import { bootstrapKey, loadAvg, PG_SERVER, recreateDb, sleep, startRedis, startService, stopChild, type Service } from "./perf/meter";
+import { bootstrapKey, CpuTally, loadAvg, PG_SERVER, recreateDb, sleep, startRedis, startService, stopChild, type Service } from "./perf/meter";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
@@ -102,6 +102,12 @@ try {
     }
   })();
 
+  // CPU of each kind's processes (the killed ones counted to their death), sampled every 250 ms
+  const cpu = new Map<string, CpuTally>(["api", ...kinds].map((k) => [k, new CpuTally()]));
+  const cpuSampler = setInterval(() => {
+    cpu.get("api")!.sample([api.pid]);
+    for (const [k, p] of procs) cpu.get(k)!.sample([p.pid]);
+  }, 250);
   const since = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
   const phone = () => `+5511988${Math.floor(Math.random() * 1e6).toString().padStart(6, "0")}`;
   console.log(`load: ${RATE} notifications/s and ${RUNS} runs/s for ${SECONDS} s, kill -9 of ${killed.join(", ")} every ${KILL_EVERY_S} s; load ${loadAvg()}`);
@@ -112,7 +118,9 @@ try {
   const loadEnd = new Date((await sql<{ t: Date }[]>`select now() as t`)[0]!.t);
   stopKilling = true;
   await killer;
+  clearInterval(cpuSampler);
   restartMs.sort((a, b) => a - b);
+  console.log(`CPU during the load (ms, killed processes up to their death): ${[...cpu].map(([k, t]) => `${k} ${t.total().toFixed(0)}`).join(", ")}`);
   console.log(
     `accepted: ${notes.ok} notifications (${notes.errors} refused: ${JSON.stringify(notes.statuses)}), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
       `kill to ready line: median ${restartMs[Math.floor(restartMs.length / 2)]?.toFixed(0)} ms, max ${restartMs.at(-1)?.toFixed(0)} ms`,

@@ -139,8 +139,10 @@ export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string,
               returning id
             ), attempts as (
               delete from notification_attempts where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
             ), engagements as (
               delete from notification_engagements where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
             )
             select 1 from del`
         : await tx`

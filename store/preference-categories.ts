@@ -1,4 +1,4 @@
-// Preference category repository (migration 0781): CRUD by key within a tenant's environment, and
+// Preference category repository (migration 0781): CRUD by key (or id) within a tenant's environment, and
 // the list the preference center and the send-time rule read.
 import { sql, type Scope, type Tx } from "./db";
 import { newId } from "./ids";
@@ -36,9 +36,11 @@ export async function insertCategory(tx: Tx, scope: Scope, f: PreferenceCategory
   }
 }
 
-export async function findCategory(tx: Tx, scope: Scope, key: string, forUpdate = false): Promise<PreferenceCategoryRow | null> {
+/** The category a route's path names: its key, or its id (the key wins if both could match). */
+export async function findCategory(tx: Tx, scope: Scope, keyOrId: string, forUpdate = false): Promise<PreferenceCategoryRow | null> {
   const rows = await tx`select * from preference_categories
-    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and key = ${key}
+    where tenant_id = ${scope.tenantId} and environment = ${scope.environment} and (key = ${keyOrId} or id::text = ${keyOrId})
+    order by (key = ${keyOrId}) desc limit 1
     ${forUpdate ? tx`for update` : tx``}`;
   return (rows[0] as unknown as PreferenceCategoryRow) ?? null;
 }

@@ -49,6 +49,8 @@ export async function tenantsForRetention(fromId: string | null, inclusive: bool
  * them, migration 0860). Kept: pending notifications (still to be sent) and those of a workflow run
  * that is still running (the run may wait on their outcome). Whole days every tenant's window has
  * passed leave earlier as partitions (domain/lifecycle/partitions.ts); this is for shorter windows.
+ * The children's deletes carry the batch's lowest and highest id as bounds of their partition key, so
+ * run-time pruning visits only the partitions of the batch's days (an IN list alone visits them all).
  */
 export async function deleteExpiredNotifications(tenantId: string, environment: string, before: Date, limit: number): Promise<number> {
   const rows = await sql`
@@ -62,8 +64,10 @@ export async function deleteExpiredNotifications(tenantId: string, environment: 
       returning id
     ), attempts as (
       delete from notification_attempts where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
     ), engagements as (
       delete from notification_engagements where notification_id in (select id from del)
+              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
     ), keys as (
       delete from notification_idempotency_keys where notification_id in (select id from del)
     )

@@ -14,13 +14,16 @@ export interface DueKey {
  * own statement, store/webhooks.ts takeOutbox): one row per pending delivery, numbered as its
  * record. A manual attempt takes over an automatic one of the same number.
  */
-export async function markManualRelayed(tx: Tx, deliveryIds: string[]): Promise<void> {
-  if (!deliveryIds.length) return;
+export async function markManualRelayed(tx: Tx, relayed: { webhookId: string; eventId: string; deliveryId: string }[]): Promise<void> {
+  if (!relayed.length) return;
+  const doc = JSON.stringify(relayed.map((r) => ({ webhook_id: r.webhookId, event_id: r.eventId, id: r.deliveryId })));
+  // by the partition key (event_id) and (webhook_id, id), indexed in every partition of webhook_deliveries
   await tx`
     insert into webhook_due (webhook_id, event_id, attempt, delivery_id, due_at, enqueued_at)
-    select d.webhook_id, d.event_id, d.attempt, d.id, now(), now()
-    from webhook_deliveries d
-    where d.id = any(${[...new Set(deliveryIds)]}::uuid[]) and d.status = 'pending'
+    select distinct on (d.id) d.webhook_id, d.event_id, d.attempt, d.id, now(), now()
+    from jsonb_to_recordset(${doc}::text::jsonb) as v(webhook_id uuid, event_id uuid, id uuid)
+    join webhook_deliveries d on d.event_id = v.event_id and d.webhook_id = v.webhook_id and d.id = v.id
+    where d.status = 'pending'
     on conflict (webhook_id, event_id, attempt) do update
       set delivery_id = excluded.delivery_id, due_at = excluded.due_at, enqueued_at = excluded.enqueued_at, repairs = 0`;
 }
@@ -111,7 +114,7 @@ export async function dueCandidates(opts: { graceMs: number; limit: number; tena
       (extract(epoch from u.enqueued_at) * 1000)::float8 as enqueued_ms,
       coalesce(case
         when u.delivery_id is not null then
-          exists (select 1 from webhook_deliveries d where d.id = u.delivery_id and d.webhook_id = u.webhook_id and d.status = 'pending')
+          exists (select 1 from webhook_deliveries d where d.event_id = u.event_id and d.webhook_id = u.webhook_id and d.id = u.delivery_id and d.status = 'pending')
         else
           w.active and e.type = any (w.events) and not exists (
             select 1 from webhook_deliveries d

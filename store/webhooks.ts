@@ -113,7 +113,7 @@ export async function takeOutbox(limit: number, publish: (rows: OutboxRow[]) => 
         select webhook_id, event_id, 1, now(), now() from taken where delivery_id is null
         on conflict (webhook_id, event_id, attempt) do nothing)
       select webhook_id, event_id, delivery_id from taken`;
-    const manual = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
+    const manual = rows.flatMap((r) => (r.delivery_id ? [{ webhookId: r.webhook_id, eventId: r.event_id, deliveryId: r.delivery_id }] : []));
     if (manual.length) await markManualRelayed(tx, manual);
     if (rows.length) await publish(rows);
     return rows.length;

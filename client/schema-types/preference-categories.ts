@@ -38,7 +38,7 @@ export type PreferenceCategoryListResponse = {
 };
 
 export type PreferenceCategoryParams = {
-  /** The category's key */
+  /** The category's key, or its id */
   key: string;
 };
 

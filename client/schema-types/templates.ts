@@ -15,6 +15,8 @@ export type PreviewInlineBody = {
   variables?: { [key: string]: unknown };
   /** Per-channel parts such as subject, html_body (email) or title (push, in_app) */
   variants?: { [key: string]: string };
+  /** The locale this text is for: checked like a translation's (422 otherwise) and answered in its stored spelling (pt-BR -> pt_BR) */
+  locale?: string;
 };
 
 export type PreviewResponse = {
@@ -27,7 +29,7 @@ export type PreviewResponse = {
       errors: string[];
       warnings: string[];
     };
-    /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+    /** The locale of the text checked or rendered: a stored template's translation or language; inline, the request's locale */
     locale?: string;
   };
 };
@@ -41,7 +43,7 @@ export type PreviewResult = {
     errors: string[];
     warnings: string[];
   };
-  /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+  /** The locale of the text checked or rendered: a stored template's translation or language; inline, the request's locale */
   locale?: string;
 };
 
@@ -221,6 +223,8 @@ export type ValidateInlineBody = {
   variants?: { [key: string]: string };
   /** Declared variables; used ones missing here are warned about */
   variables?: string[];
+  /** The locale this text is for: checked like a translation's (422 otherwise) and answered in its stored spelling (pt-BR -> pt_BR) */
+  locale?: string;
 };
 
 export type ValidationResponse = {
@@ -229,7 +233,7 @@ export type ValidationResponse = {
     errors: string[];
     warnings: string[];
     variables: string[];
-    /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+    /** The locale of the text checked or rendered: a stored template's translation or language; inline, the request's locale */
     locale?: string;
   };
 };
@@ -239,6 +243,6 @@ export type ValidationResult = {
   errors: string[];
   warnings: string[];
   variables: string[];
-  /** Stored templates: the locale of the text checked or rendered (a translation's, or the template's language) */
+  /** The locale of the text checked or rendered: a stored template's translation or language; inline, the request's locale */
   locale?: string;
 };

@@ -63,7 +63,10 @@ export async function sendChannelTest(
   const n = await acceptNotification({ ...scope, channel, recipient: to, recipientField, data: testPayload(channel), metadata: { test: true } });
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const [row, attempts] = await Promise.all([getNotification(scope.tenantId, scope.environment, n.id), listAttempts(n.id)]);
+    // the row first, then its attempts: a status past pending is committed with its attempt, so the
+    // attempt is visible to the later read (read side by side, a loaded machine saw `sent` and no attempt)
+    const row = await getNotification(scope.tenantId, scope.environment, n.id);
+    const attempts = await listAttempts(n.id);
     const first = attempts[0];
     if (first) {
       const response = first.provider_response ?? {};

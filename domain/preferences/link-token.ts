@@ -59,3 +59,9 @@ export function preferenceLink(c: Omit<PreferenceLinkClaims, "expiresAt">, ttlSe
   const token = createPreferenceToken({ ...c, expiresAt });
   return { url: `${config.publicUrl.replace(/\/+$/, "")}/preferences/${token}`, expires_at: new Date(expiresAt * 1000).toISOString(), token };
 }
+
+/** What `{{ preferences_url }}` shows in a template preview, where no subscriber is known: a link of
+ * the real shape whose token is the word "preview" (opening it shows the refused-link page). */
+export function previewPreferencesUrl(): string {
+  return `${config.publicUrl.replace(/\/+$/, "")}/preferences/preview`;
+}

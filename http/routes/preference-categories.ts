@@ -92,7 +92,7 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
       access: "secret-read",
       params: PreferenceCategoryParams,
       response: { 200: PreferenceCategoryResponse, ...errors(KEY_ERRORS, 404) },
-      detail: { ...TAG, summary: "Get a preference category by key", description: "The path takes the category's key." },
+      detail: { ...TAG, summary: "Get a preference category by key or id", description: "The path takes the category's key or its id." },
     },
   )
   .put(
@@ -119,7 +119,8 @@ export const preferenceCategoryRoutes = new Elysia({ name: "routes.preference-ca
     "/v1/preference-categories/:key",
     async ({ auth, params, set }) => {
       await sql.begin(async (tx) => {
-        const row = await deleteCategory(tx, scopeOf(auth), params.key);
+        const cur = await findCategory(tx, scopeOf(auth), params.key, true);
+        const row = cur && (await deleteCategory(tx, scopeOf(auth), cur.key));
         if (!row) throw categoryNotFound();
         await writeAudit(tx, auditOf(auth, "preference_category.deleted", row));
       });

@@ -80,11 +80,17 @@ button:focus-visible,input:focus-visible{outline:3px solid #111827;outline-offse
 }
 
 /**
- * A refused link: a browser (Accept: text/html) gets a page (400 tampered, 410 expired, 404 the
- * subscriber is gone), any other client the standard error body (400 invalid_token, 404).
+ * A refused link: whoever opened the link (a browser, curl, no Accept header) gets a page (400
+ * tampered, 410 expired, 404 the subscriber is gone); a client asking for JSON (Accept names
+ * application/json and not text/html) the standard error body (400 invalid_token, 404).
  */
+function wantsJson(request: Request): boolean {
+  const accept = (request.headers.get("accept") ?? "").toLowerCase();
+  return accept.includes("application/json") && !accept.includes("text/html");
+}
+
 function refuse(request: Request, kind: "invalid" | "expired" | "gone"): Response {
-  if ((request.headers.get("accept") ?? "").includes("text/html")) {
+  if (!wantsJson(request)) {
     const status = kind === "invalid" ? 400 : kind === "expired" ? 410 : 404;
     const message = TEXT.en[kind]!;
     return html(status, "en", "Preferences", "#6b7280", `<main><h1>Preferences</h1><p>${esc(message)}</p></main>`);
@@ -226,8 +232,8 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
       detail: {
         summary: "Hosted preference center page",
         description:
-          "`?saved=1` adds the saved notice. A refused link: a browser (Accept: text/html) gets a page with 400 (tampered), 410 (expired) " +
-          "or 404 (subscriber gone); other clients the error body (400 invalid_token, 404 subscriber_not_found).",
+          "`?saved=1` adds the saved notice. A refused link gets a page with 400 (tampered), 410 (expired) " +
+          "or 404 (subscriber gone); a client asking for JSON only (Accept: application/json) the error body (400 invalid_token, 404 subscriber_not_found).",
         tags: ["recipient-links"],
       },
     },
@@ -251,7 +257,7 @@ export const preferenceCenterRoutes = new Elysia({ name: "routes.preference-cent
       response: { 303: t.Void({ description: "Saved: back to the page with ?saved=1" }), ...errors(400, 404, 413, 415, 422) },
       detail: {
         summary: "Save the hosted preference center's form",
-        description: "A refused link changes nothing and answers as the page does (HTML 400/410/404 for a browser, else the error body).",
+        description: "A refused link changes nothing and answers as the page does (HTML 400/410/404; the error body for Accept: application/json).",
         tags: ["recipient-links"],
       },
     },

@@ -24,6 +24,7 @@ import { CHANNELS } from "../../schemas/channels";
 import { chooseLocale, LOCALE_MESSAGE, normalizeLocale } from "../../domain/templates/locale";
 import { validateStored } from "../../domain/templates/translations";
 import { translationsOf } from "../../store/template-translations";
+import { previewPreferencesUrl } from "../../domain/preferences/link-token";
 import { writeAudit } from "../../store/audit";
 import { sql } from "../../store/db";
 import {
@@ -124,7 +125,10 @@ function previewOf(
   t: { content: string; channel: string; variants?: TemplateVariants | null; declared?: string[] },
   variables: Record<string, unknown>,
 ) {
-  const render = renderTemplate({ content: t.content, channel: t.channel, variants: t.variants }, variables);
+  // a send fills {{ preferences_url }} with the subscriber's signed link: the preview shows one of its shape
+  const uses = [t.content, ...Object.values(t.variants ?? {})].some((v) => typeof v === "string" && v.includes("preferences_url"));
+  const scope = uses && variables.preferences_url === undefined ? { ...variables, preferences_url: previewPreferencesUrl() } : variables;
+  const render = renderTemplate({ content: t.content, channel: t.channel, variants: t.variants }, scope);
   const check = validateTemplate({ content: t.content, channel: t.channel, variants: t.variants, variables: t.declared });
   const errors = [...new Set([...check.errors, ...render.errors])];
   return {
@@ -145,7 +149,9 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
-      return previewOf(body, body.variables ?? {});
+      const locale = localeOf(body.locale);
+      const out = previewOf(body, body.variables ?? {});
+      return locale ? { data: { ...out.data, locale } } : out;
     },
     {
       access: "secret-write",
@@ -160,7 +166,9 @@ export const templateRoutes = new Elysia({ name: "routes.templates" })
       const details = fieldErrors();
       checkFields(details, { channel: body.channel, variants: body.variants });
       if (Object.keys(details).length) throw validationFailed(details);
-      return { data: validateTemplate(body) };
+      const locale = localeOf(body.locale);
+      const report = validateTemplate(body);
+      return { data: locale ? { ...report, locale } : report };
     },
     {
       access: "secret-write",

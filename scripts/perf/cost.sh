@@ -7,7 +7,7 @@
 #
 #   npm run bench:cost            (or: bash scripts/perf/cost.sh from the checkout)
 # Env: COST_RATE (1000/s, below both systems' capacity so neither queues), COST_DURATION (20 s),
-#      COST_PORT (4164 service), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
+#      COST_PORT (4164 service; the pipeline +100, the floor +200), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable

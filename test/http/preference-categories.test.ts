@@ -68,6 +68,21 @@ describe("/v1/preference-categories", () => {
     expect(change.body.error.details.key).toBeDefined();
     expect((await call("PUT", "/v1/preference-categories/nope", { key: T.sandboxKey, body: { name: "x" } })).status).toBe(404);
   });
+
+  test("the path takes the id POST answered as well as the key; not another tenant's id", async () => {
+    const key = `byid-${uniq()}`;
+    const id = (await post({ key, name: "By id" })).body.data.id as string;
+    const g = await call("GET", `/v1/preference-categories/${id}`, { key: T.sandboxKey });
+    expect(g.status).toBe(200);
+    expect(g.body.data).toMatchObject({ id, key });
+    expect((await call("GET", `/v1/preference-categories/${id}`, { key: other.sandboxKey })).status).toBe(404);
+    const u = await call("PUT", `/v1/preference-categories/${id}`, { key: T.sandboxKey, body: { name: "Renamed" } });
+    expect(u.status).toBe(200);
+    expect(u.body.data).toMatchObject({ id, key, name: "Renamed" });
+    expect((await call("DELETE", `/v1/preference-categories/${id}`, { key: other.sandboxKey })).status).toBe(404);
+    expect((await call("DELETE", `/v1/preference-categories/${id}`, { key: T.sandboxKey })).status).toBe(204);
+    expect((await call("GET", `/v1/preference-categories/${key}`, { key: T.sandboxKey })).status).toBe(404);
+  });
 });
 
 describe("preferences against categories", () => {

@@ -119,7 +119,7 @@ describe("GET/POST /preferences/:token", () => {
     expect(n!.n).toBe(1);
   });
 
-  test("a tampered link is 400, an expired one 410 (a browser's page; 400 invalid_token for other clients), and neither changes anything", async () => {
+  test("a tampered link is 400, an expired one 410 (a page; 400 invalid_token for a client asking for JSON), and neither changes anything", async () => {
     const s = await subscriber(null);
     const path = pathOf((await link(s.id)).url);
     const [payload, sig] = path.slice("/preferences/".length).split(".") as [string, string];
@@ -129,18 +129,25 @@ describe("GET/POST /preferences/:token", () => {
     const t1 = await call("GET", `/preferences/${forged}.${sig}`, html);
     expect(t1.status).toBe(400);
     expect(t1.text).toContain("invalid");
-    const t2 = await call("GET", `/preferences/${forged}.${sig}`);
+    const t2 = await call("GET", `/preferences/${forged}.${sig}`, { headers: { accept: "application/json" } });
     expect(t2.status).toBe(400);
     expect(t2.body.error.code).toBe("invalid_token");
     const f = form({ _: "1" });
     expect((await call("POST", `/preferences/${forged}.${sig}`, { ...f, headers: { ...f.headers, accept: "text/html" } })).status).toBe(400);
-    expect((await call("GET", "/preferences/garbage")).status).toBe(400);
+    // curl's Accept (*/*), or none: the page, as a browser gets it
+    for (const accept of ["*/*", undefined]) {
+      const c = await call("GET", "/preferences/garbage", accept ? { headers: { accept } } : {});
+      expect(c.status).toBe(400);
+      expect(c.headers.get("content-type")).toContain("text/html");
+      expect(c.text).toContain("This link is invalid.");
+    }
     const expired = createPreferenceToken({ tenantId: T.tenant.id, environment: "sandbox", subscriberId: s.id, expiresAt: Math.floor(Date.now() / 1000) - 1 });
     expect(verifyPreferenceToken(expired)).toEqual({ ok: false, reason: "expired" });
     const g = await call("GET", `/preferences/${expired}`, html);
     expect(g.status).toBe(410);
     expect(g.text).toContain("expired");
-    const j = await call("POST", `/preferences/${expired}`, form({ _: "1" }));
+    const fj = form({ _: "1" });
+    const j = await call("POST", `/preferences/${expired}`, { ...fj, headers: { ...fj.headers, accept: "application/json" } });
     expect(j.status).toBe(400);
     expect(j.body.error).toMatchObject({ code: "invalid_token", message: "The preference link has expired" });
     const prefs = await call("GET", `/v1/subscribers/${s.id}/preferences`, { key: T.sandboxKey });
@@ -166,5 +173,22 @@ describe("{{ preferences_url }} in templates", () => {
     const literal = await call("POST", "/v1/notifications", { key: T.sandboxKey, body: { channel: "email", to: `x-${uniq()}@example.com`, template: slug, data: {} } });
     const [r2] = await sql`select content from notifications where id = ${literal.body.data.id}`;
     expect(r2!.content.text).toBe("Manage: ");
+  });
+
+  test("a preview shows a link of the real shape and no missing-variable warning; a given value wins", async () => {
+    const slug = `prevpref-${uniq()}`;
+    const created = await call("POST", "/v1/templates", {
+      key: T.sandboxKey,
+      body: { slug, name: "Footer", channel: "email", content: "Manage: {{ preferences_url }}", variants: { subject: "Hi" } },
+    });
+    const p = await call("POST", `/v1/templates/${created.body.data.id}/preview`, { key: T.sandboxKey, body: { variables: {} } });
+    expect(p.status).toBe(200);
+    expect(p.body.data.rendered.body).toMatch(/^Manage: http\S+\/preferences\/preview$/);
+    expect(p.body.data.validation.warnings).not.toContain("Missing variable: preferences_url");
+    const given = await call("POST", "/v1/templates/preview", {
+      key: T.sandboxKey,
+      body: { channel: "email", content: "Manage: {{ preferences_url }}", variants: { subject: "Hi" }, variables: { preferences_url: "https://x.example/p" } },
+    });
+    expect(given.body.data.rendered.body).toBe("Manage: https://x.example/p");
   });
 });

@@ -178,6 +178,21 @@ describe("preview and validate take a locale", () => {
     expect(all.body.data.valid).toBe(false);
     expect(all.body.data.errors[0]).toMatch(/^pt content: /);
   });
+
+  test("inline preview and validate accept a locale too: checked like any locale, echoed in its stored spelling", async () => {
+    const body = { content: "Oi {{ name }}", channel: "sms", variables: { name: "Ana" } };
+    const p = await call("POST", "/v1/templates/preview", { key: T.sandboxKey, body: { ...body, locale: "pt-BR" } });
+    expect(p.status).toBe(200);
+    expect(p.body.data).toMatchObject({ rendered: { body: "Oi Ana" }, locale: "pt_BR" });
+    const v = await call("POST", "/v1/templates/validate", { key: T.sandboxKey, body: { content: "Oi {{ name }}", channel: "sms", locale: "en" } });
+    expect(v.status).toBe(200);
+    expect(v.body.data).toMatchObject({ valid: true, locale: "en" });
+    for (const path of ["/v1/templates/preview", "/v1/templates/validate"]) {
+      const bad = await call("POST", path, { key: T.sandboxKey, body: { content: "x", channel: "sms", locale: "pt_br_x" } });
+      expect(bad.status).toBe(422);
+      expect(bad.body.error.details.locale).toBeDefined();
+    }
+  });
 });
 
 describe("sends render in the recipient's locale and record it", () => {

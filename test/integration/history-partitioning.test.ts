@@ -117,9 +117,14 @@ afterAll(async () => {
 describe("history partitioning", () => {
   test("the conversion runs while accepts go on: every old row stays and is reachable, keys still dedupe", async () => {
     const before = await db`select (select count(*) from notifications)::int as n, (select count(*) from notification_attempts)::int as a, (select count(*) from events)::int as e`;
+    const indexesOf = async (t: string) =>
+      (await db`select indexrelid::int as oid from pg_index where indrelid = ${t}::regclass order by 1`).map((r) => r.oid as number);
+    const oldIndexes = Object.fromEntries(await Promise.all(["notifications", "notification_attempts", "events"].map(async (t) => [t, await indexesOf(t)])));
     const loop = acceptLoop("during");
     while (loop.results.length < 20) await Bun.sleep(10);
     await migrate(URL_, quiet); // 0862: prepare, validate, swap each table
+    // the attach reused the old tables' indexes: none was built on the legacy partitions
+    for (const t of Object.keys(oldIndexes)) expect(await indexesOf(`${t}_legacy`)).toEqual(oldIndexes[t]);
     const mid = loop.results.length;
     while (loop.results.length < mid + 20) await Bun.sleep(10);
     await loop.stop();
@@ -168,6 +173,15 @@ describe("history partitioning", () => {
               select nms_uuid_v7_at(created_at), id, ${tenantId}, 1, 'success', created_at from ins)
       select id, recipient from ins`;
     const idOf = (r: string) => rows.find((x) => x.recipient === r)!.id as string;
+    // a day holding a notification of a workflow run still running (the run may wait on its outcome)
+    const runAt = new Date(boundDay + 2 * DAY + 3_600_000);
+    for (const t of ["notifications", "notification_attempts", "notification_engagements"]) await db`select nms_create_day_partition(${t}, ${runAt}::date)`;
+    const [wf] = await db`insert into workflows (id, tenant_id, environment, lineage_id, slug, name, steps, version)
+      values (gen_random_uuid(), ${tenantId}, 'sandbox', gen_random_uuid(), 'wf-run', 'wf', '[]'::jsonb, 1) returning id`;
+    const [run] = await db`insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, status)
+      values (gen_random_uuid(), ${tenantId}, 'sandbox', ${wf!.id}, 1, 'wf-run', 'a@example.com', 'running') returning id`;
+    const [ofRun] = await db`insert into notifications (id, tenant_id, environment, channel, recipient, status, workflow_run_id, created_at, updated_at)
+      values (nms_uuid_v7_at(${runAt}), ${tenantId}, 'sandbox', 'email', 'run@example.com', 'delivered', ${run!.id}, ${runAt}, ${runAt}) returning id`;
     // the sender's work, done: nothing pending holds the old days back
     await db`update notifications set status = 'delivered' where status = 'pending'`;
 
@@ -185,6 +199,11 @@ describe("history partitioning", () => {
     // the legacy partition holds what the accepts above wrote (pending): it stays, with its children
     expect(pass.kept).toContainEqual({ partition: "notifications_legacy", reason: "pending notifications" });
     expect(pass.dropped).not.toContain("notification_attempts_legacy");
+    const runDay = `notifications_p${day(runAt.getTime())}`;
+    expect(pass.kept).toContainEqual({ partition: runDay, reason: "notifications of a running workflow run" });
+    expect(pass.dropped).not.toContain(`notification_attempts_p${day(runAt.getTime())}`);
+    const [still] = await db`select count(*)::int as n from notifications where id = ${ofRun!.id}`;
+    expect(still!.n).toBe(1);
     expect(loop.results.filter((r) => r.status >= 300)).toEqual([]);
 
     const [left] = await db`select
