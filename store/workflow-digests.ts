@@ -93,8 +93,25 @@ export async function joinOrOpenDigest(join: DigestJoin): Promise<DigestRole> {
 
 type OpenRow = DigestRow & { now: Date; leader_status: string | null };
 
-/** The joins of one key (in submission order), in one transaction. */
+/**
+ * A run of the group found a membership written meanwhile (another job of the same run, a redelivery,
+ * committed after this transaction's first look): the transaction is rolled back and run again, and
+ * its first look then finds that run's role.
+ */
+class JoinedMeanwhile extends Error {}
+
+/** The joins of one key (in submission order), in one transaction (run again if a run joined meanwhile). */
 async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await joinGroupOnce(items);
+    } catch (err) {
+      if (!(err instanceof JoinedMeanwhile) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function joinGroupOnce(items: DigestJoin[]): Promise<DigestRole[]> {
   const k = items[0]!.k;
   return await sql.begin(async (tx) => {
     const roles: (DigestRole | undefined)[] = new Array(items.length);
@@ -141,8 +158,10 @@ async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
         }
         const fills = open.max_events !== null && open.event_count + joining.length >= open.max_events;
         const rows = joining.map((n, j) => ({ run_id: items[n]!.run.id, position: open.event_count + j, data: items[n]!.run.data ?? {} }));
-        await tx`insert into workflow_digest_members (run_id, digest_id, position, data)
-          select run_id, ${open.id}::uuid, position, data from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as t(run_id uuid, position int, data jsonb)`;
+        const inserted = await tx`insert into workflow_digest_members (run_id, digest_id, position, data)
+          select run_id, ${open.id}::uuid, position, data from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as t(run_id uuid, position int, data jsonb)
+          on conflict (run_id) do nothing returning run_id`;
+        if (inserted.length < rows.length) throw new JoinedMeanwhile();
         const [digest] = await tx<DigestRow[]>`
           update workflow_digests set event_count = event_count + ${joining.length}
             ${fills ? tx`, status = 'closed', closed_at = clock_timestamp()` : tx``}
@@ -162,7 +181,9 @@ async function joinGroup(items: DigestJoin[]): Promise<DigestRole[]> {
         on conflict (tenant_id, environment, lineage_id, recipient, digest_key) where status = 'open' do nothing
         returning *`;
       if (!digest) continue; // another run opened it first (and committed): join it
-      await tx`insert into workflow_digest_members (run_id, digest_id, position, data) values (${first.run.id}, ${id}, 0, ${JSON.stringify(first.run.data ?? {})}::text::jsonb)`;
+      const [leads] = await tx`insert into workflow_digest_members (run_id, digest_id, position, data)
+        values (${first.run.id}, ${id}, 0, ${JSON.stringify(first.run.data ?? {})}::text::jsonb) on conflict (run_id) do nothing returning run_id`;
+      if (!leads) throw new JoinedMeanwhile();
       roles[rest[0]!] = { role: "leader", digest };
       rest = rest.slice(1);
     }

@@ -1,0 +1,59 @@
+// The digest join's transaction (store/workflow-digests.ts) against real PostgreSQL, without actors:
+// a run whose membership another job committed meanwhile gets that role back instead of an error.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "../../store/db";
+import { joinOrOpenDigest } from "../../store/workflow-digests";
+import { createTenant } from "../support/fixtures";
+import { sleep } from "../support/runtime-redis";
+import { createWorkflow, dropTenant, trigger, wipeRedis } from "./workflow-support";
+
+let T: Awaited<ReturnType<typeof createTenant>>;
+
+beforeAll(async () => {
+  T = await createTenant();
+});
+
+afterAll(async () => {
+  await dropTenant(T.tenant.id);
+  await wipeRedis(); // the triggers' jobs, never handled here
+});
+
+test("two jobs of one run joining at once (a redelivery): the second finds the first's membership, one event counted", async () => {
+  const wf = await createWorkflow(T.sandboxKey, {
+    slug: "dj-race",
+    name: "Digest join race",
+    steps: [{ type: "digest", window: "1h" }, { type: "send", channel: "email", template: "x" }],
+  });
+  const leader = await trigger(T.sandboxKey, "dj-race", { to: "a@example.com", data: { i: 0 } });
+  const member = await trigger(T.sandboxKey, "dj-race", { to: "a@example.com", data: { i: 1 } });
+  const k = { tenantId: T.tenant.id, environment: "sandbox", lineageId: wf.id, recipient: "a@example.com", key: "" };
+  const join = (id: string, i: number) => joinOrOpenDigest({ k, run: { id, data: { i } }, windowMs: 3_600_000, maxEvents: null, arrivedAt: null });
+  const opened = await join(leader.id, 0);
+  expect(opened.role).toBe("leader");
+
+  // hold the open digest's row so both jobs of the member wait on it, each in its own transaction
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const holder = sql.begin(async (tx) => {
+    await tx`select 1 from workflow_digests where id = ${opened.digest.id} for update`;
+    locked();
+    await held;
+  });
+  await isLocked;
+  const first = join(member.id, 1);
+  await sleep(50); // a later batch of the joiner: its own transaction
+  const second = join(member.id, 1);
+  await sleep(200); // both took their first look and wait for the row
+  release();
+  await holder;
+  const [a, b] = await Promise.all([first, second]);
+  expect(a).toMatchObject({ role: "member" });
+  expect(b).toMatchObject({ role: "member" });
+  expect(a.digest.id).toBe(opened.digest.id);
+  expect(b.digest.id).toBe(opened.digest.id);
+  const [d] = await sql`select event_count from workflow_digests where id = ${opened.digest.id}`;
+  expect(d!.event_count).toBe(2);
+  expect((await sql`select count(*)::int as n from workflow_digest_members where digest_id = ${opened.digest.id}`)[0]!.n).toBe(2);
+});
