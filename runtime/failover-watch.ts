@@ -40,28 +40,50 @@ export interface FailoverWatch {
   stop(): Promise<void>;
 }
 
+type FailoverListener = (what: string) => void;
+
+/** One poll per Redis client however many jobs of the process watch it (the reconciler and the webhook repair share it). */
+const shared = new Map<RedisClient, { listeners: Set<FailoverListener>; loop: Loop }>();
+
 /**
- * Polls the data identity every `everyMs` (500 ms: one CLUSTER NODES or INFO call) and calls
- * `onFailover` when it changed since the last answer: the repair scans then look at recent work at
- * once (docs/runtime.md "Redis Cluster"), instead of after their staleness window. A failed poll
- * (the node asked is the one that died) keeps the last identity and asks again at the next tick.
+ * Polls the data identity every `everyMs` (500 ms: one CLUSTER NODES or INFO call per process, shared
+ * by every watcher of the same client) and calls `onFailover` when it changed since the last answer:
+ * the repair scans then look at recent work at once (docs/runtime.md "Redis Cluster"), instead of after
+ * their staleness window. A failed poll (the node asked is the one that died) keeps the last identity
+ * and asks again at the next tick.
  */
-export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log: RuntimeLogger; onFailover: (what: string) => void }): FailoverWatch {
-  let known: string | null = null;
-  const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 500, log: opts.log }, async () => {
-    let now: string;
-    try {
-      now = await dataIdentity(redis);
-    } catch {
-      return;
-    }
-    if (!now) return;
-    if (known !== null && now !== known) {
-      const what = isCluster(redis) ? "a slot is served by another master (failover)" : "Redis restarted (new run id)";
-      opts.log.warn({ what }, "Redis may have lost acknowledged writes; repairing recent work now");
-      opts.onFailover(what);
-    }
-    known = now;
-  }).start(0);
-  return { stop: () => loop.stop() };
+export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log: RuntimeLogger; onFailover: FailoverListener }): FailoverWatch {
+  let entry = shared.get(redis);
+  if (!entry) {
+    const listeners = new Set<FailoverListener>();
+    let known: string | null = null;
+    const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 500, log: opts.log }, async () => {
+      let now: string;
+      try {
+        now = await dataIdentity(redis);
+      } catch {
+        return;
+      }
+      if (!now) return;
+      if (known !== null && now !== known) {
+        const what = isCluster(redis) ? "a slot is served by another master (failover)" : "Redis restarted (new run id)";
+        opts.log.warn({ what }, "Redis may have lost acknowledged writes; repairing recent work now");
+        for (const l of listeners) l(what);
+      }
+      known = now;
+    }).start(0);
+    entry = { listeners, loop };
+    shared.set(redis, entry);
+  }
+  const mine = entry;
+  const listener: FailoverListener = (what) => opts.onFailover(what);
+  mine.listeners.add(listener);
+  return {
+    async stop() {
+      mine.listeners.delete(listener);
+      if (mine.listeners.size > 0 || shared.get(redis) !== mine) return;
+      shared.delete(redis);
+      await mine.loop.stop();
+    },
+  };
 }
