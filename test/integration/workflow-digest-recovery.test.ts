@@ -9,7 +9,7 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { waitFor } from "../support/runtime-redis";
 import { spawnUntilReady } from "../support/spawn-ready";
-import { createWorkflow, dropTenant, startWorkflowHost, trigger, wipeRedis } from "./workflow-support";
+import { createWorkflow, dropTenant, startWorkflowHost, trigger, useTimeScale, wipeRedis } from "./workflow-support";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
@@ -76,7 +76,7 @@ async function expectEachInExactlyOneDigest(ids: string[]) {
   return { leaders, merged };
 }
 
-test("Redis emptied during an open window: the late triggers' lost jobs are re-enqueued and join the digest in PostgreSQL, exactly one digest", async () => {
+test("Redis emptied during an open window: the late triggers join the digest in PostgreSQL at trigger, the filled digest's leader is re-enqueued; exactly one digest", async () => {
   await createWorkflow(T.sandboxKey, {
     slug: "dr-wipe",
     name: "Digest survives Redis",
@@ -117,13 +117,20 @@ async function spawnWorker(id: string): Promise<Subprocess> {
   return proc;
 }
 
-test("kill -9 of a workflow-run process during 2,000 digesting triggers (two processes): every trigger in exactly one digest", async () => {
+test("kill -9 of a workflow-run process during 2,000 digesting triggers (two processes; half joined at trigger, half by the actor): every trigger in exactly one digest", async () => {
   await createWorkflow(T.sandboxKey, {
     slug: "dr-kill",
     name: "Digest under kill -9",
     // 10m lasts 600 ms here: each recipient's triggers roll over many windows while the victim dies
     steps: [{ type: "digest", window: "10m" }, { type: "send", channel: "email", template: "dr-email" }],
   });
+  // the same digest behind an always-true `if`: joined in the workflow-run processes, not at trigger
+  await createWorkflow(T.sandboxKey, {
+    slug: "dr-kill-if",
+    name: "Digest under kill -9, joined by the actor",
+    steps: [{ type: "digest", window: "10m", if: { "==": [1, 1] } }, { type: "send", channel: "email", template: "dr-email" }],
+  });
+  useTimeScale(0.001); // the triggers here open windows the workers (TIME_SCALE 0.001) close
   const reconciler = startReconciler({ everyMs: 100, staleAfterMs: 300, tenantId: T.tenant.id });
   stops.push(() => reconciler.stop());
   const victim = await spawnWorker("dg-a");
@@ -133,7 +140,7 @@ test("kill -9 of a workflow-run process during 2,000 digesting triggers (two pro
   await Promise.all(
     Array.from({ length: 8 }, async (_, lane) => {
       for (let i = lane; i < 2000; i += 8) {
-        ids.push((await trigger(T.sandboxKey, "dr-kill", { to: `k${i % 20}@example.com`, data: { i } })).id);
+        ids.push((await trigger(T.sandboxKey, i % 2 ? "dr-kill-if" : "dr-kill", { to: `k${i % 20}@example.com`, data: { i } })).id);
         if (!killed && ids.length >= 600) {
           killed = true;
           victim.kill("SIGKILL");
