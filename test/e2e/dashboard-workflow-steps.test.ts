@@ -2,10 +2,9 @@
 // against an API process and an in-process workflow host: a digest and a conditional send built in the
 // editor (the API's 422 under the condition field), then a leader's and a member's run pages linked.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, signInWithKey, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startWorkflowHost } from "../integration/workflow-support";
 
@@ -23,15 +22,6 @@ let key: string;
 
 const apiCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, key, body);
 
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 beforeAll(async () => {
   server = await startDashboardServer();
@@ -49,12 +39,7 @@ afterAll(async () => {
 describe("digest and condition in the dashboard", () => {
   test("the editor offers digest, throttle, delay until and a condition; the API's 422 shows under the condition", async () => {
     dash = await browser.newPage();
-    await signInByMagicLink(dash.page, server, EMAIL);
-    const [user] = await sql`select tenant_id from users where email = ${EMAIL}`;
-    tenantId = user!.tenant_id;
-    const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-    expect(created.status).toBe(201);
-    key = created.body.data.raw_key;
+    ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
     const t = await apiCall("POST", "/v1/templates", { slug: `dg-${run}`, name: "Digest", channel: "in_app", content: "{{ digest.count }} new comments", variants: { title: "News" }, status: "active" });
     expect(t.status).toBe(201);
 
