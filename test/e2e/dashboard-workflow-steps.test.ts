@@ -57,6 +57,10 @@ describe("digest and condition in the dashboard", () => {
     await step(2).getByLabel("Channel").selectOption("in_app");
     await step(2).getByLabel("Template").fill(`dg-${run}`);
     await step(2).getByLabel("Condition").fill('{"frobnicate": 1}');
+    // a send's delivery fields: category, lane, critical
+    await step(2).getByLabel("Category").fill("comments");
+    await step(2).getByLabel("Priority").selectOption("high");
+    await step(2).getByLabel("Critical").check();
     // the other new types' fields are offered too
     await dash.page.getByRole("button", { name: "Add step" }).click();
     await step(3).getByLabel("Type").selectOption("throttle");
@@ -77,13 +81,26 @@ describe("digest and condition in the dashboard", () => {
     await pageShown(dash.page, "Workflow");
     expect(await dash.page.locator(".step-summary li").allTextContents()).toEqual([
       "Digest for 1d, at most 3 events",
-      `Send by In-app with dg-${run} (if {"!=":[{"var":"data.muted"},true]})`,
+      `Send by In-app with dg-${run}, high priority, critical, category comments (if {"!=":[{"var":"data.muted"},true]})`,
     ]);
     const [wf] = (await apiCall("GET", `/v1/workflows?slug=${SLUG}`)).body.data;
-    expect(wf.steps).toEqual([
+    const stored = [
       { type: "digest", window: "1d", max_events: 3 },
-      { type: "send", channel: "in_app", template: `dg-${run}`, if: { "!=": [{ var: "data.muted" }, true] } },
-    ]);
+      { type: "send", channel: "in_app", template: `dg-${run}`, category: "comments", priority: "high", critical: true, if: { "!=": [{ var: "data.muted" }, true] } },
+    ];
+    expect(wf.steps).toEqual(stored);
+    // the editor of the stored version shows them again, so saving a new version keeps them
+    await dash.page.getByRole("link", { name: "Edit" }).click();
+    await pageShown(dash.page, "Edit workflow");
+    expect(await step(2).getByLabel("Priority").inputValue()).toBe("high");
+    expect(await step(2).getByLabel("Critical").isChecked()).toBe(true);
+    expect(await step(2).getByLabel("Category").inputValue()).toBe("comments");
+    await dash.page.getByRole("button", { name: "Save as version 2" }).click();
+    await dash.page.waitForURL(new RegExp(`/workflows/${UUID.source}\\?env=production$`), { timeout: WAIT_MS });
+    await pageShown(dash.page, "Workflow");
+    const [v2] = (await apiCall("GET", `/v1/workflows?slug=${SLUG}`)).body.data;
+    expect(v2.version).toBe(2);
+    expect(v2.steps).toEqual(stored);
   }, TEST_MS);
 
   test("a leader's run page lists the merged runs; a merged run's page links back to its leader", async () => {
