@@ -2,7 +2,10 @@
 // digest has its runs placed by the trigger's own transaction; joins racing the leader's close, max_events.
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { sql } from "../../store/db";
+import { newId } from "../../store/ids";
 import { closeDigest, type DigestRow } from "../../store/workflow-digests";
+import { newRunRow } from "../../store/workflow-runs";
+import { writeTriggeredRuns } from "../../domain/workflows/trigger-digest";
 import { call, createTenant } from "../support/fixtures";
 import { waitFor } from "../support/runtime-redis";
 import { createWorkflow, dropTenant, startWorkflowHost, trigger, useTimeScale, waitForRun, wipeRedis } from "./workflow-support";
@@ -200,3 +203,42 @@ test("a digest with an `if` is joined in the workflow-run actor as before (not a
   const runs = await runsOf([a.id, b.id]);
   expect(runs.map((r) => r.step_results[0].status).sort()).toEqual(["completed", "merged"]);
 }, 40_000);
+
+test("triggers of two API processes at once (concurrent transactions, one key and many keys in shuffled order): one leader per key, every run in exactly one digest, positions without gaps", async () => {
+  const wf = await createWorkflow(T.sandboxKey, {
+    slug: "dt-procs",
+    name: "Digest from many processes",
+    steps: [{ type: "digest", window: "1d", key: "{{ data.k }}" }, { type: "send", channel: "email", template: "dt-email" }],
+  });
+  const row = (to: string, k: string, i: number) =>
+    newRunRow({ id: newId(), tenantId: T.tenant.id, environment: "sandbox", workflowId: wf.id, workflowVersion: 1, workflowSlug: "dt-procs", recipient: to, subscriberId: null, data: { k, i } });
+  // 10 transactions of 20 runs each for one key, and 4 of 60 runs over 30 keys each in its own order
+  const one = Array.from({ length: 10 }, (_, t) => Array.from({ length: 20 }, (_, j) => row("procs@example.com", "one", t * 20 + j)));
+  const many = Array.from({ length: 4 }, (_, t) => {
+    const rows = Array.from({ length: 60 }, (_, j) => row(`p${j % 30}@example.com`, "x", t * 60 + j));
+    return t % 2 ? rows.reverse() : rows;
+  });
+  const batches = [...one, ...many];
+  await Promise.all(batches.map((b) => writeTriggeredRuns(b)));
+  const ids = batches.flat().map((r) => r.id);
+  const runs = await runsOf(ids);
+  expect(runs).toHaveLength(ids.length);
+  const digests = await sql`select id, recipient, digest_key, leader_run_id, event_count, status from workflow_digests where lineage_id = ${wf.id}`;
+  expect(digests).toHaveLength(31);
+  expect(digests.every((d) => d.status === "open")).toBe(true);
+  const members = await sql`select m.run_id, m.digest_id, m.position from workflow_digest_members m join workflow_digests d on d.id = m.digest_id where d.lineage_id = ${wf.id}`;
+  expect(members).toHaveLength(ids.length);
+  expect(new Set(members.map((m) => m.run_id)).size).toBe(ids.length);
+  const leaders = new Set(digests.map((d) => d.leader_run_id));
+  for (const d of digests) {
+    const mine = members.filter((m) => m.digest_id === d.id).map((m) => m.position).sort((a, b) => a - b);
+    expect(mine).toEqual(Array.from({ length: d.event_count }, (_, i) => i));
+    expect(d.event_count).toBe(d.recipient === "procs@example.com" ? 200 : 8);
+  }
+  for (const r of runs) {
+    if (leaders.has(r.id)) expect(r.status).toBe("running");
+    else expect(r.step_results[0]).toMatchObject({ status: "merged", digest_run_id: digests.find((d) => d.id === members.find((m) => m.run_id === r.id)!.digest_id)!.leader_run_id });
+  }
+  await sql`update workflow_runs set status = 'cancelled' where id = any(${[...leaders]}::uuid[])`;
+  await sql`update workflow_digests set status = 'closed' where lineage_id = ${wf.id}`;
+}, 60_000);
