@@ -64,9 +64,9 @@ export function triggerInputProblems(body: Record<string, unknown>, prefix = "")
 }
 
 /**
- * Concurrent triggers of one process share a batch: one statement writes the runs and their
- * workflow.triggered events, then one pipeline enqueues their first jobs. Answered once committed;
- * a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ * Concurrent triggers of one process share a batch: one transaction writes the runs and their events
+ * (a digest's members placed in it, trigger-digest.ts), then one pipeline enqueues the jobs. Answered
+ * once committed; a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
  */
 const triggerBatcher = new MicroBatcher<RunRow, true | Error>(
   async (rows) => {
@@ -101,7 +101,8 @@ export function enqueueRuns(ids: string[]): Promise<void> {
 
 /**
  * POST /v1/workflows/:slug/trigger: the run (status running, current_step 0, no results) of the
- * version active now, its workflow.triggered event in the same statement, then the job for step 0.
+ * version active now, its workflow.triggered event in the same transaction, then the job for step 0;
+ * answered as created, also when the run joined a digest at trigger (already completed, merged).
  */
 export async function triggerWorkflow(scope: Scope, slug: string, body: Record<string, unknown>): Promise<RunRow> {
   const input = triggerInput(body);

@@ -16,7 +16,7 @@ import { stepKey, versionOf, workflowEvent } from "./engine";
  */
 export function digestAtTrigger(steps: WorkflowStepDef[]): WorkflowStepDef | null {
   const first = steps[0];
-  return first?.type === "digest" && first.if === undefined ? first : null;
+  return first?.type === "digest" && first.if == null ? first : null;
 }
 
 /**
