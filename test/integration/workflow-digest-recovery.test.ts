@@ -18,6 +18,7 @@ const WORKER = join(root, "test", "support", "workflow-run-worker.ts");
 let T: Awaited<ReturnType<typeof createTenant>>;
 let procs: Subprocess[] = [];
 let stops: (() => Promise<void>)[] = [];
+let restoreTimeScale = () => {};
 
 const runsOf = async (ids: string[]) => await sql`select id, status, recipient, current_step, step_state, step_results from workflow_runs where id = any(${ids}::uuid[])`;
 const allDone = (ids: string[]) => async () => (await runsOf(ids)).every((r) => r.status !== "running");
@@ -41,6 +42,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  restoreTimeScale();
   await dropTenant(T.tenant.id);
 });
 
@@ -134,7 +136,7 @@ test("kill -9 of a workflow-run process during 2,000 digesting triggers (two pro
     name: "Digest under kill -9, joined by the actor",
     steps: [{ type: "digest", window: "10m", if: { "==": [1, 1] } }, { type: "send", channel: "email", template: "dr-email" }],
   });
-  useTimeScale(0.001); // the triggers here open windows the workers (TIME_SCALE 0.001) close
+  restoreTimeScale = useTimeScale(0.001); // the triggers here open windows the workers (TIME_SCALE 0.001) close
   const reconciler = startReconciler({ everyMs: 100, staleAfterMs: 300, tenantId: T.tenant.id });
   stops.push(() => reconciler.stop());
   const victim = await spawnWorker("dg-a");

@@ -12,6 +12,7 @@ import { createWorkflow, dropTenant, startWorkflowHost, trigger, useTimeScale, w
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 let stops: (() => Promise<void>)[] = [];
+let restoreTimeScale = () => {};
 
 const runsOf = async (ids: string[]) => await sql`select * from workflow_runs where id = any(${ids}::uuid[])`;
 const eventsOf = async (id: string) => await sql`select type, data from events where tenant_id = ${T.tenant.id} and data->>'run_id' = ${id} order by id`;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     body: { slug: "dt-email", name: "D", channel: "email", content: "{{ digest.count }} updates", variants: { subject: "Digest" }, status: "active" },
   });
   expect(r.status).toBe(201);
-  useTimeScale(0.001);
+  restoreTimeScale = useTimeScale(0.001);
 });
 
 afterEach(async () => {
@@ -33,6 +34,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  restoreTimeScale();
   await dropTenant(T.tenant.id);
 });
 
