@@ -365,7 +365,8 @@ async function placeAtTriggerOnce(items: TriggerPlacement[], write: (tx: Tx, pla
 export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string }): Promise<boolean> {
   const rows = await sql`
     select 1 from workflow_runs r
-    where r.workflow_id = ${leader.workflow_id} and r.recipient = ${d.recipient} and r.rev = 0 and r.status = 'running'
+    where r.workflow_id = ${leader.workflow_id} and md5(r.recipient) = md5(${d.recipient}) and r.recipient = ${d.recipient}
+      and r.rev = 0 and r.status = 'running'
       and r.started_at < ${d.closes_at} and r.id <> ${leader.id}
       and not exists (select 1 from workflow_digest_members m where m.run_id = r.id)
     limit 1`;

@@ -1,5 +1,5 @@
-// Digest and throttle keys rendered from any trigger data: a long rendered key (incompressible, past
-// PostgreSQL's btree row limit) still groups its runs, at trigger, in the actor and for a throttle.
+// Long values in indexed workflow columns: a long rendered digest or throttle key (incompressible, past
+// PostgreSQL's btree row limit) still groups its runs, at trigger, in the actor and for a throttle; a long recipient triggers.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { sql } from "../../store/db";
@@ -86,4 +86,12 @@ test("a throttle with a long rendered key admits exactly `limit` per key", async
   expect(runs.every((r) => r.status === "completed")).toBe(true);
   const passed = (k: string) => runs.filter((r) => r.data.purpose === k && r.step_results[0].status === "passed").length;
   expect([passed(k1), passed(k2)]).toEqual([2, 2]);
+}, 40_000);
+
+test("a trigger whose recipient is 8,000 incompressible characters (the limit is 8,192) answers 202 and the run completes", async () => {
+  await createWorkflow(T.sandboxKey, { slug: "lk-recipient", name: "Long recipient", steps: [{ type: "delay", duration: "1m" }] });
+  const to = randomBytes(4000).toString("hex");
+  const r = await call("POST", "/v1/workflows/lk-recipient/trigger", { key: T.sandboxKey, body: { to, data: {} } });
+  expect(r.status).toBe(202);
+  expect((await waitForRun(r.body.data.id, 30_000)).status).toBe("completed");
 }, 40_000);
