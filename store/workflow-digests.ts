@@ -362,10 +362,11 @@ async function placeAtTriggerOnce(items: TriggerPlacement[], write: (tx: Tx, pla
  * Whether a run of the leader's version for the digest's recipient, triggered before the window's end,
  * is still queued (never written, and in no digest): it belongs in this window, so the leader waits.
  */
-export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string }): Promise<boolean> {
+export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string; recipient: string }): Promise<boolean> {
+  // the leader's own recipient: the digest's column holds a long one hashed (boundedKey)
   const rows = await sql`
     select 1 from workflow_runs r
-    where r.workflow_id = ${leader.workflow_id} and md5(r.recipient) = md5(${d.recipient}) and r.recipient = ${d.recipient}
+    where r.workflow_id = ${leader.workflow_id} and md5(r.recipient) = md5(${leader.recipient}) and r.recipient = ${leader.recipient}
       and r.rev = 0 and r.status = 'running'
       and r.started_at < ${d.closes_at} and r.id <> ${leader.id}
       and not exists (select 1 from workflow_digest_members m where m.run_id = r.id)

@@ -457,7 +457,7 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
     }
   } else {
     const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
-    const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: d.run.recipient, key: renderedKey(d, step) };
+    const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: boundedKey(d.run.recipient), key: renderedKey(d, step) };
     // a run never written since its trigger reached this step when it was triggered (only instant
     // steps, if any, came before): its place follows that time, not when a worker got to it
     const arrivedAt = d.run.rev === 0 ? d.run.started_at : null;

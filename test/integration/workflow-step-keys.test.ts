@@ -14,6 +14,16 @@ let host: Awaited<ReturnType<typeof startWorkflowHost>>;
 const longKey = () => randomBytes(6000).toString("base64");
 const runsOf = (ids: string[]) => sql`select * from workflow_runs where id = any(${ids}::uuid[]) order by started_at, id`;
 
+/** The runs all completed in one digest: one leader holding every run, the others merged into it (the actor joins in job order). */
+function expectOneDigest(runs: any[], ids: string[]) {
+  expect(runs.every((r) => r.status === "completed")).toBe(true);
+  const leaders = runs.filter((r) => r.step_results[0].status === "completed");
+  expect(leaders).toHaveLength(1);
+  expect(leaders[0].step_results[0]).toMatchObject({ type: "digest", event_count: ids.length });
+  expect([...leaders[0].step_results[0].run_ids].sort()).toEqual([...ids].sort());
+  for (const m of runs.filter((r) => r !== leaders[0])) expect(m.step_results).toEqual([{ type: "digest", step: 0, status: "merged", digest_run_id: leaders[0].id }]);
+}
+
 beforeAll(async () => {
   T = await createTenant();
   const r = await call("POST", "/v1/templates", {
@@ -66,10 +76,7 @@ test("a digest joined in the actor (it has an `if`) with a long rendered key: th
   const ids = [];
   for (let i = 0; i < 3; i++) ids.push((await trigger(T.sandboxKey, "lk-actor", { to, data: { thread: k, i } })).id);
   expect(await waitFor(async () => (await runsOf(ids)).every((r) => r.status !== "running"), 30_000, 50)).toBe(true);
-  const [leader, ...members] = await runsOf(ids);
-  expect(leader!.status).toBe("completed");
-  expect(leader!.step_results[0]).toMatchObject({ type: "digest", status: "completed", event_count: 3, run_ids: ids });
-  for (const m of members) expect(m.step_results).toEqual([{ type: "digest", step: 0, status: "merged", digest_run_id: leader!.id }]);
+  expectOneDigest(await runsOf(ids), ids);
 }, 40_000);
 
 test("a throttle with a long rendered key admits exactly `limit` per key", async () => {
@@ -95,3 +102,27 @@ test("a trigger whose recipient is 8,000 incompressible characters (the limit is
   expect(r.status).toBe(202);
   expect((await waitForRun(r.body.data.id, 30_000)).status).toBe("completed");
 }, 40_000);
+
+test("a digest for an 8,000-character recipient, joined at trigger and in the actor: one digest per recipient", async () => {
+  await createWorkflow(T.sandboxKey, {
+    slug: "lk-rcpt-trigger",
+    name: "Long recipient at trigger",
+    steps: [{ type: "digest", window: "1h", max_events: 3 }, { type: "delay", duration: "1m" }],
+  });
+  await createWorkflow(T.sandboxKey, {
+    slug: "lk-rcpt-actor",
+    name: "Long recipient in the actor",
+    steps: [{ type: "digest", window: "1h", max_events: 3, if: { "==": [1, 1] } }, { type: "delay", duration: "1m" }],
+  });
+  const to = randomBytes(4000).toString("hex");
+  for (const slug of ["lk-rcpt-trigger", "lk-rcpt-actor"]) {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await call("POST", `/v1/workflows/${slug}/trigger`, { key: T.sandboxKey, body: { to, data: { i } } });
+      expect(r.status).toBe(202);
+      ids.push(r.body.data.id);
+    }
+    expect(await waitFor(async () => (await runsOf(ids)).every((r) => r.status !== "running"), 30_000, 50)).toBe(true);
+    expectOneDigest(await runsOf(ids), ids);
+  }
+}, 60_000);
