@@ -3,6 +3,14 @@
 import { sql } from "./db";
 
 export const DAY_MS = 86_400_000;
+
+/**
+ * How far a notification's created_at may lie from the moment in its id (UUID v7). The accept path
+ * makes both together (domain/notifications/accept.ts: newId() then new Date()), so they differ by
+ * microseconds; bounds derived from created_at (the feed's windows, the last hour's series) rely on
+ * this margin.
+ */
+export const ID_TIME_SKEW_MS = 10 * 60_000;
 /** The largest moment a UUID v7 can carry (48 bits of milliseconds). */
 const MAX_V7_MS = 2 ** 48 - 1;
 
@@ -48,4 +56,12 @@ export function keyDays(column: string, ids: readonly string[]) {
   if (ids.length === 0) return sql``;
   const times = ids.map(v7Time);
   return keyRange(column, dayStart(Math.min(...times)), dayStart(Math.max(...times)) + DAY_MS);
+}
+
+/**
+ * Bounds of notification ids for rows created at or after `sinceMs`: from the day of `sinceMs` less the
+ * margin, up to tomorrow's end (ids are never from the future; a clock a little ahead still fits).
+ */
+export function createdSince(column: string, sinceMs: number, now = Date.now()) {
+  return keyRange(column, dayStart(sinceMs - ID_TIME_SKEW_MS), dayStart(now + ID_TIME_SKEW_MS) + 2 * DAY_MS);
 }

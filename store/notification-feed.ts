@@ -2,7 +2,7 @@
 // workflow, status, channel and time, newest first, each filter served by its index (migration 0770);
 // and the current status of a set of notifications (a workflow run's steps show them).
 import { reader, sql, type Scope } from "./db";
-import { DAY_MS, dayStart, keyDays, keyRange } from "./history-keys";
+import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyRange } from "./history-keys";
 import type { NotificationRow } from "./notifications";
 
 export interface FeedFilter {
@@ -29,12 +29,7 @@ export interface FeedPage {
   cursor: { t: string; id: string } | null;
 }
 
-/**
- * How far a notification's created_at may lie from the moment in its id (UUID v7). The accept path
- * makes both together (domain/notifications/accept.ts: newId() then new Date()), so they differ by
- * microseconds; the feed's partition-key bounds below rely on this margin.
- */
-export const ID_TIME_SKEW_MS = 10 * 60_000;
+export { ID_TIME_SKEW_MS };
 
 /** The lower bounds of the feed's walk, in days before the newest day it can read (then none). */
 const WALK_DAYS = [1, 7];
