@@ -6,7 +6,7 @@
 export {};
 const { sql } = await import("../store/db");
 const { feedQuery, feedWindows } = await import("../store/notification-feed");
-const { keyDays } = await import("../store/history-keys");
+const { createdSince, keyDays } = await import("../store/history-keys");
 
 const tenantId = process.argv[2];
 const environment = process.argv[3] ?? "sandbox";
@@ -46,6 +46,11 @@ await explain("detail by id (before)", () => sql`select * from notifications whe
 await explain("detail by id (after)", () => sql`select * from notifications where id = ${id} ${keyDays("id", [id])} and tenant_id = ${tenantId} and environment = ${environment}`);
 await explain("attempts of a notification (before)", () => sql`select * from notification_attempts where notification_id = ${id} order by attempt_number`);
 await explain("attempts of a notification (after)", () => sql`select * from notification_attempts where notification_id = ${id} ${keyDays("notification_id", [id])} order by attempt_number`);
+const hour = new Date(Date.now() - 3_600_000);
+await explain("last hour by minute (before)", () => sql`select date_trunc('minute', created_at), count(*) from notifications
+  where tenant_id = ${tenantId} and environment = ${environment} and created_at >= ${hour} group by 1`);
+await explain("last hour by minute (after)", () => sql`select date_trunc('minute', created_at), count(*) from notifications
+  where tenant_id = ${tenantId} and environment = ${environment} and created_at >= ${hour} ${createdSince("id", hour.getTime())} group by 1`);
 
 function explainSql(p: typeof page | typeof deep, w: { lo: number | null; hi: number | null }) {
   return feedQuery(scope, {}, p, w);
