@@ -73,7 +73,7 @@ test("a digest joined in the actor (it has an `if`) with a long rendered key: th
   });
   const k = longKey();
   const to = "long-actor@example.com";
-  const ids = [];
+  const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await trigger(T.sandboxKey, "lk-actor", { to, data: { thread: k, i } })).id);
   expect(await waitFor(async () => (await runsOf(ids)).every((r) => r.status !== "running"), 30_000, 50)).toBe(true);
   expectOneDigest(await runsOf(ids), ids);
