@@ -149,6 +149,38 @@ describeEachRedis("runtime host", (target) => {
       const peak = await peakConcurrency({ name: "capped", n: 60, hostConcurrency: 50, actorConcurrency: 3 });
       expect(peak).toBe(3);
     });
+
+    test("reads at once on every partition never pull more than maxInFlight into the host; all of it runs once let go", async () => {
+      const { runtime, start } = setup({ partitions: 8 });
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      let done = 0;
+      const actor = defineActor<Msg>({
+        name: "prefetch",
+        keyOf: (m) => m.key,
+        async handle() {
+          await gate;
+          done++;
+        },
+      });
+      const host = start([actor], { concurrency: 10, batch: 100, maxInFlight: 200, blockMs: 2000 });
+      await host.ready;
+      // every reader blocked in XREADGROUP when 2,000 messages land at once on all 8 partitions:
+      // asking each for a batch (the free room each saw) took 8 x 100 = 800 into memory
+      await sleep(300);
+      await runtime.sendMany(actor, Array.from({ length: 2000 }, (_, i) => ({ key: `k${i}`, seq: i })));
+      let peak = 0;
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {
+        peak = Math.max(peak, host.stats().inFlight);
+        await sleep(2);
+      }
+      expect(peak).toBeGreaterThan(100);
+      expect(peak).toBeLessThanOrEqual(200);
+      open();
+      await waitFor(() => done === 2000, 20_000);
+      expect(host.stats().inFlight).toBe(0);
+    });
   });
 
   describe("takeover", () => {
