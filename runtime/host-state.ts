@@ -82,7 +82,7 @@ export interface PartitionWorker {
   lastReadAt: number;
   /** true while the reader waits for in-flight capacity (a legitimate pause, not a stall). */
   waitingForCapacity: boolean;
-  /** The last read came back full (a backlog): the next asks for a batch; else for an idle share. */
+  /** The last read came back full (a backlog): the next asks for a batch without blocking; else it blocks for an idle share. */
   backlogged: boolean;
   inFlight: number;
   drainWaiters: Array<() => void>;

@@ -135,7 +135,10 @@ export class PartitionReader {
     if (claimFirst) await this.claimPending(w, gen);
     let failures = 0;
     while (this.live(w, gen)) {
-      const room = this.core.capacity.reserve(this.askFor(w));
+      // a stream with a backlog is read without blocking, for up to a batch; an idle one blocks
+      // for new entries holding only its share of the room (see askFor)
+      const blocking = !w.backlogged;
+      const room = this.core.capacity.reserve(blocking ? this.idleShare() : this.core.opts.batch);
       if (room === 0) {
         await this.waitForRoom(w);
         continue;
@@ -143,7 +146,12 @@ export class PartitionReader {
       let reply: [string, [string, string[]][]][] | null = null;
       w.readSince = performance.now();
       try {
-        reply = (await w.reader!.conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")) as any;
+        const conn = w.reader!.conn;
+        reply = (
+          blocking
+            ? await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")
+            : await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "STREAMS", w.stream, ">")
+        ) as any;
         failures = 0;
         w.backlogged = (reply?.[0]?.[1].length ?? 0) >= room;
       } catch (err) {
@@ -174,16 +182,15 @@ export class PartitionReader {
   }
 
   /**
-   * What one read asks for: a batch while its stream has a backlog, else (an idle stream: its read
-   * mostly blocks, holding its reservation) a share of maxInFlight, a quarter of it over all the
-   * host's partitions, so idle partitions never keep the busy ones from reading.
+   * What a blocking read (an idle stream's: it may hold its reservation for blockMs) asks for: a
+   * quarter of maxInFlight shared by all of the host's partitions, so idle partitions never keep
+   * the busy ones from reading. A read that comes back full marks its stream backlogged: the next
+   * reads ask for a batch without blocking until one comes back short.
    */
-  private askFor(w: PartitionWorker): number {
-    const batch = this.core.opts.batch;
-    if (w.backlogged) return batch;
+  private idleShare(): number {
     let partitions = 0;
     for (const r of this.core.runners) partitions += r.partitions.size;
-    return Math.max(1, Math.min(batch, Math.floor(this.core.opts.maxInFlight / (4 * Math.max(1, partitions)))));
+    return Math.max(1, Math.min(this.core.opts.batch, Math.floor(this.core.opts.maxInFlight / (4 * Math.max(1, partitions)))));
   }
 
   private async claimPending(w: PartitionWorker, gen: number) {

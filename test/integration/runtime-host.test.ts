@@ -181,6 +181,24 @@ describeEachRedis("runtime host", (target) => {
       await waitFor(() => done === 2000, 20_000);
       expect(host.stats().inFlight).toBe(0);
     });
+
+    test("idle partitions' blocked reads never keep another partition unread: a message to each of 8 in turn runs far within blockMs", async () => {
+      const { runtime, start } = setup({ partitions: 8 });
+      const seen = new Set<number>();
+      const actor = defineActor<Msg>({ name: "idle-reads", keyOf: (m) => m.key, async handle(m) { seen.add(m.seq); } });
+      // a batch of half maxInFlight: two reads blocking with a batch each would hold all the room
+      const host = start([actor], { concurrency: 10, batch: 100, maxInFlight: 200, blockMs: 60_000 });
+      await host.ready;
+      await sleep(300);
+      const keys: string[] = [];
+      for (let i = 0; keys.length < 8; i++) if (!keys.some((k) => partitionOf(k, 8) === partitionOf(`k${i}`, 8))) keys.push(`k${i}`);
+      // one partition at a time: a message that lands where no read is outstanding (its reader waits
+      // for room that blocked reads hold) would wait for one of them to time out
+      for (const [seq, key] of keys.entries()) {
+        await runtime.send(actor, { key, seq });
+        await waitFor(() => seen.has(seq), 15_000);
+      }
+    });
   });
 
   describe("takeover", () => {
