@@ -5,7 +5,7 @@
 // 2. one trigger to the topic: fan-out runs created per second (trigger to completed broadcast),
 //    notifications delivered per second and the time to the last delivery, duplicates (a subscriber
 //    with two notifications), and the peak RSS of every process (VmHWM).
-// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4]
+// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4] [--profile <dir>]
 // Cleans up its rows and Redis keys. The last line reads
 // `broadcast: <N> members, <N> runs, <N> delivered, <N> duplicate, fan-out <N> runs/s, delivered in <N> s, peak rss <N> MB`.
 import { spawn, type Subprocess } from "bun";
@@ -39,7 +39,9 @@ const childEnv = { ...process.env, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: 
 const children: { kind: string; proc: Subprocess<"ignore", "pipe", "inherit">; ready: Promise<void> }[] = [];
 /** Starts one process kind; `ready` resolves at its ready line (its hosts read their partitions). */
 const start = (kind: string, env: Record<string, string> = {}) => {
-  const proc = spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "pipe", stderr: "inherit" });
+  // --profile <dir>: the workflow-run and channel-sender processes write a CPU profile (markdown) there on exit
+  const profile = (kind === "workflow-run" || kind === "channel-sender") && args.get("profile") ? ["--cpu-prof-md", `--cpu-prof-dir=${args.get("profile")}`] : [];
+  const proc = spawn({ cmd: [bun, ...profile, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "pipe", stderr: "inherit" });
   let isReady!: () => void;
   const ready = new Promise<void>((r) => (isReady = r));
   void forEachLine(proc.stdout, (line) => line.startsWith("ready:") && isReady());
