@@ -404,8 +404,13 @@ async function timezoneOf(d: Draft): Promise<string> {
 
 /** A digest or throttle key: the step's Liquid over the trigger data, rendered ("" when the step has none). */
 function renderedKey(d: Draft, step: WorkflowStepDef): string {
+  return stepKey(step, d.run.data);
+}
+
+/** A digest or throttle step's key rendered over trigger data ("" when the step has none). */
+export function stepKey(step: WorkflowStepDef, data: Record<string, unknown>): string {
   if (!step.key) return "";
-  return renderTemplate({ content: step.key, channel: "in_app" }, { data: d.run.data }).rendered.body;
+  return renderTemplate({ content: step.key, channel: "in_app" }, { data }).rendered.body;
 }
 
 async function runThrottle(d: Draft, i: number, step: WorkflowStepDef, timer: RunTimer): Promise<Next> {
@@ -575,7 +580,8 @@ type Version = { steps: WorkflowStepDef[]; lineage_id: string };
 const stepsCache = new Map<string, Version>();
 const STEPS_CACHE_MAX = 10_000;
 
-async function versionOf(workflowId: string): Promise<Version | null> {
+/** A version's steps and lineage (cached: versions never change). */
+export async function versionOf(workflowId: string): Promise<Version | null> {
   const hit = stepsCache.get(workflowId);
   if (hit) return hit;
   const version = await versionForRun(workflowId);
