@@ -5,12 +5,12 @@
 // 2. one trigger to the topic: fan-out runs created per second (trigger to completed broadcast),
 //    notifications delivered per second and the time to the last delivery, duplicates (a subscriber
 //    with two notifications), and the peak RSS of every process (VmHWM).
-// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4]
+// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4] [--profile <dir>]
 // Cleans up its rows and Redis keys. The last line reads
 // `broadcast: <N> members, <N> runs, <N> delivered, <N> duplicate, fan-out <N> runs/s, delivered in <N> s, peak rss <N> MB`.
 import { spawn, type Subprocess } from "bun";
 import { join } from "node:path";
-import { removeBenchData, waitReady } from "./bench-load";
+import { forEachLine, removeBenchData, waitReady } from "./bench-load";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
@@ -36,9 +36,17 @@ const apiPort = 20000 + Math.floor(Math.random() * 12000);
 const api = `http://127.0.0.1:${apiPort}`;
 const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
 const childEnv = { ...process.env, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn" };
-const children: { kind: string; proc: Subprocess }[] = [];
-const start = (kind: string, env: Record<string, string> = {}) =>
-  children.push({ kind, proc: spawn({ cmd: [bun, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "ignore", stderr: "inherit" }) });
+const children: { kind: string; proc: Subprocess<"ignore", "pipe", "inherit">; ready: Promise<void> }[] = [];
+/** Starts one process kind; `ready` resolves at its ready line (its hosts read their partitions). */
+const start = (kind: string, env: Record<string, string> = {}) => {
+  // --profile <dir>: the workflow-run and channel-sender processes write a CPU profile (markdown) there on exit
+  const profile = (kind === "workflow-run" || kind === "channel-sender") && args.get("profile") ? ["--cpu-prof-md", `--cpu-prof-dir=${args.get("profile")}`] : [];
+  const proc = spawn({ cmd: [bun, ...profile, "scripts/start.ts", "--only", kind], cwd: root, env: { ...childEnv, ...env }, stdout: "pipe", stderr: "inherit" });
+  let isReady!: () => void;
+  const ready = new Promise<void>((r) => (isReady = r));
+  void forEachLine(proc.stdout, (line) => line.startsWith("ready:") && isReady());
+  children.push({ kind, proc, ready });
+};
 
 /** Peak resident memory (VmHWM, MB) of a child, from /proc (Linux); its current one (VmRSS) with `field`. */
 async function peakRssMb(p: Subprocess, field = "VmHWM"): Promise<number> {
@@ -92,6 +100,8 @@ try {
   const setupS = (performance.now() - t0) / 1000;
   console.log(`topic: ${members} members through the bulk APIs in ${setupS.toFixed(1)} s (${(members / setupS).toFixed(0)} members/s)`);
 
+  // a loaded machine starts a process in tens of seconds: fan-out is timed from a trigger every actor process is ready for
+  await Promise.race([Promise.all(children.map((c) => c.ready)), Bun.sleep(120_000)]);
   const t1 = performance.now();
   const b = (await post("/v1/workflows/bcast/trigger", { to: { topic: "everyone" }, data: { name: "all" } })).data;
   let fanOutS = 0;
