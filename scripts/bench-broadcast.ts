@@ -79,6 +79,8 @@ try {
   start("broadcast");
   start("workflow-run");
   start("channel-sender");
+  // the maintenance a deployment runs beside them (partitions, retention, table statistics: docs/operations.md)
+  start("retention");
   await post("/v1/templates", { slug: "bcast", name: "News", channel: "in_app", content: "News for {{ name }}", status: "active" });
   await post("/v1/workflows", { slug: "bcast", name: "Broadcast", steps: [{ type: "send", channel: "in_app", template: "bcast", ...(priority ? { priority } : {}) }] });
   await post("/v1/topics", { key: "everyone", name: "Everyone" });
