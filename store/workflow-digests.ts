@@ -177,7 +177,14 @@ async function joinGroupOnce(items: DigestJoin[]): Promise<DigestRole[]> {
         insert into workflow_digests (id, tenant_id, environment, lineage_id, recipient, digest_key, leader_run_id, max_events, opened_at, closes_at)
         select ${id}, ${k.tenantId}, ${k.environment}, ${k.lineageId}, ${k.recipient}, ${k.key}, ${first.run.id}, ${first.maxEvents}, at,
                at + ${Math.max(0, Math.round(first.windowMs)) + " milliseconds"}::interval
-        from (select least(coalesce(${first.arrivedAt}::timestamptz, clock_timestamp()), clock_timestamp()) as at) a
+        from (select ${
+          first.arrivedAt
+            ? // backdated to when the run reached the step, but never into a window already closed
+              tx`greatest(least(${first.arrivedAt}::timestamptz, clock_timestamp()), coalesce((select max(p.closed_at) from workflow_digests p
+                where p.tenant_id = ${k.tenantId} and p.environment = ${k.environment} and p.lineage_id = ${k.lineageId}
+                  and p.recipient = ${k.recipient} and p.digest_key = ${k.key} and p.status = 'closed'), '-infinity'))`
+            : tx`clock_timestamp()`
+        } as at) a
         on conflict (tenant_id, environment, lineage_id, recipient, digest_key) where status = 'open' do nothing
         returning *`;
       if (!digest) continue; // another run opened it first (and committed): join it
@@ -362,10 +369,12 @@ async function placeAtTriggerOnce(items: TriggerPlacement[], write: (tx: Tx, pla
  * Whether a run of the leader's version for the digest's recipient, triggered before the window's end,
  * is still queued (never written, and in no digest): it belongs in this window, so the leader waits.
  */
-export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string }): Promise<boolean> {
+export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string; recipient: string }): Promise<boolean> {
+  // the leader's own recipient: the digest's column holds a long one hashed (boundedKey)
   const rows = await sql`
     select 1 from workflow_runs r
-    where r.workflow_id = ${leader.workflow_id} and r.recipient = ${d.recipient} and r.rev = 0 and r.status = 'running'
+    where r.workflow_id = ${leader.workflow_id} and md5(r.recipient) = md5(${leader.recipient}) and r.recipient = ${leader.recipient}
+      and r.rev = 0 and r.status = 'running'
       and r.started_at < ${d.closes_at} and r.id <> ${leader.id}
       and not exists (select 1 from workflow_digest_members m where m.run_id = r.id)
     limit 1`;

@@ -8,7 +8,7 @@ import { insertRuns, type RunRow, type StepResultRecord } from "../../store/work
 import type { WorkflowStepDef } from "../../store/workflows";
 import { prepareEvents } from "../events/outbox";
 import { durationSeconds } from "./definitions";
-import { stepKey, versionOf, workflowEvent } from "./engine";
+import { boundedKey, stepKey, versionOf, workflowEvent } from "./engine";
 
 /**
  * The digest step a run of these steps reaches at trigger, decided there: step 0, unconditional. (A
@@ -37,7 +37,7 @@ export async function writeTriggeredRuns(rows: RunRow[]): Promise<string[]> {
       continue;
     }
     placements.push({
-      k: { tenantId: row.tenant_id, environment: row.environment, lineageId: version.lineage_id, recipient: row.recipient, key },
+      k: { tenantId: row.tenant_id, environment: row.environment, lineageId: version.lineage_id, recipient: boundedKey(row.recipient), key },
       run: { id: row.id, data: row.data },
       windowMs: durationSeconds(step.window!)! * 1000 * config.timeScale,
       maxEvents: step.max_events ?? null,
