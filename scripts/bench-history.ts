@@ -156,7 +156,7 @@ async function fillDay(tenantIds: string[], daysAgo: number, rows: number) {
  */
 async function fill(tenantIds: string[], rows: number, victim: string, victimRows: number) {
   const t0 = performance.now();
-  const oldDays = DAYS - 21 + 1;
+  const oldDays = DAYS - 21; // days 21..DAYS-1
   for (let d = DAYS - 1; d >= 0; d--) {
     const n = Math.floor(rows / DAYS) + (d < rows % DAYS ? 1 : 0);
     await fillDay(tenantIds, d, n);
@@ -193,7 +193,9 @@ console.log(`bench:history, scaled down: ${ROWS} notification rows for ${TENANTS
 // made the empty phase's p99 several times the filled one's (deliver 296 ms against 9 ms)
 await workload(tenant.id, sandbox.raw);
 const before = await workload(tenant.id, sandbox.raw);
-console.log(`empty:  accept p99 ${before.accept.p99.toFixed(1)} ms cpu ${before.accept.cpuMs.toFixed(2)} ms/req | deliver p99 ${before.deliver.p99.toFixed(1)} ms | reads p99 ${before.reads.p99.toFixed(1)} ms   (load ${await load()})`);
+const phase = (w: typeof before) =>
+  `accept p99 ${w.accept.p99.toFixed(1)} ms cpu ${w.accept.cpuMs.toFixed(2)} ms/req | deliver p99 ${w.deliver.p99.toFixed(1)} ms cpu ${w.deliver.cpuMs.toFixed(2)} | reads p99 ${w.reads.p99.toFixed(1)} ms p50 ${w.reads.p50.toFixed(1)} cpu ${w.reads.cpuMs.toFixed(2)}`;
+console.log(`empty:  ${phase(before)}   (load ${await load()})`);
 
 const fillers: string[] = [tenant.id];
 for (let i = 1; i < TENANTS; i++) fillers.push((await createTenant(`bench-history-${i}`)).tenant.id);
@@ -211,7 +213,7 @@ if (FILL_ONLY) {
 }
 
 const after = await workload(tenant.id, sandbox.raw);
-console.log(`filled: accept p99 ${after.accept.p99.toFixed(1)} ms cpu ${after.accept.cpuMs.toFixed(2)} ms/req | deliver p99 ${after.deliver.p99.toFixed(1)} ms | reads p99 ${after.reads.p99.toFixed(1)} ms   (load ${await load()})`);
+console.log(`filled: ${phase(after)}   (load ${await load()})`);
 
 // retention of one tenant with a window shorter than the partitions' (20 days: the batched delete) while accepts go on
 const victim = fillers[1]!;

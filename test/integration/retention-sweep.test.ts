@@ -107,6 +107,34 @@ describe("retention sweep", () => {
     expect(await exists("notifications", otherOld)).toBe(true);
   });
 
+  test("a batch spanning several days deletes every notification of it with its attempts and events (the DELETEs are bounded to the batch's days)", async () => {
+    const a = await tenant();
+    // ids of their own moments (as the accept path makes them), one per day 40-47 days back
+    const ids = (
+      await sql<{ id: string }[]>`
+        with ins as (
+          insert into notifications (id, tenant_id, environment, channel, recipient, status, created_at, updated_at)
+          select nms_uuid_v7_at(t), ${a.tenant.id}, 'production', 'email', 'd' || g || '@example.com', 'delivered', t, t
+          from (select g, now() - (40 + g) * interval '1 day' as t from generate_series(0, 7) g) s
+          returning id, created_at),
+        att as (
+          insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
+          select nms_uuid_v7_at(created_at), id, ${a.tenant.id}, 1, 'success', created_at from ins returning 1)
+        insert into events (id, tenant_id, environment, type, data, created_at)
+        select nms_uuid_v7_at(created_at), ${a.tenant.id}, 'production', 'notification.delivered', jsonb_build_object('notification', jsonb_build_object('id', id)), created_at
+        from ins returning (data->'notification'->>'id') as id`
+    ).map((r) => r.id);
+    expect(ids.length).toBe(8);
+    // batches of 3: the first holds days 47, 46, 45; the last days 41, 40
+    const r = await sweepRetention({ tenantIds: [a.tenant.id], batch: 3 });
+    expect(r.notifications).toBe(8);
+    expect(r.events).toBe(8);
+    for (const id of ids) {
+      expect(await exists("notifications", id)).toBe(false);
+      expect(await countFor("notification_attempts", "notification_id", id)).toBe(0);
+    }
+  });
+
   test("a time budget stops the pass and names where the next run continues", async () => {
     const t = await tenant();
     await seedNotification(t.tenant.id, 40);
