@@ -10,6 +10,7 @@
 #      COST_PORT (4164 service; the pipeline +100, the floor +200), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
+#      COST_SVC_SQL (SQL run on the service database once created, @DB@ = its name: a profile's auto_explain),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable
 #      batched pipeline can do: an estimate of the limit), COST_START ("start": the one-process start; "split":
 #      the Procfile's api + channel-sender + reconciler as separate processes).
@@ -99,6 +100,8 @@ for T in $TARGETS; do
     start_redis "$RP1"
     psql -h 127.0.0.1 -U postgres -d postgres -qc "drop database if exists $SVC_DB with (force)" >/dev/null 2>&1
     psql -h 127.0.0.1 -U postgres -d postgres -qc "create database $SVC_DB" >/dev/null
+    # COST_SVC_SQL: run on the new service database before the start (e.g. ALTER DATABASE ... SET for auto_explain)
+    [ -n "${COST_SVC_SQL:-}" ] && psql -h 127.0.0.1 -U postgres -d "$SVC_DB" -qc "${COST_SVC_SQL//@DB@/$SVC_DB}" >/dev/null
     export PORT ADMIN_TOKEN=bench-admin-token-0123456789abcdef ENCRYPTION_KEY="MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" \
       DATABASE_URL=postgres://postgres@127.0.0.1:5432/$SVC_DB REDIS_URL=redis://127.0.0.1:$RP1 \
       APP_URL=http://127.0.0.1:$PORT PUBLIC_URL=http://127.0.0.1:$PORT RATE_LIMIT_PER_MINUTE=100000000 LOG_LEVEL=warn NODE_ENV=development
