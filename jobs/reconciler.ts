@@ -4,7 +4,7 @@ import { config } from "../config";
 import { logger } from "../basics/log";
 import { reconcileOnce, STALE_AFTER_MS } from "../domain/delivery/reconcile";
 import { requeueOverdueRuns } from "../domain/workflows/recovery";
-import { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, startLeasedLoop, watchFailovers } from "../runtime";
+import { FAILOVER_STALE_MS, startLeasedLoop, urgentAfterFailover } from "../runtime";
 import { compactCounters } from "../store/analytics";
 import { getRuntime } from "../store/runtime-handle";
 
@@ -21,9 +21,10 @@ export interface RunningReconciler {
 export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number; tenantId?: string } = {}): RunningReconciler {
   const log = logger.child({ component: "reconciler" });
   const everyMs = opts.everyMs ?? SCAN_EVERY_MS;
-  let urgentUntil = 0;
+  // the watch answers asynchronously, so `loop` exists before `wake` is ever called
+  const failover = urgentAfterFailover(getRuntime().redis, { log, wake: () => loop.wake() });
   const loop = startLeasedLoop(getRuntime(), { name: "reconciler scan", lease: "reconciler", everyMs, leaseTtlMs: LEASE_MS, log }, async () => {
-    const urgent = Date.now() < urgentUntil;
+    const urgent = failover.urgent();
     const staleAfterMs = urgent ? Math.min(FAILOVER_STALE_MS, opts.staleAfterMs ?? STALE_AFTER_MS) : opts.staleAfterMs;
     const r = await reconcileOnce({ staleAfterMs, tenantId: opts.tenantId });
     if (urgent && (r.requeued || r.lost)) log.warn(r, "reconciler re-enqueued work Redis lost (failover)");
@@ -37,19 +38,12 @@ export function startReconciler(opts: { everyMs?: number; staleAfterMs?: number;
     // within a failover window: again in a second (accepts whose enqueue failed during the election)
     return urgent ? 1000 : undefined;
   });
-  const watch = watchFailovers(getRuntime().redis, {
-    log,
-    onFailover: () => {
-      urgentUntil = Date.now() + FAILOVER_WINDOW_MS;
-      loop.wake();
-    },
-  });
   return {
     get failures() {
       return loop.failures;
     },
     async stop() {
-      await watch.stop();
+      await failover.stop();
       await loop.stop();
     },
   };

@@ -2,7 +2,7 @@
 // `webhook-repair`, that re-enqueues webhook attempts whose message Redis lost (domain/webhooks/repair.ts).
 import { logger } from "../basics/log";
 import { repairWebhookWork, REPAIR_LIMIT } from "../domain/webhooks/repair";
-import { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, startLeasedLoop, watchFailovers, type Runtime } from "../runtime";
+import { FAILOVER_STALE_MS, startLeasedLoop, urgentAfterFailover, type Runtime } from "../runtime";
 import { getRuntime } from "../store/runtime-handle";
 
 export interface RepairLoopOptions {
@@ -36,13 +36,14 @@ export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair 
   const everyMs = opts.everyMs ?? REPAIR_EVERY_MS;
   const log = logger.child({ component: "webhook-repair" });
   const limit = opts.limit ?? REPAIR_LIMIT;
-  // after Redis lost acknowledged writes (failover, restart), scans look at markers due 1 s ago, every second for 5 s
-  let urgentUntil = 0;
+  // after Redis lost acknowledged writes (failover, restart), scans look at markers due 1 s ago, every second for 5 s;
+  // the watch answers asynchronously, so `loop` exists before `wake` is ever called
+  const failover = urgentAfterFailover(runtime.redis, { log, wake: () => loop.wake() });
   const loop = startLeasedLoop(
     runtime,
     { name: "webhook repair", lease: "webhook-repair", everyMs, leaseTtlMs: 2 * everyMs, runDeadlineMs: REPAIR_DEADLINE_MS, log },
     async () => {
-      const urgent = Date.now() < urgentUntil;
+      const urgent = failover.urgent();
       const graceMs = urgent ? Math.min(FAILOVER_STALE_MS, opts.graceMs ?? FAILOVER_STALE_MS) : opts.graceMs;
       const r = await repairWebhookWork({ graceMs, limit, runtime, tenantId: opts.tenantId });
       if (r.requeued) log.warn(r, "webhook repair re-enqueued attempts whose message was gone");
@@ -53,13 +54,6 @@ export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair 
       return urgent ? 1000 : undefined;
     },
   );
-  const watch = watchFailovers(runtime.redis, {
-    log,
-    onFailover: () => {
-      urgentUntil = Date.now() + FAILOVER_WINDOW_MS;
-      loop.wake();
-    },
-  });
   return {
     get failures() {
       return loop.failures;
@@ -68,7 +62,7 @@ export function startWebhookRepair(opts: RepairLoopOptions = {}): RunningRepair 
       return loop.runs;
     },
     async stop() {
-      await watch.stop();
+      await failover.stop();
       await loop.stop();
     },
   };

@@ -87,3 +87,25 @@ export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log
     },
   };
 }
+
+export interface FailoverUrgency {
+  /** True for FAILOVER_WINDOW_MS after Redis lost acknowledged writes: scan recent work, every second. */
+  urgent(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * The repair jobs' use of the watch: after a failover they are urgent for FAILOVER_WINDOW_MS and
+ * `wake` runs their next scan at once (jobs/reconciler.ts, jobs/webhook-repair.ts).
+ */
+export function urgentAfterFailover(redis: RedisClient, opts: { log: RuntimeLogger; wake: () => void }): FailoverUrgency {
+  let urgentUntil = 0;
+  const watch = watchFailovers(redis, {
+    log: opts.log,
+    onFailover: () => {
+      urgentUntil = Date.now() + FAILOVER_WINDOW_MS;
+      opts.wake();
+    },
+  });
+  return { urgent: () => Date.now() < urgentUntil, stop: () => watch.stop() };
+}

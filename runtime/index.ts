@@ -14,5 +14,5 @@ export { createLease, type NamedLease } from "./lease";
 export { startLeasedLoop, type LeasedLoop, type LeasedLoopOptions } from "./leased-loop";
 export { countDeadLetters, deadLetterActors, dropDeadLetter, getDeadLetter, listDeadLetters, redriveDeadLetter, type DeadLetter, type Redriven } from "./dead-letters";
 export { createRedisClient, isCluster, scanKeys, type RedisClient } from "./redis-client";
-export { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, slotOwners, watchFailovers, type FailoverWatch } from "./failover-watch";
+export { FAILOVER_STALE_MS, FAILOVER_WINDOW_MS, slotOwners, urgentAfterFailover, watchFailovers, type FailoverUrgency, type FailoverWatch } from "./failover-watch";
 export { tickPipeline, type TickPipeline } from "./tick-pipeline";

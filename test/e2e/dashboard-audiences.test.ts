@@ -5,10 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, signInWithKey, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { spawnUntilReady } from "../support/spawn-ready";
 import { deleteTenants } from "../support/tenant-cleanup";
 
@@ -26,15 +25,6 @@ let tenantId: string | undefined;
 let key: string;
 const apiCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, key, body);
 
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 beforeAll(async () => {
   server = await startDashboardServer();
@@ -63,11 +53,7 @@ afterAll(async () => {
 describe("topics", () => {
   test("signs in; a topic created, members added and removed by external id, a broadcast followed to completed", async () => {
     dash = await browser.newPage();
-    await signInByMagicLink(dash.page, server, EMAIL);
-    tenantId = (await sql`select tenant_id from users where email = ${EMAIL}`)[0]!.tenant_id;
-    const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-    expect(created.status).toBe(201);
-    key = created.body.data.raw_key;
+    ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
     for (const id of ["ana", "bo"]) expect((await apiCall("POST", "/v1/subscribers", { external_id: `${id}-${run}` })).status).toBe(201);
     expect((await apiCall("POST", "/v1/workflows", { slug: `news-${run}`, name: "News", steps: [{ type: "send", channel: "in_app", template: "news" }] })).status).toBe(201);
 

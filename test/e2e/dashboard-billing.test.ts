@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { navTo, pageShown, sessionCall, signInByMagicLink, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { ADMIN_TOKEN } from "../support/fixtures";
 import { deleteTenants } from "../support/tenant-cleanup";
 
@@ -20,15 +20,6 @@ let dash: TestPage;
 let tenantId: string | undefined;
 let key: string;
 
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 const adminCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, ADMIN_TOKEN, body);
 

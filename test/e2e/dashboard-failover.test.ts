@@ -1,12 +1,11 @@
 // The channel page's backup providers in a real browser (issue 23, docs/routing.md): each provider's
 // circuit as the API reports it, a backup added and saved, an open circuit shown, and a 422 on the entry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { redis } from "../../store/redis";
 import { redisKeys } from "../../store/redis-keys";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { pageShown, signInByMagicLink, startDashboardServer, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { pageShown, signInWithKey, startDashboardServer, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 
 const run = crypto.randomUUID().slice(0, 8);
@@ -18,15 +17,6 @@ let tenantId: string | undefined;
 let key: string;
 const circuitKeys: string[] = [];
 
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 beforeAll(async () => {
   server = await startDashboardServer();
@@ -43,12 +33,7 @@ afterAll(async () => {
 describe("channel page: backup providers", () => {
   test("shows the primary's circuit, adds a backup and saves it, shows an open circuit, names a bad entry", async () => {
     dash = await browser.newPage();
-    await signInByMagicLink(dash.page, server, EMAIL);
-    const [user] = await sql`select tenant_id from users where email = ${EMAIL}`;
-    tenantId = user!.tenant_id;
-    const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-    expect(created.status).toBe(201);
-    key = created.body.data.raw_key;
+    ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
     const channel = await server.apiCall("POST", "/v1/channels", key, {
       channel: "email",
       provider: "smtp",

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, sessionCall, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, signInWithKey, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 
 const run = crypto.randomUUID().slice(0, 8);
@@ -27,11 +27,7 @@ beforeAll(async () => {
   server = await startDashboardServer();
   browser = await startBrowser();
   dash = await browser.newPage();
-  await signInByMagicLink(dash.page, server, EMAIL);
-  tenantId = (await sql`select tenant_id from users where email = ${EMAIL}`)[0]!.tenant_id;
-  const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-  expect(created.status).toBe(201);
-  key = created.body.data.raw_key;
+  ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
 }, 60_000);
 
 afterAll(async () => {

@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { addSuppression } from "../../store/suppressions";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, signInWithKey, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { chunked, startFakeDns, type FakeDns } from "../support/fake-dns";
 import { spawnUntilReady } from "../support/spawn-ready";
 import { deleteTenants } from "../support/tenant-cleanup";
@@ -44,15 +44,6 @@ const apiCall = (method: string, path: string, body?: unknown) => server.apiCall
 const nav = (name: string, title: string | RegExp = name) => navTo(dash.page, name, title);
 
 /** A call made by the signed-in page itself (session cookie, same origin): how the test gets its first key. */
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 /** Waits until the first element matching `selector` reads `text` (trimmed). */
 async function untilText(p: Page, selector: string, text: string): Promise<void> {
@@ -100,12 +91,7 @@ afterAll(async () => {
 describe("set-up", () => {
   test("signs in by magic link; a key, two templates and the email channel through the API", async () => {
     dash = await browser.newPage();
-    await signInByMagicLink(dash.page, server, EMAIL);
-    const [user] = await sql`select tenant_id from users where email = ${EMAIL}`;
-    tenantId = user!.tenant_id;
-    const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-    expect(created.status).toBe(201);
-    key = created.body.data.raw_key;
+    ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
     for (const [slug, subject] of [[`wf-first-${run}`, "Welcome {{ name }}"], [`wf-second-${run}`, "Still there, {{ name }}?"]]) {
       const t = await apiCall("POST", "/v1/templates", { slug, name: slug, channel: "email", content: "Hello {{ name }}", variants: { subject }, status: "active" });
       expect([slug, t.status]).toEqual([slug, 201]);

@@ -2,10 +2,9 @@
 // against an API process and an in-process workflow host: a digest and a conditional send built in the
 // editor (the API's 422 under the condition field), then a leader's and a member's run pages linked.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { sql } from "../../store/db";
 import { startBrowser, type TestBrowser, type TestPage } from "../support/browser";
-import { eventually, navTo, pageShown, signInByMagicLink, startDashboardServer, textOf, TEST_MS, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
+import { eventually, navTo, pageShown, signInWithKey, startDashboardServer, TEST_MS, textOf, WAIT_MS, type DashboardServer } from "../support/dashboard-session";
 import { deleteTenants } from "../support/tenant-cleanup";
 import { startWorkflowHost } from "../integration/workflow-support";
 
@@ -23,15 +22,6 @@ let key: string;
 
 const apiCall = (method: string, path: string, body?: unknown) => server.apiCall(method, path, key, body);
 
-async function sessionCall(p: Page, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  return await p.evaluate(
-    async ([method, path, body]) => {
-      const res = await fetch(path as string, { method: method as string, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    },
-    [method, path, body] as const,
-  );
-}
 
 beforeAll(async () => {
   server = await startDashboardServer();
@@ -49,12 +39,7 @@ afterAll(async () => {
 describe("digest and condition in the dashboard", () => {
   test("the editor offers digest, throttle, delay until and a condition; the API's 422 shows under the condition", async () => {
     dash = await browser.newPage();
-    await signInByMagicLink(dash.page, server, EMAIL);
-    const [user] = await sql`select tenant_id from users where email = ${EMAIL}`;
-    tenantId = user!.tenant_id;
-    const created = await sessionCall(dash.page, "POST", "/v1/api-keys", { label: `e2e-${run}`, key_type: "secret", environment: "production", permissions: ["read", "write"] });
-    expect(created.status).toBe(201);
-    key = created.body.data.raw_key;
+    ({ tenantId, key } = await signInWithKey(dash.page, server, EMAIL, `e2e-${run}`));
     const t = await apiCall("POST", "/v1/templates", { slug: `dg-${run}`, name: "Digest", channel: "in_app", content: "{{ digest.count }} new comments", variants: { title: "News" }, status: "active" });
     expect(t.status).toBe(201);
 
@@ -72,6 +57,10 @@ describe("digest and condition in the dashboard", () => {
     await step(2).getByLabel("Channel").selectOption("in_app");
     await step(2).getByLabel("Template").fill(`dg-${run}`);
     await step(2).getByLabel("Condition").fill('{"frobnicate": 1}');
+    // a send's delivery fields: category, lane, critical
+    await step(2).getByLabel("Category").fill("comments");
+    await step(2).getByLabel("Priority").selectOption("high");
+    await step(2).getByLabel("Critical").check();
     // the other new types' fields are offered too
     await dash.page.getByRole("button", { name: "Add step" }).click();
     await step(3).getByLabel("Type").selectOption("throttle");
@@ -92,13 +81,26 @@ describe("digest and condition in the dashboard", () => {
     await pageShown(dash.page, "Workflow");
     expect(await dash.page.locator(".step-summary li").allTextContents()).toEqual([
       "Digest for 1d, at most 3 events",
-      `Send by In-app with dg-${run} (if {"!=":[{"var":"data.muted"},true]})`,
+      `Send by In-app with dg-${run}, high priority, critical, category comments (if {"!=":[{"var":"data.muted"},true]})`,
     ]);
     const [wf] = (await apiCall("GET", `/v1/workflows?slug=${SLUG}`)).body.data;
-    expect(wf.steps).toEqual([
+    const stored = [
       { type: "digest", window: "1d", max_events: 3 },
-      { type: "send", channel: "in_app", template: `dg-${run}`, if: { "!=": [{ var: "data.muted" }, true] } },
-    ]);
+      { type: "send", channel: "in_app", template: `dg-${run}`, category: "comments", priority: "high", critical: true, if: { "!=": [{ var: "data.muted" }, true] } },
+    ];
+    expect(wf.steps).toEqual(stored);
+    // the editor of the stored version shows them again, so saving a new version keeps them
+    await dash.page.getByRole("link", { name: "Edit" }).click();
+    await pageShown(dash.page, "Edit workflow");
+    expect(await step(2).getByLabel("Priority").inputValue()).toBe("high");
+    expect(await step(2).getByLabel("Critical").isChecked()).toBe(true);
+    expect(await step(2).getByLabel("Category").inputValue()).toBe("comments");
+    await dash.page.getByRole("button", { name: "Save as version 2" }).click();
+    await dash.page.waitForURL(new RegExp(`/workflows/${UUID.source}\\?env=production$`), { timeout: WAIT_MS });
+    await pageShown(dash.page, "Workflow");
+    const [v2] = (await apiCall("GET", `/v1/workflows?slug=${SLUG}`)).body.data;
+    expect(v2.version).toBe(2);
+    expect(v2.steps).toEqual(stored);
   }, TEST_MS);
 
   test("a leader's run page lists the merged runs; a merged run's page links back to its leader", async () => {

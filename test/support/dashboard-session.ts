@@ -2,6 +2,7 @@
 // SMTP server for the sign-in mail, sign-in by magic link, calls from the page, waits on what it shows.
 import type { Locator, Page } from "playwright-core";
 import { buildWeb } from "../../scripts/build-web";
+import { sql } from "../../store/db";
 import { startApiProcess, type ApiProcess } from "./api-process";
 import { start as startSmtp, type FakeSmtp } from "./fake-smtp";
 
@@ -135,4 +136,17 @@ export async function sessionCall(p: Page, method: string, path: string, body?: 
     },
     [method, path, body] as const,
   );
+}
+
+/**
+ * Signs `email` in by magic link and creates a production secret key (read, write) from the page, as
+ * a new owner does first: the tenant the sign-up made and the key's raw value.
+ */
+export async function signInWithKey(p: Page, server: DashboardServer, email: string, label: string): Promise<{ tenantId: string; key: string }> {
+  await signInByMagicLink(p, server, email);
+  const [user] = await sql`select tenant_id from users where email = ${email}`;
+  if (!user) throw new Error(`signing in made no user ${email}`);
+  const created = await sessionCall(p, "POST", "/v1/api-keys", { label, key_type: "secret", environment: "production", permissions: ["read", "write"] });
+  if (created.status !== 201) throw new Error(`creating a key from the page answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return { tenantId: user.tenant_id, key: created.body.data.raw_key };
 }

@@ -38,6 +38,10 @@ export type DelayMode = "duration" | "until";
 export const DELAY_MODES: DelayMode[] = ["duration", "until"];
 export const DELAY_MODE_LABELS: Record<DelayMode, string> = { duration: "For a duration", until: "Until a local time" };
 export const STEP_TYPES = Object.keys(STEP_TYPE_LABELS) as StepType[];
+/** A send or fallback step's lane (docs/routing.md); absent means normal. */
+export type StepPriority = "high" | "normal" | "low";
+export const STEP_PRIORITIES: StepPriority[] = ["high", "normal", "low"];
+export const STEP_PRIORITY_LABELS: Record<StepPriority, string> = { high: "High", normal: "Normal", low: "Low" };
 
 const WEBHOOK_EVENT_LABELS_ = {
   "notification.created": "created",

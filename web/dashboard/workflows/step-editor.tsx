@@ -3,7 +3,7 @@
 import type { ChannelName } from "../../../client";
 import { Choice } from "../ui/choice";
 import { describedBy, Field, fieldErrors } from "../ui/field";
-import { CHANNEL_LABELS, CHANNELS, DELAY_MODE_LABELS, DELAY_MODES, STEP_TYPE_LABELS, STEP_TYPES } from "../vocabulary";
+import { CHANNEL_LABELS, CHANNELS, DELAY_MODE_LABELS, DELAY_MODES, STEP_PRIORITIES, STEP_PRIORITY_LABELS, STEP_TYPE_LABELS, STEP_TYPES } from "../vocabulary";
 import { MAX_STEPS, newStep, type StepDraft } from "./steps";
 
 interface StepEditorProps {
@@ -65,7 +65,7 @@ interface StepFieldsProps {
   onRemove(): void;
 }
 
-const KNOWN = ["type", "channel", "template", "duration", "channels", "until", "window", "key", "max_events", "limit", "if"];
+const KNOWN = ["type", "channel", "template", "duration", "channels", "until", "window", "key", "max_events", "limit", "if", "category", "priority", "critical"];
 
 interface TextFieldProps {
   id: string;
@@ -178,6 +178,7 @@ function StepFields({ step, index, count, details, onChange, onMove, onRemove }:
           />
         </Field>
       ) : null}
+      {step.type === "send" || step.type === "fallback" ? <DeliveryFields step={step} index={index} details={details} onChange={onChange} /> : null}
       <Field id={id("if")} label="Condition" errors={errs("if")} hint='Optional JSON Logic over data, subscriber and steps, e.g. {"!": {"var": "steps.0.read"}}; false skips the step.'>
         <textarea
           id={id("if")}
@@ -201,6 +202,23 @@ function StepFields({ step, index, count, details, onChange, onMove, onRemove }:
         </button>
       </div>
     </fieldset>
+  );
+}
+
+/** A send's or fallback's category, lane and critical flag (docs/preferences.md, docs/routing.md, docs/delivery-policy.md). */
+function DeliveryFields({ step, index, details, onChange }: { step: StepDraft; index: number; details?: Record<string, string[]>; onChange(patch: Partial<StepDraft>): void }) {
+  const id = (f: string) => `step-${index}-${f}`;
+  const errs = (f: string) => fieldErrors(details, `steps[${index}].${f}`);
+  return (
+    <div class="field-row">
+      <TextField id={id("category")} label="Category" value={step.category} errors={errs("category")} placeholder="comments" hint="Optional: the preference category subscribers can turn off (others count as other)." onInput={(category) => onChange({ category })} />
+      <Field id={id("priority")} label="Priority" errors={errs("priority")} hint="The delivery lane; normal unless set.">
+        <Choice id={id("priority")} value={step.priority} choices={STEP_PRIORITIES} labels={STEP_PRIORITY_LABELS} any="Default (normal)" onChange={(priority) => onChange({ priority })} aria-describedby={describedBy(id("priority"), true, errs("priority"))} />
+      </Field>
+      <Field id={id("critical")} label="Critical" errors={errs("critical")} hint="For OTPs and security alerts: quiet hours and frequency caps do not apply.">
+        <input id={id("critical")} type="checkbox" checked={step.critical} onChange={(e) => onChange({ critical: e.currentTarget.checked })} aria-describedby={describedBy(id("critical"), true, errs("critical"))} />
+      </Field>
+    </div>
   );
 }
 

@@ -1,7 +1,7 @@
 // A workflow step as the editor holds it (every field of every type, so switching the type keeps
 // what was typed), the step the API is sent, and one line saying what a stored step does.
 import type { ChannelName, WorkflowStep, WorkflowStepParams } from "../../../client";
-import { CHANNEL_LABELS, isChannel, STEP_TYPES, type DelayMode, type StepType } from "../vocabulary";
+import { CHANNEL_LABELS, isChannel, STEP_PRIORITIES, STEP_TYPES, type DelayMode, type StepPriority, type StepType } from "../vocabulary";
 
 /** SPEC Limits: steps per workflow. */
 export const MAX_STEPS = 10;
@@ -24,12 +24,16 @@ export interface StepDraft {
   limit: string;
   /** the `if` rule as JSON text ("" = none) */
   condition: string;
+  /** send and fallback: preference category ("" = none), lane (undefined = the API's default, normal), critical */
+  category: string;
+  priority: StepPriority | undefined;
+  critical: boolean;
 }
 
 let lastKey = 0;
 
 export function newStep(type: StepType = "send"): StepDraft {
-  return { key: ++lastKey, type, channel: "email", template: "", duration: "", channels: [], delayMode: "duration", until: "", window: "", digestKey: "", maxEvents: "", limit: "", condition: "" };
+  return { key: ++lastKey, type, channel: "email", template: "", duration: "", channels: [], delayMode: "duration", until: "", window: "", digestKey: "", maxEvents: "", limit: "", condition: "", category: "", priority: undefined, critical: false };
 }
 
 export function draftOf(step: WorkflowStep): StepDraft {
@@ -47,6 +51,9 @@ export function draftOf(step: WorkflowStep): StepDraft {
     maxEvents: step.max_events === undefined ? "" : String(step.max_events),
     limit: step.limit === undefined ? "" : String(step.limit),
     condition: step.if ? JSON.stringify(step.if) : "",
+    category: step.category ?? "",
+    priority: STEP_PRIORITIES.find((p) => p === step.priority),
+    critical: step.critical === true,
   };
 }
 
@@ -67,13 +74,20 @@ function conditionOf(text: string): Record<string, unknown> | undefined {
 export function paramsOf(d: StepDraft): WorkflowStepParams {
   const cond = conditionOf(d.condition);
   const withIf = <T extends WorkflowStepParams>(p: T): T => (cond === undefined ? p : { ...p, if: cond });
+  // a send's and a fallback's delivery fields, only when set (a stored step keeps what the API gave it)
+  const withDelivery = <T extends WorkflowStepParams>(p: T): T => ({
+    ...p,
+    ...(d.category.trim() ? { category: d.category.trim() } : {}),
+    ...(d.priority ? { priority: d.priority } : {}),
+    ...(d.critical ? { critical: true } : {}),
+  });
   switch (d.type) {
     case "send":
-      return withIf({ type: "send", channel: d.channel, template: d.template.trim() });
+      return withIf(withDelivery({ type: "send", channel: d.channel, template: d.template.trim() }));
     case "delay":
       return withIf(d.delayMode === "until" ? { type: "delay", until: d.until.trim() } : { type: "delay", duration: d.duration.trim() });
     case "fallback":
-      return withIf({ type: "fallback", channels: d.channels, template: d.template.trim(), condition: "not_delivered" });
+      return withIf(withDelivery({ type: "fallback", channels: d.channels, template: d.template.trim(), condition: "not_delivered" }));
     case "digest": {
       const p: WorkflowStepParams = { type: "digest", window: d.window.trim() };
       if (d.digestKey.trim()) p.key = d.digestKey.trim();
@@ -107,8 +121,14 @@ function summaryOf(step: WorkflowStep): string {
   }
 }
 
+/** ", high priority, critical, category billing" for a send or fallback that sets them. */
+function deliverySummary(step: WorkflowStep): string {
+  const parts = [step.priority && step.priority !== "normal" ? `${step.priority} priority` : "", step.critical ? "critical" : "", step.category ? `category ${step.category}` : ""];
+  return parts.filter(Boolean).map((p) => `, ${p}`).join("");
+}
+
 /** "Send by Email with welcome", "Wait 30m", "If not delivered, try SMS, then WhatsApp with welcome-sms"; "(if …)" when conditional. */
 export function stepSummary(step: WorkflowStep): string {
-  const s = summaryOf(step);
+  const s = summaryOf(step) + deliverySummary(step);
   return step.if ? `${s} (if ${JSON.stringify(step.if)})` : s;
 }
