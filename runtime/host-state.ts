@@ -22,6 +22,8 @@ export interface ResolvedHostOptions {
   watchdogMs: number;
   readerStallMs: number;
   shedAfterMs: number;
+  ackDelayMs: number;
+  readLingerMs: number;
 }
 
 export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
@@ -46,6 +48,8 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
     watchdogMs: opts.watchdogMs ?? 1000,
     readerStallMs: opts.readerStallMs ?? blockMs + 10_000,
     shedAfterMs: opts.shedAfterMs ?? 5000,
+    ackDelayMs: opts.ackDelayMs ?? 10,
+    readLingerMs: opts.readLingerMs ?? 0,
   };
 }
 
