@@ -196,13 +196,13 @@ export const config = {
     waitMs: numberEnv("ACCEPT_BATCH_WAIT_MS", 2),
     concurrency: numberEnv("ACCEPT_BATCH_CONCURRENCY", 2),
     /** the wait under steady traffic (store/micro-batcher.ts busyWaitMs): the first accept after a quiet spell still waits waitMs */
-    busyWaitMs: numberEnv("ACCEPT_BATCH_BUSY_WAIT_MS", 2),
+    busyWaitMs: numberEnv("ACCEPT_BATCH_BUSY_WAIT_MS", 4),
   },
   /**
    * The wait of the sender's batched statements (claim, suppression check, outcome) under steady
    * traffic (store/micro-batcher.ts busyWaitMs); after a quiet spell they go after 1-2 ms as before.
    */
-  deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 2),
+  deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 8),
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
   /** Actor hosts: a partition reader's pause after a read that returned less than it asked for (runtime/types.ts readLingerMs). */
