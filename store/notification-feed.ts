@@ -2,6 +2,7 @@
 // workflow, status, channel and time, newest first, each filter served by its index (migration 0770);
 // and the current status of a set of notifications (a workflow run's steps show them).
 import { reader, sql, type Scope } from "./db";
+import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyRange } from "./history-keys";
 import type { NotificationRow } from "./notifications";
 
 export interface FeedFilter {
@@ -28,29 +29,79 @@ export interface FeedPage {
   cursor: { t: string; id: string } | null;
 }
 
-/** `limit + 1` rows after the cursor (pass them to store/cursor.ts pageOf). */
-export async function listNotificationFeed(scope: Scope, f: FeedFilter, page: FeedPage): Promise<FeedRow[]> {
-  return reader()<FeedRow[]>`${feedQuery(scope, f, page)}`;
+export { ID_TIME_SKEW_MS };
+
+/** The lower bounds of the feed's walk, in days before the newest day it can read (then none). */
+const WALK_DAYS = [1, 7];
+
+/** Partition-key bounds of one feed read: [lo, hi) as midnight-aligned moments, null = unbounded. */
+export interface FeedWindow {
+  lo: number | null;
+  hi: number | null;
 }
 
 /**
- * PostgreSQL's plan of that read: EXPLAIN as JSON, or EXPLAIN ANALYZE as text lines with `analyze`
- * (docs/notifications.md shows them; a test pins the indexes).
+ * The windows a feed page reads, newest first; the last one holds every row the filters allow.
+ * notifications is partitioned by day on id (UUID v7), and a statement without an id bound plans
+ * every partition (23-42 ms at 72 partitions on a loaded machine). Ids carry their creation time
+ * within ID_TIME_SKEW_MS of created_at, so:
+ * - a row after the cursor (created_at < cursor time) or before created_before has an id below the
+ *   day after that moment (plus the margin): the upper bound. Without either, ids are never from
+ *   the future: tomorrow's partition is the last read.
+ * - created_after gives an exact lower bound; otherwise the page first reads the newest 2 days
+ *   (and tomorrow's, on a first page), then 8, and stops as soon as it is full with rows created after its lower bound plus the margin
+ *   (every row left out is older than those, so sorts after them); the last window has no lower
+ *   bound, so a row older than every window is still reached by paging.
  */
-export async function explainNotificationFeed(scope: Scope, f: FeedFilter, page: FeedPage, opts: { analyze?: boolean } = {}): Promise<unknown> {
+export function feedWindows(f: FeedFilter, page: FeedPage, now = Date.now()): FeedWindow[] {
+  const before = Math.min(page.cursor ? Date.parse(page.cursor.t) : Infinity, f.createdBefore ? f.createdBefore.getTime() : Infinity);
+  // the newest day a row of the page can sit in
+  const newest = dayStart((Number.isFinite(before) ? before : now) + ID_TIME_SKEW_MS);
+  const hi = newest + (Number.isFinite(before) ? DAY_MS : 2 * DAY_MS);
+  const floor = f.createdAfter ? dayStart(f.createdAfter.getTime() - ID_TIME_SKEW_MS) : null;
+  const walk = WALK_DAYS.map((d) => newest - d * DAY_MS).filter((lo) => floor === null || lo > floor);
+  return [...walk.map((lo) => ({ lo, hi })), { lo: floor, hi }];
+}
+
+/** `limit + 1` rows after the cursor (pass them to store/cursor.ts pageOf); the first `limit` are exact. */
+export async function listNotificationFeed(scope: Scope, f: FeedFilter, page: FeedPage): Promise<FeedRow[]> {
+  const windows = feedWindows(f, page);
+  for (let i = 0; ; i++) {
+    const w = windows[i]!;
+    const rows = await reader()<FeedRow[]>`${feedQuery(scope, f, page, w)}`;
+    if (i === windows.length - 1) return rows;
+    // full, and its last row created after every row the window left out: rows beyond are ordered after it
+    // (the (limit + 1)th row only says there are more, and there are)
+    if (rows.length > page.limit && rows[page.limit - 1]!.created_at.getTime() >= w.lo! + ID_TIME_SKEW_MS) return rows;
+  }
+}
+
+/**
+ * PostgreSQL's plan of that read (its first window, the one a busy tenant's page stops at; `window`
+ * to choose): EXPLAIN as JSON, or EXPLAIN ANALYZE as text lines with `analyze` (docs/notifications.md
+ * shows them; a test pins the indexes).
+ */
+export async function explainNotificationFeed(
+  scope: Scope,
+  f: FeedFilter,
+  page: FeedPage,
+  opts: { analyze?: boolean; window?: FeedWindow } = {},
+): Promise<unknown> {
+  const w = opts.window ?? feedWindows(f, page)[0]!;
   if (opts.analyze) {
-    const rows = await sql<{ "QUERY PLAN": string }[]>`explain (analyze, buffers off, costs off) ${feedQuery(scope, f, page)}`;
+    const rows = await sql<{ "QUERY PLAN": string }[]>`explain (analyze, buffers off, costs off) ${feedQuery(scope, f, page, w)}`;
     return rows.map((r) => r["QUERY PLAN"]);
   }
-  const [row] = await sql<{ "QUERY PLAN": unknown }[]>`explain (format json) ${feedQuery(scope, f, page)}`;
+  const [row] = await sql<{ "QUERY PLAN": unknown }[]>`explain (format json) ${feedQuery(scope, f, page, w)}`;
   return row!["QUERY PLAN"];
 }
 
-function feedQuery(scope: Scope, f: FeedFilter, page: FeedPage) {
+/** The statement of one window of a feed page (exported for scripts/explain-history-reads.ts). */
+export function feedQuery(scope: Scope, f: FeedFilter, page: FeedPage, w: FeedWindow) {
   const { tenantId, environment } = scope;
   return sql`
     select id, channel, recipient, status, template_slug, subscriber_id, idempotency_key, created_at, scheduled_for, attempt_count from notifications
-    where tenant_id = ${tenantId} and environment = ${environment}
+    where tenant_id = ${tenantId} and environment = ${environment} ${keyRange("id", w.lo, w.hi)}
       ${f.recipient !== undefined ? sql`and md5(recipient) = md5(${f.recipient}) and recipient = ${f.recipient}` : sql``}
       ${f.subscriberId !== undefined ? sql`and subscriber_id = ${f.subscriberId}::uuid` : sql``}
       ${f.template !== undefined ? sql`and template_slug = ${f.template}` : sql``}
@@ -88,7 +139,7 @@ export async function notificationStatuses(scope: Scope, ids: readonly string[])
   if (ids.length === 0) return new Map();
   const rows = await sql<{ id: string; status: string }[]>`
     select id, status from notifications
-    where id = any(${[...ids]}::uuid[]) and tenant_id = ${scope.tenantId} and environment = ${scope.environment}`;
+    where id = any(${[...ids]}::uuid[]) ${keyDays("id", ids)} and tenant_id = ${scope.tenantId} and environment = ${scope.environment}`;
   return new Map(rows.map((r) => [r.id, r.status]));
 }
 

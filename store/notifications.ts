@@ -2,6 +2,7 @@
 // warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
 import { reader, sql, type Tx } from "./db";
+import { keyDays } from "./history-keys";
 
 export interface NotificationRow {
   id: string;
@@ -146,8 +147,9 @@ export async function findByIdempotencyKey(tenantId: string, environment: string
 }
 
 export async function getNotification(tenantId: string, environment: string, id: string): Promise<NotificationRow | null> {
+  // the id's day as literal bounds: the plan holds its one partition (store/history-keys.ts)
   const rows = await reader()<NotificationRow[]>`select * from notifications
-    where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
+    where id = ${id} ${keyDays("id", [id])} and tenant_id = ${tenantId} and environment = ${environment}`;
   return rows[0] ?? null;
 }
 
@@ -159,7 +161,7 @@ export async function addNotificationWarning(id: string, w: NotificationWarning)
 
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
   return await reader()<AttemptRow[]>`select * from notification_attempts
-    where notification_id = ${notificationId} order by attempt_number`;
+    where notification_id = ${notificationId} ${keyDays("notification_id", [notificationId])} order by attempt_number`;
 }
 
 // ---------------------------------------------------------------------------------------------

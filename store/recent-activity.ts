@@ -1,7 +1,9 @@
 // The last hour minute by minute (GET /v1/analytics/timeseries?period=1h): the hourly rollups are too
 // coarse for it, so it counts the hour's notifications themselves, read through the time index
-// (notifications_list_by_time): one hour of one scope's rows, grouped by minute of creation.
+// (notifications_list_by_time): one hour of one scope's rows, grouped by minute of creation, in the
+// day partitions that can hold them (store/history-keys.ts createdSince).
 import { reader } from "./db";
+import { createdSince } from "./history-keys";
 import { COUNTERS, type Counters } from "./analytics";
 
 const MINUTE_MS = 60_000;
@@ -21,6 +23,7 @@ export async function minuteSeries(tenantId: string, environment: string, since:
       count(*) filter (where complained_at is not null)::int as complained
     from notifications
     where tenant_id = ${tenantId} and environment = ${environment} and created_at >= ${since}
+      ${createdSince("id", since.getTime())}
     group by 1`;
   const byTime = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
   const out: (Counters & { bucket: Date })[] = [];

@@ -1,6 +1,7 @@
 // Retention repository: a tenant's windows (table retention_settings, no row = defaults) and the
 // bounded DELETEs the retention sweep runs (domain/lifecycle/retention.ts), one batch per statement.
 import { sql, type Tx } from "./db";
+import { keyDays } from "./history-keys";
 
 export interface RetentionDays {
   notifications_days: number;
@@ -49,25 +50,34 @@ export async function tenantsForRetention(fromId: string | null, inclusive: bool
  * them, migration 0860). Kept: pending notifications (still to be sent) and those of a workflow run
  * that is still running (the run may wait on their outcome). Whole days every tenant's window has
  * passed leave earlier as partitions (domain/lifecycle/partitions.ts); this is for shorter windows.
- * The children's deletes carry the batch's lowest and highest id as bounds of their partition key, so
- * run-time pruning visits only the partitions of the batch's days (an IN list alone visits them all).
+ * Two statements: the batch's ids are chosen first (that read plans every partition once), then the
+ * DELETEs carry the days of those ids as literal bounds of each table's partition key
+ * (store/history-keys.ts), so they plan and visit only those days' partitions: a DELETE with an IN
+ * list alone joined the list against every partition (measured ~4 ms per row at 72 partitions).
+ * The DELETE repeats the conditions, so a row that changed in between stays (the batch then counts
+ * short and the sweep stops there; the next sweep goes on).
  */
 export async function deleteExpiredNotifications(tenantId: string, environment: string, before: Date, limit: number): Promise<number> {
+  const batch = (
+    await sql<{ id: string }[]>`
+      select n.id from notifications n
+      where n.tenant_id = ${tenantId} and n.environment = ${environment} and n.created_at < ${before} and n.status <> 'pending'
+        and (n.workflow_run_id is null
+             or not exists (select 1 from workflow_runs r where r.id = n.workflow_run_id and r.status = 'running'))
+      order by n.created_at limit ${limit}`
+  ).map((r) => r.id);
+  if (batch.length === 0) return 0;
   const rows = await sql`
     with del as (
-      delete from notifications where id in (
-        select n.id from notifications n
-        where n.tenant_id = ${tenantId} and n.environment = ${environment} and n.created_at < ${before} and n.status <> 'pending'
-          and (n.workflow_run_id is null
-               or not exists (select 1 from workflow_runs r where r.id = n.workflow_run_id and r.status = 'running'))
-        order by n.created_at limit ${limit})
+      delete from notifications n where n.id = any(${batch}::uuid[]) ${keyDays("id", batch)}
+        and n.tenant_id = ${tenantId} and n.environment = ${environment} and n.created_at < ${before} and n.status <> 'pending'
+        and (n.workflow_run_id is null
+             or not exists (select 1 from workflow_runs r where r.id = n.workflow_run_id and r.status = 'running'))
       returning id
     ), attempts as (
-      delete from notification_attempts where notification_id in (select id from del)
-              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+      delete from notification_attempts where notification_id in (select id from del) ${keyDays("notification_id", batch)}
     ), engagements as (
-      delete from notification_engagements where notification_id in (select id from del)
-              and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
+      delete from notification_engagements where notification_id in (select id from del) ${keyDays("notification_id", batch)}
     ), keys as (
       delete from notification_idempotency_keys where notification_id in (select id from del)
     )
@@ -75,12 +85,17 @@ export async function deleteExpiredNotifications(tenantId: string, environment: 
   return rows.length;
 }
 
-/** One batch of a tenant's events (notification.*, workflow.*, inbox.*) older than `before`. */
+/** One batch of a tenant's events (notification.*, workflow.*, inbox.*) older than `before`; chosen, then deleted in their days (above). */
 export async function deleteExpiredEvents(tenantId: string, environment: string, before: Date, limit: number): Promise<number> {
-  const rows = await sql`
-    delete from events where id in (
+  const batch = (
+    await sql<{ id: string }[]>`
       select id from events where tenant_id = ${tenantId} and environment = ${environment} and created_at < ${before}
-      order by created_at limit ${limit})
+      order by created_at limit ${limit}`
+  ).map((r) => r.id);
+  if (batch.length === 0) return 0;
+  const rows = await sql`
+    delete from events where id = any(${batch}::uuid[]) ${keyDays("id", batch)}
+      and tenant_id = ${tenantId} and environment = ${environment} and created_at < ${before}
     returning 1`;
   return rows.length;
 }
@@ -110,12 +125,15 @@ export async function deleteExpiredInboxItems(tenantId: string, before: Date, li
   return rows.length;
 }
 
-/** One batch of delivery attempts to a tenant's webhooks; a pending one (a retry still due) stays. */
+/** One batch of delivery attempts to a tenant's webhooks; a pending one (a retry still due) stays. Chosen, then deleted in their events' days (above). */
 export async function deleteExpiredWebhookDeliveries(tenantId: string, before: Date, limit: number): Promise<number> {
+  const batch = await sql<{ id: string; event_id: string }[]>`
+    select id, event_id from webhook_deliveries where tenant_id = ${tenantId} and created_at < ${before} and status <> 'pending'
+    order by created_at limit ${limit}`;
+  if (batch.length === 0) return 0;
   const rows = await sql`
-    delete from webhook_deliveries where id in (
-      select id from webhook_deliveries where tenant_id = ${tenantId} and created_at < ${before} and status <> 'pending'
-      order by created_at limit ${limit})
+    delete from webhook_deliveries where id = any(${batch.map((r) => r.id)}::uuid[]) ${keyDays("event_id", batch.map((r) => r.event_id))}
+      and tenant_id = ${tenantId} and created_at < ${before} and status <> 'pending'
     returning 1`;
   return rows.length;
 }

@@ -206,14 +206,168 @@ async function joinGroupOnce(items: DigestJoin[]): Promise<DigestRole[]> {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Membership at trigger (docs/workflows.md): when a version's first step is a digest, the trigger's
+// own transaction places its runs, so a merged run never queues in the workflow-run actor.
+
+export interface TriggerPlacement {
+  k: DigestKey;
+  run: { id: string; data: Record<string, unknown> };
+  windowMs: number;
+  maxEvents: number | null;
+}
+
+export type TriggerPlace = { role: "leader" | "member"; digest: { id: string; leader_run_id: string } };
+
+export interface TriggerPlaced {
+  /** each run's place, in the order given */
+  places: TriggerPlace[];
+  /** leaders (opened before this transaction) whose digest this transaction filled: wake them now */
+  filled: string[];
+}
+
+const keyText = (k: DigestKey) => JSON.stringify([k.tenantId, k.environment, k.lineageId, k.recipient, k.key]);
+
+/**
+ * Places new runs (not yet written, every one arriving now) in the digests of their keys, in one
+ * transaction that also writes the runs (`write`, given each run's place): a run joins the open digest
+ * of its key (its row locked, so the leader's close either waits for this commit and reads the member,
+ * or closed it first and this run opens the next digest) or, when none is open (or the open one's
+ * window ended, it is full, or its leader was cancelled), opens one and leads it. Keys are locked in
+ * their order, so two such transactions never wait on each other in a cycle; a deadlock with another
+ * writer (never expected) runs the transaction again.
+ */
+export async function placeAtTrigger(items: TriggerPlacement[], write: (tx: Tx, places: TriggerPlace[]) => Promise<void>): Promise<TriggerPlaced> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await placeAtTriggerOnce(items, write);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "40P01" || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function placeAtTriggerOnce(items: TriggerPlacement[], write: (tx: Tx, places: TriggerPlace[]) => Promise<void>): Promise<TriggerPlaced> {
+  return await sql.begin(async (tx) => {
+    const places: (TriggerPlace | undefined)[] = new Array(items.length);
+    const groups = new Map<string, number[]>();
+    items.forEach((it, n) => groups.set(keyText(it.k), [...(groups.get(keyText(it.k)) ?? []), n]));
+    // the runs of each key still to place, keys in their locking order
+    let pending = new Map([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const members: { run_id: string; digest_id: string; position: number; data: Record<string, unknown> }[] = [];
+    const openedHere = new Set<string>();
+    const filled = new Set<string>();
+    for (let round = 0; pending.size; round++) {
+      if (round > MAX_ROUNDS + items.length) throw new Error(`trigger: no digest opened or joined after ${round} rounds`);
+      const keys = [...pending.values()].map((idx) => items[idx[0]!]!.k);
+      const open = await tx<OpenRow[]>`
+        select d.*, clock_timestamp() as now, r.status as leader_status
+        from workflow_digests d left join workflow_runs r on r.id = d.leader_run_id
+        where (d.tenant_id, d.environment, d.lineage_id, d.recipient, d.digest_key) in (
+            select * from unnest(${keys.map((k) => k.tenantId)}::uuid[], ${keys.map((k) => k.environment)}::text[],
+              ${keys.map((k) => k.lineageId)}::uuid[], ${keys.map((k) => k.recipient)}::text[], ${keys.map((k) => k.key)}::text[]))
+          and d.status = 'open'
+        order by d.tenant_id, d.environment, d.lineage_id, d.recipient, d.digest_key
+        for update of d`;
+      const openOf = new Map(open.map((o) => [keyText({ tenantId: o.tenant_id, environment: o.environment, lineageId: o.lineage_id, recipient: o.recipient, key: o.digest_key }), o]));
+      const next = new Map<string, number[]>();
+      const stale: string[] = [];
+      const toOpen: { g: string; n: number }[] = [];
+      const joinable: { g: string; o: OpenRow; rest: number[] }[] = [];
+      for (const [g, rest] of pending) {
+        const o = openOf.get(g);
+        if (!o) {
+          toOpen.push({ g, n: rest[0]! });
+          continue;
+        }
+        // a digest opened by this transaction has its leader's run written only at the end
+        const live = o.leader_status === "running" || openedHere.has(o.id);
+        const full = o.max_events !== null && o.event_count >= o.max_events;
+        if (!live || full || o.closes_at <= o.now) {
+          // its window ended (the leader has not closed it yet), it is full, or its leader was
+          // cancelled: no one joins it any more; the next round opens the next one
+          stale.push(o.id);
+          next.set(g, rest);
+          continue;
+        }
+        joinable.push({ g, o, rest });
+      }
+      if (stale.length) await tx`update workflow_digests set status = 'closed', closed_at = least(clock_timestamp(), closes_at) where id = any(${stale}::uuid[])`;
+      if (toOpen.length) {
+        const rows = toOpen.map(({ n }) => {
+          const it = items[n]!;
+          return {
+            id: newId(), tenant_id: it.k.tenantId, environment: it.k.environment, lineage_id: it.k.lineageId, recipient: it.k.recipient,
+            digest_key: it.k.key, leader_run_id: it.run.id, max_events: it.maxEvents, window_ms: Math.max(0, Math.round(it.windowMs)),
+          };
+        });
+        const opened = await tx<(DigestRow & { now: Date })[]>`
+          insert into workflow_digests (id, tenant_id, environment, lineage_id, recipient, digest_key, leader_run_id, max_events, opened_at, closes_at)
+          select id, tenant_id, environment, lineage_id, recipient, digest_key, leader_run_id, max_events, c.at, c.at + make_interval(secs => window_ms / 1000.0)
+          from (select clock_timestamp() as at) c, jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as t(id uuid, tenant_id uuid, environment text,
+            lineage_id uuid, recipient text, digest_key text, leader_run_id uuid, max_events int, window_ms bigint)
+          order by tenant_id, environment, lineage_id, recipient, digest_key
+          on conflict (tenant_id, environment, lineage_id, recipient, digest_key) where status = 'open' do nothing
+          returning *, opened_at as now`;
+        const byLeader = new Map(opened.map((d) => [d.leader_run_id, d]));
+        for (const { g, n } of toOpen) {
+          const rest = pending.get(g)!;
+          const d = byLeader.get(items[n]!.run.id);
+          // another transaction opened it first (and committed): the next round joins it
+          if (!d) {
+            next.set(g, rest);
+            continue;
+          }
+          openedHere.add(d.id);
+          places[n] = { role: "leader", digest: d };
+          members.push({ run_id: items[n]!.run.id, digest_id: d.id, position: 0, data: items[n]!.run.data ?? {} });
+          if (rest.length > 1) joinable.push({ g, o: { ...d, leader_status: null }, rest: rest.slice(1) });
+        }
+      }
+      // the runs of each key join its open digest, up to max_events; the rest go to the next round
+      const counts: { id: string; event_count: number; fills: boolean }[] = [];
+      for (const { g, o, rest } of joinable) {
+        const room = o.max_events === null ? Infinity : o.max_events - o.event_count;
+        const joining = rest.slice(0, Math.max(0, room));
+        joining.forEach((n, j) => {
+          places[n] = { role: "member", digest: o };
+          members.push({ run_id: items[n]!.run.id, digest_id: o.id, position: o.event_count + j, data: items[n]!.run.data ?? {} });
+        });
+        const fills = o.max_events !== null && o.event_count + joining.length >= o.max_events;
+        counts.push({ id: o.id, event_count: o.event_count + joining.length, fills });
+        if (fills && !openedHere.has(o.id)) filled.add(o.leader_run_id);
+        if (rest.length > joining.length) next.set(g, rest.slice(joining.length));
+      }
+      if (counts.length)
+        await tx`update workflow_digests d set event_count = v.event_count,
+            status = case when v.fills then 'closed' else d.status end,
+            closed_at = case when v.fills then clock_timestamp() else d.closed_at end
+          from jsonb_to_recordset(${JSON.stringify(counts)}::text::jsonb) as v(id uuid, event_count int, fills boolean)
+          where d.id = v.id`;
+      pending = new Map([...next.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    await tx`insert into workflow_digest_members (run_id, digest_id, position, data)
+      select run_id, digest_id, position, data from jsonb_to_recordset(${JSON.stringify(members)}::text::jsonb) as t(run_id uuid, digest_id uuid, position int, data jsonb)`;
+    // a leader whose digest filled here is due now: if the wake-up (a message) is lost with Redis, the
+    // reconciler re-enqueues it from this rather than at its window's end
+    if (filled.size)
+      await tx`update workflow_runs set next_due_at = clock_timestamp()
+        where id in (select id from workflow_runs where id = any(${[...filled]}::uuid[]) and status = 'running' order by id for no key update)`;
+    await write(tx, places as TriggerPlace[]);
+    return { places: places as TriggerPlace[], filled: [...filled] };
+  });
+}
+
 /**
  * Whether a run of the leader's version for the digest's recipient, triggered before the window's end,
  * is still queued (never written, and in no digest): it belongs in this window, so the leader waits.
  */
-export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string }): Promise<boolean> {
+export async function windowRunsQueued(d: DigestRow, leader: { id: string; workflow_id: string; recipient: string }): Promise<boolean> {
+  // the leader's own recipient: the digest's column holds a long one hashed (boundedKey)
   const rows = await sql`
     select 1 from workflow_runs r
-    where r.workflow_id = ${leader.workflow_id} and r.recipient = ${d.recipient} and r.rev = 0 and r.status = 'running'
+    where r.workflow_id = ${leader.workflow_id} and md5(r.recipient) = md5(${leader.recipient}) and r.recipient = ${leader.recipient}
+      and r.rev = 0 and r.status = 'running'
       and r.started_at < ${d.closes_at} and r.id <> ${leader.id}
       and not exists (select 1 from workflow_digest_members m where m.run_id = r.id)
     limit 1`;

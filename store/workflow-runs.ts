@@ -1,7 +1,7 @@
 // Workflow runs repository: insert at trigger, the guarded state write every step makes (rev), cancel,
 // scoped reads and the paged list, the reconciler's overdue scan, and the outcome a run waits on.
 import type { PendingQuery, Row } from "postgres";
-import { sql, type Scope } from "./db";
+import { sql, type Scope, type Tx } from "./db";
 import { isUuid } from "./ids";
 import { MicroBatcher } from "./micro-batcher";
 import { iso } from "./time";
@@ -102,8 +102,10 @@ export function newRunRow(r: NewRun, now = new Date()): RunRow {
 /**
  * Inserts new runs (fresh ids: nothing can conflict) and `events` (an events INSERT ... SELECT, such
  * as domain/events/outbox.ts prepareEvents) in one statement: atomic, one round trip for the batch.
+ * A row may start finished (a digest member merged at trigger: status, current_step, step_results,
+ * rev and completed_at as given); `q` is the caller's transaction, if any.
  */
-export async function insertRuns(rows: RunRow[], events: Statement): Promise<void> {
+export async function insertRuns(rows: RunRow[], events: Statement, q: Tx = sql): Promise<void> {
   const doc = JSON.stringify(
     rows.map((r) => ({
       id: r.id,
@@ -116,15 +118,23 @@ export async function insertRuns(rows: RunRow[], events: Statement): Promise<voi
       subscriber_id: r.subscriber_id,
       data: r.data,
       locale: r.locale,
+      status: r.status,
+      current_step: r.current_step,
+      step_results: r.step_results,
+      rev: r.rev,
       started_at: r.started_at.toISOString(),
+      completed_at: r.completed_at?.toISOString() ?? null,
     })),
   );
-  await sql`
+  await q`
     with ins as (
-      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, updated_at)
-      select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, started_at
+      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale,
+        status, current_step, step_results, rev, started_at, updated_at, completed_at)
+      select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale,
+        status, current_step, step_results, rev, started_at, coalesce(completed_at, started_at), completed_at
       from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
-        workflow_slug text, recipient text, subscriber_id uuid, data jsonb, locale text, started_at timestamptz)
+        workflow_slug text, recipient text, subscriber_id uuid, data jsonb, locale text, status text, current_step int, step_results jsonb,
+        rev int, started_at timestamptz, completed_at timestamptz)
       returning id
     ), ev as (${events})
     select count(*) from ins`;

@@ -1,18 +1,14 @@
 // POST /v1/workflows/:slug/trigger/bulk (issue 22): 1-1,000 trigger events validated all or nothing
-// (details keyed `events[i].field`), then every run and its event in one statement, answered in order.
-import { logger } from "../../basics/log";
+// (details keyed `events[i].field`), then every run and its events in one transaction, answered in order.
 import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
 import { activeWorkflow, subscribersOfRecipients } from "../../store/audiences";
-import { sql, type Scope } from "../../store/db";
+import type { Scope } from "../../store/db";
 import { newId } from "../../store/ids";
-import { getRuntime } from "../../store/runtime-handle";
-import { insertRuns, newRunRow, type RunRow } from "../../store/workflow-runs";
-import { prepareEvents } from "../events/outbox";
+import { newRunRow, type RunRow } from "../../store/workflow-runs";
 import { identifierHash } from "../subscribers/erasure";
 import { workflowNotFound } from "./definitions";
-import { workflowEvent } from "./engine";
-import { triggerInputProblems, triggerLocale } from "./runs";
-import { workflowRunAddress } from "./workflow-run-mail";
+import { enqueueRuns, triggerInputProblems, triggerLocale } from "./runs";
+import { writeTriggeredRuns } from "./trigger-digest";
 
 export const BULK_TRIGGER_MAX = 1000;
 
@@ -54,10 +50,7 @@ export async function triggerWorkflowBulk(scope: Scope, slug: string, body: Reco
       locale: i.locale,
     }),
   );
-  // one statement: every run and its workflow.triggered event, or none of them
-  await insertRuns(runs, prepareEvents(sql, runs.map((r) => workflowEvent(r, "workflow.triggered"))).insert);
-  await getRuntime()
-    .sendMany(workflowRunAddress, runs.map((r) => ({ v: 1, type: "run" as const, runId: r.id })))
-    .catch((err) => logger.error({ err, count: runs.length }, "bulk-triggered runs stored but not enqueued; the reconciler will start them"));
+  // one transaction: every run and its events (a digest's members placed now), or none of them
+  await enqueueRuns(await writeTriggeredRuns(runs));
   return runs;
 }

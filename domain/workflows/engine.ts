@@ -1,5 +1,6 @@
 // The step engine of a workflow run (SPEC "Workflow run" state table, DESIGN.md 6 fallback): reads the
 // run from PostgreSQL, moves it on as far as it can go, and writes the outcome; the actor calls it per message.
+import { createHash } from "node:crypto";
 import { config } from "../../config";
 import { AppError } from "../../basics/errors";
 import type { Channel } from "../../schemas/channels";
@@ -404,13 +405,30 @@ async function timezoneOf(d: Draft): Promise<string> {
 
 /** A digest or throttle key: the step's Liquid over the trigger data, rendered ("" when the step has none). */
 function renderedKey(d: Draft, step: WorkflowStepDef): string {
+  return stepKey(step, d.run.data);
+}
+
+/** A digest or throttle step's key rendered over trigger data ("" when the step has none), bounded by boundedKey. */
+export function stepKey(step: WorkflowStepDef, data: Record<string, unknown>): string {
   if (!step.key) return "";
-  return renderTemplate({ content: step.key, channel: "in_app" }, { data: d.run.data }).rendered.body;
+  return boundedKey(renderTemplate({ content: step.key, channel: "in_app" }, { data }).rendered.body);
+}
+
+// Longest key stored as written (UTF-8 bytes). The keys are columns of btree indexes (one open digest
+// per key, a throttle's window), whose rows PostgreSQL refuses past 2,704 bytes, and trigger data is
+// only bounded by the body limit: a longer key is stored as its SHA-256, which keeps one digest (or
+// throttle window) per distinct key.
+const KEY_MAX_BYTES = 255;
+
+/** The key as written, or `sha256:<hex>` of it when longer than KEY_MAX_BYTES (docs/workflows.md). */
+export function boundedKey(key: string): string {
+  if (Buffer.byteLength(key, "utf8") <= KEY_MAX_BYTES) return key;
+  return `sha256:${createHash("sha256").update(key, "utf8").digest("hex")}`;
 }
 
 async function runThrottle(d: Draft, i: number, step: WorkflowStepDef, timer: RunTimer): Promise<Next> {
   const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
-  const key = `${d.lineageId}:${d.run.recipient}:${renderedKey(d, step)}`;
+  const key = boundedKey(`${d.lineageId}:${d.run.recipient}:${renderedKey(d, step)}`);
   const passed = await throttlePass({ tenantId: d.run.tenant_id, environment: d.run.environment, key }, { id: d.run.id, step: i }, step.limit!, windowMs);
   if (passed) d.complete({ type: "throttle", step: i, status: "passed" }, true);
   else d.endAt({ type: "throttle", step: i, status: "throttled" });
@@ -439,7 +457,7 @@ async function runDigest(d: Draft, i: number, step: WorkflowStepDef, msg: Workfl
     }
   } else {
     const windowMs = durationSeconds(step.window!)! * 1000 * timer.timeScale;
-    const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: d.run.recipient, key: renderedKey(d, step) };
+    const k = { tenantId: d.run.tenant_id, environment: d.run.environment, lineageId: d.lineageId, recipient: boundedKey(d.run.recipient), key: renderedKey(d, step) };
     // a run never written since its trigger reached this step when it was triggered (only instant
     // steps, if any, came before): its place follows that time, not when a worker got to it
     const arrivedAt = d.run.rev === 0 ? d.run.started_at : null;
@@ -575,7 +593,8 @@ type Version = { steps: WorkflowStepDef[]; lineage_id: string };
 const stepsCache = new Map<string, Version>();
 const STEPS_CACHE_MAX = 10_000;
 
-async function versionOf(workflowId: string): Promise<Version | null> {
+/** A version's steps and lineage (cached: versions never change). */
+export async function versionOf(workflowId: string): Promise<Version | null> {
   const hit = stepsCache.get(workflowId);
   if (hit) return hit;
   const version = await versionForRun(workflowId);

@@ -8,7 +8,8 @@ import { newId } from "../../store/ids";
 import { getRuntime } from "../../store/runtime-handle";
 import { MicroBatcher } from "../../store/micro-batcher";
 import { closeDigestOfCancelledLeader } from "../../store/workflow-digests";
-import { cancelRunRow, getRun, insertRuns, newRunRow, type RunRow } from "../../store/workflow-runs";
+import { cancelRunRow, getRun, newRunRow, type RunRow } from "../../store/workflow-runs";
+import { writeTriggeredRuns } from "./trigger-digest";
 import { prepareEvents } from "../events/outbox";
 import { workflowEvent } from "./engine";
 import { workflowNotFound } from "./definitions";
@@ -63,36 +64,45 @@ export function triggerInputProblems(body: Record<string, unknown>, prefix = "")
 }
 
 /**
- * Concurrent triggers of one process share a batch: one statement writes the runs and their
- * workflow.triggered events, then one pipeline enqueues their first jobs. Answered once committed;
- * a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ * Concurrent triggers of one process share a batch: one transaction writes the runs and their events
+ * (a digest's members placed in it, trigger-digest.ts), then one pipeline enqueues the jobs. Answered
+ * once committed; a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
  */
 const triggerBatcher = new MicroBatcher<RunRow, true | Error>(
   async (rows) => {
     let out: (true | Error)[];
+    let jobs: string[];
     try {
-      await insertRuns(rows, prepareEvents(sql, rows.map((r) => workflowEvent(r, "workflow.triggered"))).insert);
+      jobs = await writeTriggeredRuns(rows);
       out = rows.map(() => true as const);
     } catch (err) {
       if (rows.length === 1) throw err;
       // one bad row must not fail its neighbours: each alone, failing only the culprit
-      const each = await Promise.allSettled(rows.map((r) => insertRuns([r], prepareEvents(sql, [workflowEvent(r, "workflow.triggered")]).insert)));
+      const each = await Promise.allSettled(rows.map((r) => writeTriggeredRuns([r])));
       out = each.map((e) => (e.status === "fulfilled" ? (true as const) : e.reason instanceof Error ? e.reason : new Error(String(e.reason))));
+      jobs = each.flatMap((e) => (e.status === "fulfilled" ? e.value : []));
     }
-    const started = rows.filter((_, k) => out[k] === true);
-    if (started.length) {
-      getRuntime()
-        .sendMany(workflowRunAddress, started.map((r) => ({ v: 1, type: "run" as const, runId: r.id })))
-        .catch((err) => logger.error({ err, count: started.length }, "workflow runs stored but not enqueued; the reconciler will start them"));
-    }
+    if (jobs.length) enqueueRuns(jobs);
     return out;
   },
   { maxSize: 200, maxWaitMs: 2, maxConcurrent: 2 },
 );
 
 /**
+ * The first jobs of runs just written (and wake-ups of leaders whose digest they filled), in one
+ * pipeline; a job lost between COMMIT and XADD (crash, Redis down) is re-enqueued by the reconciler.
+ */
+export function enqueueRuns(ids: string[]): Promise<void> {
+  return getRuntime()
+    .sendMany(workflowRunAddress, [...new Set(ids)].map((runId) => ({ v: 1, type: "run" as const, runId })))
+    .then(() => undefined)
+    .catch((err) => logger.error({ err, count: ids.length }, "workflow runs stored but not enqueued; the reconciler will start them"));
+}
+
+/**
  * POST /v1/workflows/:slug/trigger: the run (status running, current_step 0, no results) of the
- * version active now, its workflow.triggered event in the same statement, then the job for step 0.
+ * version active now, its workflow.triggered event in the same transaction, then the job for step 0;
+ * answered as created, also when the run joined a digest at trigger (already completed, merged).
  */
 export async function triggerWorkflow(scope: Scope, slug: string, body: Record<string, unknown>): Promise<RunRow> {
   const input = triggerInput(body);

@@ -17,6 +17,7 @@ const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
 const TEXT: Record<CenterLanguage, Record<string, string>> = {
   en: {
     title: "Notification preferences",
+    heading: "Preferences",
     intro: "Choose how {tenant} may reach you.",
     save: "Save preferences",
     saved: "Your preferences were saved.",
@@ -33,6 +34,7 @@ const TEXT: Record<CenterLanguage, Record<string, string>> = {
   },
   pt_BR: {
     title: "Preferências de notificação",
+    heading: "Preferências",
     intro: "Escolha como {tenant} pode falar com você.",
     save: "Salvar preferências",
     saved: "Suas preferências foram salvas.",
@@ -89,11 +91,33 @@ function wantsJson(request: Request): boolean {
   return accept.includes("application/json") && !accept.includes("text/html");
 }
 
+/**
+ * The language of a page for a link that names no subscriber we can trust: the browser's first
+ * Accept-Language entry we have (Portuguese, any region, reads pt_BR), else English.
+ */
+function refusedPageLanguage(acceptLanguage: string | null): CenterLanguage {
+  const tags = (acceptLanguage ?? "")
+    .split(",")
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().toLowerCase().split(";");
+      const q = Number(params.find((x) => x.trim().startsWith("q="))?.trim().slice(2) ?? 1);
+      return { tag: tag!, q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((t) => t.tag && t.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of tags) {
+    if (tag === "pt" || tag.startsWith("pt-")) return "pt_BR";
+    if (tag === "en" || tag.startsWith("en-")) return "en";
+  }
+  return "en";
+}
+
 function refuse(request: Request, kind: "invalid" | "expired" | "gone"): Response {
   if (!wantsJson(request)) {
     const status = kind === "invalid" ? 400 : kind === "expired" ? 410 : 404;
-    const message = TEXT.en[kind]!;
-    return html(status, "en", "Preferences", "#6b7280", `<main><h1>Preferences</h1><p>${esc(message)}</p></main>`);
+    const lang = refusedPageLanguage(request.headers.get("accept-language"));
+    const tx = TEXT[lang];
+    return html(status, lang, tx.heading!, "#6b7280", `<main><h1>${esc(tx.heading!)}</h1><p>${esc(tx[kind]!)}</p></main>`);
   }
   if (kind === "gone") throw notFound("subscriber_not_found", "The subscriber of this link no longer exists");
   throw new AppError("invalid_token", kind === "expired" ? "The preference link has expired" : "The preference link is invalid or has been tampered with");

@@ -141,11 +141,21 @@ describe("GET/POST /preferences/:token", () => {
       expect(c.headers.get("content-type")).toContain("text/html");
       expect(c.text).toContain("This link is invalid.");
     }
+    // the page speaks the browser's language when we have it (the link names no subscriber to ask)
+    const pt = await call("GET", "/preferences/garbage", { headers: { accept: "text/html", "accept-language": "pt-BR,pt;q=0.9,en;q=0.8" } });
+    expect(pt.status).toBe(400);
+    expect(pt.text).toContain("Este link é inválido.");
+    expect(pt.text).toContain('<html lang="pt-BR">');
+    const de = await call("GET", "/preferences/garbage", { headers: { accept: "text/html", "accept-language": "de-DE,de;q=0.9,pt;q=0.5,en;q=0.7" } });
+    expect(de.text).toContain("This link is invalid.");
     const expired = createPreferenceToken({ tenantId: T.tenant.id, environment: "sandbox", subscriberId: s.id, expiresAt: Math.floor(Date.now() / 1000) - 1 });
     expect(verifyPreferenceToken(expired)).toEqual({ ok: false, reason: "expired" });
     const g = await call("GET", `/preferences/${expired}`, html);
     expect(g.status).toBe(410);
     expect(g.text).toContain("expired");
+    const gpt = await call("GET", `/preferences/${expired}`, { headers: { accept: "text/html", "accept-language": "pt" } });
+    expect(gpt.status).toBe(410);
+    expect(gpt.text).toContain("Este link expirou. Peça um novo.");
     const fj = form({ _: "1" });
     const j = await call("POST", `/preferences/${expired}`, { ...fj, headers: { ...fj.headers, accept: "application/json" } });
     expect(j.status).toBe(400);

@@ -9,7 +9,7 @@ import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { waitFor } from "../support/runtime-redis";
 import { spawnUntilReady } from "../support/spawn-ready";
-import { createWorkflow, dropTenant, startWorkflowHost, trigger, wipeRedis } from "./workflow-support";
+import { createWorkflow, dropTenant, startWorkflowHost, trigger, useTimeScale, wipeRedis } from "./workflow-support";
 
 const root = join(import.meta.dir, "..", "..");
 const BUN = join(root, "node_modules", ".bin", "bun");
@@ -18,6 +18,7 @@ const WORKER = join(root, "test", "support", "workflow-run-worker.ts");
 let T: Awaited<ReturnType<typeof createTenant>>;
 let procs: Subprocess[] = [];
 let stops: (() => Promise<void>)[] = [];
+let restoreTimeScale = () => {};
 
 const runsOf = async (ids: string[]) => await sql`select id, status, recipient, current_step, step_state, step_results from workflow_runs where id = any(${ids}::uuid[])`;
 const allDone = (ids: string[]) => async () => (await runsOf(ids)).every((r) => r.status !== "running");
@@ -41,6 +42,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  restoreTimeScale();
   await dropTenant(T.tenant.id);
 });
 
@@ -76,7 +78,7 @@ async function expectEachInExactlyOneDigest(ids: string[]) {
   return { leaders, merged };
 }
 
-test("Redis emptied during an open window: the late triggers' lost jobs are re-enqueued and join the digest in PostgreSQL, exactly one digest", async () => {
+test("Redis emptied during an open window: the late triggers join the digest in PostgreSQL at trigger, the filled digest's leader is re-enqueued; exactly one digest", async () => {
   await createWorkflow(T.sandboxKey, {
     slug: "dr-wipe",
     name: "Digest survives Redis",
@@ -95,10 +97,14 @@ test("Redis emptied during an open window: the late triggers' lost jobs are re-e
   stops = [];
   await wipeRedis();
   for (let i = 10; i < 15; i++) ids.push((await trigger(T.sandboxKey, "dr-wipe", { to, data: { i } })).id);
-  await wipeRedis();
+  // joined at trigger, without Redis: merged already; the 15th filled the digest and made its leader due now
+  expect((await runsOf(ids.slice(10))).map((r) => r.status)).toEqual(["completed", "completed", "completed", "completed", "completed"]);
+  const [due] = await sql`select next_due_at <= now() as due from workflow_runs where id = ${ids[0]!}`;
+  expect(due!.due).toBe(true);
+  await wipeRedis(); // the leader's wake-up is lost too: the reconciler finds it due
   const second = await startWorkflowHost({ timeScale: 0.001 });
   stops.push(() => second.stop());
-  // the reconciler (every 50 ms, overdue at once) re-enqueues the lost jobs from PostgreSQL; they join the open digest
+  // the reconciler (every 50 ms, overdue at once) re-enqueues the leader from PostgreSQL; it closes the full digest
   const reconciler = startReconciler({ everyMs: 50, staleAfterMs: 0, tenantId: T.tenant.id });
   stops.push(() => reconciler.stop());
   expect(await waitFor(allDone(ids), 30_000, 100)).toBe(true);
@@ -117,13 +123,20 @@ async function spawnWorker(id: string): Promise<Subprocess> {
   return proc;
 }
 
-test("kill -9 of a workflow-run process during 2,000 digesting triggers (two processes): every trigger in exactly one digest", async () => {
+test("kill -9 of a workflow-run process during 2,000 digesting triggers (two processes; half joined at trigger, half by the actor): every trigger in exactly one digest", async () => {
   await createWorkflow(T.sandboxKey, {
     slug: "dr-kill",
     name: "Digest under kill -9",
     // 10m lasts 600 ms here: each recipient's triggers roll over many windows while the victim dies
     steps: [{ type: "digest", window: "10m" }, { type: "send", channel: "email", template: "dr-email" }],
   });
+  // the same digest behind an always-true `if`: joined in the workflow-run processes, not at trigger
+  await createWorkflow(T.sandboxKey, {
+    slug: "dr-kill-if",
+    name: "Digest under kill -9, joined by the actor",
+    steps: [{ type: "digest", window: "10m", if: { "==": [1, 1] } }, { type: "send", channel: "email", template: "dr-email" }],
+  });
+  restoreTimeScale = useTimeScale(0.001); // the triggers here open windows the workers (TIME_SCALE 0.001) close
   const reconciler = startReconciler({ everyMs: 100, staleAfterMs: 300, tenantId: T.tenant.id });
   stops.push(() => reconciler.stop());
   const victim = await spawnWorker("dg-a");
@@ -133,7 +146,7 @@ test("kill -9 of a workflow-run process during 2,000 digesting triggers (two pro
   await Promise.all(
     Array.from({ length: 8 }, async (_, lane) => {
       for (let i = lane; i < 2000; i += 8) {
-        ids.push((await trigger(T.sandboxKey, "dr-kill", { to: `k${i % 20}@example.com`, data: { i } })).id);
+        ids.push((await trigger(T.sandboxKey, i % 2 ? "dr-kill-if" : "dr-kill", { to: `k${i % 20}@example.com`, data: { i } })).id);
         if (!killed && ids.length >= 600) {
           killed = true;
           victim.kill("SIGKILL");

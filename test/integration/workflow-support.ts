@@ -10,7 +10,22 @@ import { startDeliveryHost } from "./delivery-support";
 
 /** The delivery host (test/integration/delivery-support.ts) with the workflow-run actor too, unless only the sender is wanted. */
 export async function startWorkflowHost(opts: { timeScale?: number; actors?: "both" | "sender" } = {}) {
-  return await startDeliveryHost(opts.timeScale ?? 0.001, opts.actors === "sender" ? [channelSender] : [channelSender, channelSenderHigh, channelSenderLow, workflowRun]);
+  const timeScale = opts.timeScale ?? 0.001;
+  const restore = useTimeScale(timeScale);
+  const host = await startDeliveryHost(timeScale, opts.actors === "sender" ? [channelSender] : [channelSender, channelSenderHigh, channelSenderLow, workflowRun]);
+  // the files after this one (one bun process runs them all) get the TIME_SCALE they started with
+  return { ...host, stop: () => host.stop().finally(restore) };
+}
+
+/**
+ * This process's TIME_SCALE (config.timeScale) set to the workflow-run hosts' own: a trigger here
+ * opens a digest whose window the hosts' leader waits (docs/workflows.md), so both must scale alike,
+ * as every process of a deployment does.
+ */
+export function useTimeScale(timeScale: number): () => void {
+  const saved = config.timeScale;
+  (config as { timeScale: number }).timeScale = timeScale;
+  return () => void ((config as { timeScale: number }).timeScale = saved);
 }
 
 /** Deletes every key of this process's prefix (streams, timers, leases): Redis as after a restart without persistence. */
