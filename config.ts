@@ -205,8 +205,6 @@ export const config = {
   deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 8),
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
-  /** Actor hosts: a partition reader's pause after a read that returned less than it asked for (runtime/types.ts readLingerMs). */
-  runtimeReadLingerMs: numberEnv("RUNTIME_READ_LINGER_MS", 0),
   /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */
   senderShards: numberEnv("SENDER_SHARDS", 256),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */

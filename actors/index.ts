@@ -37,9 +37,9 @@ export function actorKinds(): string[] {
 }
 
 /** Starts the hosts of the named kinds' actors (names without an actor are ignored). */
-/** How long acks gather and how long a reader lingers between reads under traffic (runtime/types.ts). */
+/** How long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
 function readTuning() {
-  return { ackDelayMs: config.runtimeAckDelayMs, readLingerMs: config.runtimeReadLingerMs };
+  return { ackDelayMs: config.runtimeAckDelayMs };
 }
 
 export async function startActorHosts(names: string[]): Promise<Running> {

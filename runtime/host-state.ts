@@ -23,7 +23,6 @@ export interface ResolvedHostOptions {
   readerStallMs: number;
   shedAfterMs: number;
   ackDelayMs: number;
-  readLingerMs: number;
 }
 
 export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
@@ -49,7 +48,6 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
     readerStallMs: opts.readerStallMs ?? blockMs + 10_000,
     shedAfterMs: opts.shedAfterMs ?? 5000,
     ackDelayMs: opts.ackDelayMs ?? 10,
-    readLingerMs: opts.readLingerMs ?? 0,
   };
 }
 

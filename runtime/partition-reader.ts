@@ -166,23 +166,7 @@ export class PartitionReader {
       }
       // Entries read are pending under this host whatever happens next: they always run.
       if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
-      // steady traffic: let entries gather for the next read (runtime/types.ts readLingerMs)
-      const linger = this.core.opts.readLingerMs;
-      if (linger > 0 && reply && reply[0]![1].length < room && this.live(w, gen)) await this.linger(w, linger);
     }
-  }
-
-  /** Waits ms, or less when the partition stops (stop() calls its wakers). */
-  private linger(w: PartitionWorker, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        w.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      w.wakers.add(done);
-    });
   }
 
   private async claimPending(w: PartitionWorker, gen: number) {

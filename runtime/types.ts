@@ -61,12 +61,6 @@ export interface HostOptions {
    * next owner redelivers them like any unacked entry (the handlers are at-least-once already).
    */
   ackDelayMs?: number;
-  /**
-   * After a read that returned entries but fewer than it asked for, the partition's reader waits
-   * this long before its next XREADGROUP (default 0), so under steady traffic each read takes what
-   * queued meanwhile instead of one entry; an idle reader still blocks and wakes on the first entry.
-   */
-  readLingerMs?: number;
   /** Messages read but not finished before readers pause (back-pressure). */
   maxInFlight?: number;
   /**
