@@ -281,6 +281,8 @@ export const config = {
     retentionEveryMs: durationEnv("RETENTION_EVERY", 10 * 60_000),
     /** How often the partition job creates the history tables' day partitions ahead and drops expired days (lease `partitions`). */
     partitionEveryMs: durationEnv("PARTITION_EVERY", 60 * 60_000),
+    /** How often the table-statistics job looks for tables to ANALYZE when PostgreSQL's autovacuum is off (lease `table-stats`). */
+    tableStatsEveryMs: durationEnv("TABLE_STATS_EVERY", 60_000),
     /** Day partitions kept ready ahead of today (UTC). */
     partitionAheadDays: Math.max(1, numberEnv("PARTITION_AHEAD_DAYS", 7)),
     /** A partition create or drop waits at most this long for its lock, then tries again at the next run. */

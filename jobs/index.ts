@@ -11,7 +11,9 @@ const periodic: Record<string, () => Promise<Running>> = {
   billing: async () => (await import("./billing-cron")).startBillingCron(),
   // expired history and offboardings left by a dead process (docs/operations.md#retention)
   // and the history tables' day partitions: created ahead, dropped whole once expired (#partitioning)
-  retention: async () => both((await import("./partitions")).startPartitionJob(), (await import("./retention")).startRetentionJob()),
+  // and, when PostgreSQL's autovacuum is off, the planner statistics autovacuum would keep (#table-statistics)
+  retention: async () =>
+    all((await import("./partitions")).startPartitionJob(), (await import("./retention")).startRetentionJob(), (await import("./table-stats")).startTableStatsJob()),
   // the same kind as the domain-health actor: one Procfile line runs the schedule and the checks
   "domain-health": async () => (await import("./domain-health-cron")).startDomainHealthCron(),
   // the relay from the outbox (and the repair scan) run beside the dispatcher they feed
@@ -20,8 +22,8 @@ const periodic: Record<string, () => Promise<Running>> = {
   broadcast: async () => (await import("./broadcast-repair")).startBroadcastRepair(),
 };
 
-function both(a: Running, b: Running): Running {
-  return { stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+function all(...jobs: Running[]): Running {
+  return { stop: async () => void (await Promise.all(jobs.map((j) => j.stop()))) };
 }
 
 export function jobKinds(): string[] {

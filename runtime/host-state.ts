@@ -84,6 +84,8 @@ export interface PartitionWorker {
   lastReadAt: number;
   /** true while the reader waits for in-flight capacity (a legitimate pause, not a stall). */
   waitingForCapacity: boolean;
+  /** The last read came back full (a backlog): the next asks for a batch without blocking; else it blocks for an idle share. */
+  backlogged: boolean;
   inFlight: number;
   drainWaiters: Array<() => void>;
   acks: string[];
@@ -120,8 +122,10 @@ export interface HostCore {
 }
 
 /**
- * Messages read and not finished, over all partitions. Readers ask for at most the free room
- * (so a burst cannot pull far more than maxInFlight into memory) and, when there is none, wait
+ * Messages read and not finished, over all partitions. Readers reserve the room they ask for before
+ * XREADGROUP and give back what did not come (so reads in flight at once, one per partition, cannot
+ * together pull more than maxInFlight into memory: before, each asked for the free room it saw, up to
+ * a batch per partition) and, when there is none, wait
  * until half of it is free again, not counting the messages `pinned` in stuck groups (a hanging
  * receiver's backlog, which cannot start however long the readers wait): otherwise a backlog of
  * more than half of maxInFlight kept every reader waiting until the watchdog deferred it. The
@@ -129,6 +133,8 @@ export interface HostCore {
  */
 export class Capacity {
   inFlight = 0;
+  /** Room reserved by reads not yet returned (reserve/release). */
+  reserved = 0;
   /** Messages waiting in stuck groups, as the watchdog last counted them (setPinned). */
   private pinned = 0;
   private waiters: Array<() => void> = [];
@@ -151,12 +157,24 @@ export class Capacity {
   /** The watchdog's count of messages that cannot start (FairSemaphore.stuckWaiting); readers resume if that frees them. */
   setPinned(n: number): void {
     this.pinned = n;
-    if (this.waiters.length && this.inFlight <= this.resumeAt) this.wakeAll();
+    this.wakeIfRoom();
   }
 
   /** Entries a reader may ask for now (0: wait()). */
   room(batch: number): number {
-    return Math.max(0, Math.min(batch, this.max - this.inFlight));
+    return Math.max(0, Math.min(batch, this.max - this.inFlight - this.reserved));
+  }
+
+  /** Takes up to `want` of the room for one read (0: wait()); release() what the read did not fill. */
+  reserve(want: number): number {
+    const n = this.room(want);
+    this.reserved += n;
+    return n;
+  }
+
+  release(n: number): void {
+    this.reserved -= n;
+    this.wakeIfRoom();
   }
 
   add(n: number): void {
@@ -166,11 +184,15 @@ export class Capacity {
   done(n: number): void {
     this.inFlight -= n;
     this.finishedTotal += n;
-    if (this.waiters.length && this.inFlight <= this.resumeAt) this.wakeAll();
+    this.wakeIfRoom();
+  }
+
+  private wakeIfRoom(): void {
+    if (this.waiters.length && this.inFlight + this.reserved <= this.resumeAt) this.wakeAll();
   }
 
   wait(): Promise<void> {
-    if (this.inFlight < this.max) return Promise.resolve();
+    if (this.inFlight + this.reserved < this.max) return Promise.resolve();
     if (!this.blockedSince) this.blockedSince = performance.now();
     return new Promise((resolve) => this.waiters.push(resolve));
   }

@@ -29,6 +29,7 @@ export class PartitionReader {
       readSince: 0,
       lastReadAt: performance.now(),
       waitingForCapacity: false,
+      backlogged: true,
       inFlight: 0,
       drainWaiters: [],
       acks: [],
@@ -134,16 +135,25 @@ export class PartitionReader {
     if (claimFirst) await this.claimPending(w, gen);
     let failures = 0;
     while (this.live(w, gen)) {
-      const room = this.core.capacity.room(this.core.opts.batch);
+      // a stream with a backlog is read without blocking, for up to a batch; an idle one blocks
+      // for new entries holding only its share of the room (see askFor)
+      const blocking = !w.backlogged;
+      const room = this.core.capacity.reserve(blocking ? this.idleShare() : this.core.opts.batch);
       if (room === 0) {
         await this.waitForRoom(w);
         continue;
       }
-      let reply: [string, [string, string[]][]][] | null;
+      let reply: [string, [string, string[]][]][] | null = null;
       w.readSince = performance.now();
       try {
-        reply = (await w.reader!.conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")) as any;
+        const conn = w.reader!.conn;
+        reply = (
+          blocking
+            ? await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "BLOCK", this.core.opts.blockMs, "STREAMS", w.stream, ">")
+            : await conn.xreadgroup("GROUP", GROUP, this.core.id, "COUNT", room, "STREAMS", w.stream, ">")
+        ) as any;
         failures = 0;
+        w.backlogged = (reply?.[0]?.[1].length ?? 0) >= room;
       } catch (err) {
         if (!this.live(w, gen)) break;
         if (String((err as Error).message).includes("NOGROUP")) {
@@ -163,10 +173,24 @@ export class PartitionReader {
       } finally {
         w.readSince = 0;
         w.lastReadAt = performance.now();
+        // the entries that came are counted in flight by the dispatch below, in this same tick
+        this.core.capacity.release(room);
       }
       // Entries read are pending under this host whatever happens next: they always run.
       if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
     }
+  }
+
+  /**
+   * What a blocking read (an idle stream's: it may hold its reservation for blockMs) asks for: a
+   * quarter of maxInFlight shared by all of the host's partitions, so idle partitions never keep
+   * the busy ones from reading. A read that comes back full marks its stream backlogged: the next
+   * reads ask for a batch without blocking until one comes back short.
+   */
+  private idleShare(): number {
+    let partitions = 0;
+    for (const r of this.core.runners) partitions += r.partitions.size;
+    return Math.max(1, Math.min(this.core.opts.batch, Math.floor(this.core.opts.maxInFlight / (4 * Math.max(1, partitions)))));
   }
 
   private async claimPending(w: PartitionWorker, gen: number) {

@@ -1,6 +1,26 @@
 // The one place an ioredis client is built from a Redis URL: a single Redis (redis://, rediss://) or a
 // Redis Cluster (redis+cluster://h1:p1,h2:p2, rediss+cluster:// with TLS). The runtime and the store both use it.
+import dc from "node:diagnostics_channel";
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from "ioredis";
+
+/**
+ * Bun's TracingChannel has no `hasSubscribers` (Node's has), and ioredis 6 reads anything but
+ * `false` as "someone listens": it traced every command (its arguments sanitised into strings, a
+ * wrapper promise through diagnostics_channel): 10-20% of the CPU of a loop of auto-pipelined SETs,
+ * about 1% of a broadcast's workflow-run and sender samples. The getter answers as Node's does:
+ * whether any of its channels has a subscriber.
+ */
+export function patchTracingChannel(): void {
+  const proto = Object.getPrototypeOf(dc.tracingChannel("nms:probe")) as object | null;
+  if (!proto || "hasSubscribers" in proto) return;
+  Object.defineProperty(proto, "hasSubscribers", {
+    configurable: true,
+    get(this: Record<string, { hasSubscribers?: boolean } | undefined>) {
+      return ["start", "end", "asyncStart", "asyncEnd", "error"].some((k) => this[k]?.hasSubscribers === true);
+    },
+  });
+}
+patchTracingChannel();
 
 /** Either kind of client; code that must act differently on a cluster asks isCluster(). */
 export type RedisClient = Redis | Cluster;

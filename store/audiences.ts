@@ -1,9 +1,7 @@
 // Audience SQL (issue 22): the bulk trigger's lookups (the active workflow and many recipients'
-// subscribers in two queries), and run inserts keyed by an idempotency key (on conflict: nothing).
-import type { PendingQuery, Row } from "postgres";
+// subscribers in two queries).
 import { sql, type Scope, type Tx } from "./db";
 import { isUuid } from "./ids";
-import type { RunRow } from "./workflow-runs";
 
 export async function activeWorkflow(scope: Scope, slug: string, tx: Tx = sql): Promise<{ id: string; version: number; slug: string } | null> {
   const [row] = await tx<{ id: string; version: number; slug: string }[]>`
@@ -53,43 +51,4 @@ export async function subscribersOfRecipients(scope: Scope, recipients: { value:
     }
   }
   return out;
-}
-
-type Statement = PendingQuery<Row[]>;
-
-/**
- * Inserts runs that carry an idempotency key; a key already used in the scope inserts nothing.
- * `events(ids)` builds the events INSERT of the runs actually inserted, in the same transaction.
- * Resolves to the ids inserted.
- */
-export async function insertKeyedRuns(tx: Tx, rows: (RunRow & { idempotency_key: string })[], events: (inserted: RunRow[]) => Statement | null): Promise<string[]> {
-  if (rows.length === 0) return [];
-  const doc = JSON.stringify(
-    rows.map((r) => ({
-      id: r.id,
-      tenant_id: r.tenant_id,
-      environment: r.environment,
-      workflow_id: r.workflow_id,
-      workflow_version: r.workflow_version,
-      workflow_slug: r.workflow_slug,
-      recipient: r.recipient,
-      subscriber_id: r.subscriber_id,
-      data: r.data,
-      locale: r.locale,
-      started_at: r.started_at.toISOString(),
-      idempotency_key: r.idempotency_key,
-    })),
-  );
-  const ins = await tx<{ id: string }[]>`
-    insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, updated_at, idempotency_key)
-    select id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, started_at, idempotency_key
-    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, workflow_id uuid, workflow_version int,
-      workflow_slug text, recipient text, subscriber_id uuid, data jsonb, locale text, started_at timestamptz, idempotency_key text)
-    on conflict (tenant_id, environment, idempotency_key) where idempotency_key is not null do nothing
-    returning id`;
-  const insertedIds = new Set(ins.map((r) => r.id));
-  const inserted = rows.filter((r) => insertedIds.has(r.id));
-  const ev = inserted.length ? events(inserted) : null;
-  if (ev) await ev;
-  return inserted.map((r) => r.id);
 }

@@ -1,6 +1,7 @@
 // Broadcasts repository (migration 0710): the broadcast row, one page of its fan-out (members after
 // the cursor, their runs and the cursor's move, in the caller's transaction), cancel, and the scan
 // of fan-outs whose message may be lost.
+import type { PendingQuery, Row } from "postgres";
 import { sql, type Scope, type Tx } from "./db";
 
 export type BroadcastStatus = "fanning_out" | "completed" | "cancelled";
@@ -68,9 +69,37 @@ export async function audiencePage(tx: Tx, b: BroadcastRow, limit: number): Prom
     order by m.subscriber_id limit ${limit}`;
 }
 
-export async function advanceBroadcast(tx: Tx, id: string, patch: { cursor: string; runsAdded: number; recipients: number | null }): Promise<void> {
-  await tx`update broadcasts set cursor = ${patch.cursor}, runs_created = runs_created + ${patch.runsAdded},
-    recipients = coalesce(recipients, ${patch.recipients}), updated_at = now() where id = ${id}`;
+/** One page's runs as the fan-out made them: parallel arrays, member i's run id is runIds[i]. */
+export interface PageRuns {
+  runIds: string[];
+  subscriberIds: string[];
+  recipients: string[];
+  startedAt: Date;
+}
+
+/**
+ * One page in ONE statement: the page's runs (unnested arrays; the broadcast's fields once, each
+ * run's idempotency key `bcast:<broadcast id>:<subscriber id>` built here, a key already used inserts
+ * nothing), `events` (an events INSERT ... SELECT written only for runs inserted: domain/events/outbox.ts
+ * prepareEvents with onlyIfInserted, reading the CTE `ins`), and the cursor and count moved. In the
+ * caller's transaction (which holds the broadcast's lock). Resolves to the ids inserted.
+ */
+export async function insertPage(tx: Tx, b: BroadcastRow, page: PageRuns, events: PendingQuery<Row[]>, recipients: number | null): Promise<string[]> {
+  const cursor = page.subscriberIds[page.subscriberIds.length - 1]!;
+  const rows = await tx<{ id: string }[]>`
+    with ins as (
+      insert into workflow_runs (id, tenant_id, environment, workflow_id, workflow_version, workflow_slug, recipient, subscriber_id, data, locale, started_at, updated_at, idempotency_key)
+      select t.id, ${b.tenant_id}, ${b.environment}, ${b.workflow_id}, ${b.workflow_version}, ${b.workflow_slug}, t.recipient, t.subscriber_id,
+        ${tx.json(b.data as any)}, ${b.locale}, ${page.startedAt}, ${page.startedAt}, ${"bcast:" + b.id + ":"} || t.subscriber_id::text
+      from unnest(${page.runIds}::uuid[], ${page.subscriberIds}::uuid[], ${page.recipients}::text[]) as t(id, subscriber_id, recipient)
+      on conflict (tenant_id, environment, idempotency_key) where idempotency_key is not null do nothing
+      returning id
+    ), ev as (${events}), adv as (
+      update broadcasts set cursor = ${cursor}, runs_created = runs_created + (select count(*) from ins),
+        recipients = coalesce(recipients, ${recipients}), updated_at = now() where id = ${b.id}
+    )
+    select id from ins`;
+  return rows.map((r) => r.id);
 }
 
 export async function completeBroadcast(tx: Tx, id: string): Promise<BroadcastRow> {

@@ -17,21 +17,43 @@ export interface InboxItemRow {
   created_at: Date;
 }
 
-/** Inserts the item unless one exists for the notification; `created` says which happened. */
-export async function insertInboxItem(
+/**
+ * Inbox items in one statement (the caller's transaction), one per notification: each inserted unless
+ * an item exists for its notification (then that one is answered, `created` false; of two items of
+ * one notification in the batch, one is inserted). One answer per item, in order.
+ */
+export async function insertInboxItems(
   tx: Tx,
-  scope: Scope,
-  item: { subscriberId: string; notificationId: string | null; title: string | null; body: string | null; data: unknown },
-): Promise<{ row: InboxItemRow; created: boolean }> {
-  const [row] = await tx<InboxItemRow[]>`
+  items: { scope: Scope; subscriberId: string; notificationId: string | null; title: string | null; body: string | null; data: unknown }[],
+): Promise<{ row: InboxItemRow; created: boolean }[]> {
+  if (items.length === 0) return [];
+  const ids = items.map(() => newId());
+  const doc = JSON.stringify(
+    items.map((it, i) => ({
+      id: ids[i],
+      tenant_id: it.scope.tenantId,
+      environment: it.scope.environment,
+      subscriber_id: it.subscriberId,
+      notification_id: it.notificationId,
+      title: it.title,
+      body: it.body,
+      data: it.data ?? {},
+    })),
+  );
+  const inserted = await tx<InboxItemRow[]>`
     insert into inbox_items (id, tenant_id, environment, subscriber_id, notification_id, title, body, data)
-    values (${newId()}, ${scope.tenantId}, ${scope.environment}, ${item.subscriberId}, ${item.notificationId},
-            ${item.title}, ${item.body}, ${tx.json((item.data ?? {}) as any)})
+    select id, tenant_id, environment, subscriber_id, notification_id, title, body, data
+    from jsonb_to_recordset(${doc}::text::jsonb) as t(id uuid, tenant_id uuid, environment text, subscriber_id uuid, notification_id uuid, title text, body text, data jsonb)
     on conflict (notification_id) do nothing
     returning *`;
-  if (row) return { row, created: true };
-  const [existing] = await tx<InboxItemRow[]>`select * from inbox_items where notification_id = ${item.notificationId}`;
-  return { row: existing!, created: false };
+  const byId = new Map(inserted.map((r) => [r.id, r]));
+  const missing = items.filter((_, i) => !byId.has(ids[i]!)).map((it) => it.notificationId!);
+  const existing = missing.length ? await tx<InboxItemRow[]>`select * from inbox_items where notification_id = any(${missing}::uuid[])` : [];
+  const byNotification = new Map(existing.map((r) => [r.notification_id, r]));
+  return items.map((it, i) => {
+    const row = byId.get(ids[i]!);
+    return row ? { row, created: true } : { row: byNotification.get(it.notificationId)!, created: false };
+  });
 }
 
 export async function listInboxItems(

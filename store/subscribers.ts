@@ -96,6 +96,31 @@ export function findSubscriberOwningBatched(scope: Scope, recipient: string): Pr
   return owningBatcher.submit({ scope, recipient });
 }
 
+/**
+ * findSubscriber for many (scope, id or external_id) at once, in the caller's transaction: the
+ * same rule (live only; by id first, then by external_id: one index lookup each), one statement.
+ * One answer per query, in order (undefined: none).
+ */
+export async function findSubscribersBatch(tx: Tx, queries: { scope: Scope; ref: string }[]): Promise<(SubscriberRow | undefined)[]> {
+  if (queries.length === 0) return [];
+  const doc = JSON.stringify(
+    queries.map((q, i) => ({ i, tenant_id: q.scope.tenantId, environment: q.scope.environment, ref: q.ref, rid: isUuid(q.ref) ? q.ref : null })),
+  );
+  const rows = await tx<(SubscriberRow & { i$: number; by$: number })[]>`
+    select v.i as "i$", s.* from jsonb_to_recordset(${doc}::text::jsonb) as v(i int, tenant_id uuid, environment text, ref text, rid uuid)
+    cross join lateral (
+      select * from (
+        select s.*, 0 as "by$" from subscribers s
+        where v.rid is not null and s.id = v.rid and s.tenant_id = v.tenant_id and s.environment = v.environment and s.deleted_at is null
+        union all
+        select s.*, 1 from subscribers s
+        where s.tenant_id = v.tenant_id and s.environment = v.environment and s.external_id = v.ref and s.deleted_at is null
+      ) m order by "by$" limit 1) s`;
+  const out: (SubscriberRow | undefined)[] = new Array(queries.length).fill(undefined);
+  for (const { i$, by$: _, ...row } of rows) out[i$] = row as SubscriberRow;
+  return out;
+}
+
 /** A live (not deleted) subscriber by its id or its external_id; the id wins when both match. */
 export async function findSubscriber(
   scope: Scope,

@@ -177,7 +177,14 @@ async function joinGroupOnce(items: DigestJoin[]): Promise<DigestRole[]> {
         insert into workflow_digests (id, tenant_id, environment, lineage_id, recipient, digest_key, leader_run_id, max_events, opened_at, closes_at)
         select ${id}, ${k.tenantId}, ${k.environment}, ${k.lineageId}, ${k.recipient}, ${k.key}, ${first.run.id}, ${first.maxEvents}, at,
                at + ${Math.max(0, Math.round(first.windowMs)) + " milliseconds"}::interval
-        from (select least(coalesce(${first.arrivedAt}::timestamptz, clock_timestamp()), clock_timestamp()) as at) a
+        from (select ${
+          first.arrivedAt
+            ? // backdated to when the run reached the step, but never into a window already closed
+              tx`greatest(least(${first.arrivedAt}::timestamptz, clock_timestamp()), coalesce((select max(p.closed_at) from workflow_digests p
+                where p.tenant_id = ${k.tenantId} and p.environment = ${k.environment} and p.lineage_id = ${k.lineageId}
+                  and p.recipient = ${k.recipient} and p.digest_key = ${k.key} and p.status = 'closed'), '-infinity'))`
+            : tx`clock_timestamp()`
+        } as at) a
         on conflict (tenant_id, environment, lineage_id, recipient, digest_key) where status = 'open' do nothing
         returning *`;
       if (!digest) continue; // another run opened it first (and committed): join it

@@ -4,15 +4,14 @@ import { config } from "../../config";
 import { logger } from "../../basics/log";
 import { AppError, fieldErrors, notFound, validationFailed } from "../../basics/errors";
 import { activeWorkflow } from "../../store/audiences";
-import { insertKeyedRuns } from "../../store/audiences";
 import {
-  advanceBroadcast,
   audiencePage,
   cancelBroadcastRow,
   completeBroadcast,
   countAudience,
   getBroadcast,
   insertBroadcast,
+  insertPage,
   lockBroadcast,
   staleFanOuts,
   touchBroadcasts,
@@ -22,7 +21,6 @@ import { sql, type Scope } from "../../store/db";
 import { newId } from "../../store/ids";
 import { getRuntime } from "../../store/runtime-handle";
 import { findTopic } from "../../store/topics";
-import { newRunRow, type RunRow } from "../../store/workflow-runs";
 import { prepareEvents } from "../events/outbox";
 import { topicNotFound } from "../topics/topics";
 import { workflowNotFound } from "../workflows/definitions";
@@ -79,61 +77,103 @@ export async function startBroadcast(scope: Scope, slug: string, topicKey: strin
 /** Idempotency key of a broadcast's run for one member: a page read twice creates no second run. */
 export const broadcastRunKey = (broadcastId: string, subscriberId: string) => `bcast:${broadcastId}:${subscriberId}`;
 
+/** Members read ahead: the page after `after` (the cursor they were read from), read while the previous page was written. */
+interface ReadAhead {
+  after: string;
+  members: Promise<{ id: string; external_id: string }[] | null>;
+}
+
+/** The next page read now on a connection of its own (null on failure: the page is read again in the transaction). */
+function readAhead(b: BroadcastRow, after: string, pageSize: number): ReadAhead {
+  return { after, members: audiencePage(sql, { ...b, cursor: after }, pageSize).catch(() => null) };
+}
+
 /**
- * One page: the broadcast locked, the members after its cursor read, their runs inserted (keyed:
- * none twice) with their workflow.triggered events, the cursor and count moved, in one transaction;
- * the runs' jobs enqueued after the commit (a lost one is restarted by the reconciler). An empty
- * page completes the broadcast with its broadcast.completed event. Returns whether more may follow.
+ * One page: the broadcast locked, the members after its cursor (read ahead during the previous page
+ * when it started from this very cursor, else read now), their runs (keyed: none twice) with their
+ * workflow.triggered events and the cursor and count moved in ONE statement, in one transaction.
+ * An empty page completes the broadcast with its broadcast.completed event. Returns the runs
+ * inserted (not yet enqueued) and, when more may follow, the next page already being read.
  */
-export async function fanOutPage(broadcastId: string, pageSize = config.broadcastPageSize): Promise<{ more: boolean; runs: number }> {
-  const out = (await sql.begin(async (tx) => {
+async function writePage(broadcastId: string, pageSize: number, ahead: ReadAhead | null, readNext: boolean): Promise<{ more: boolean; started: string[]; next: ReadAhead | null }> {
+  return (await sql.begin(async (tx) => {
     const b = await lockBroadcast(tx, broadcastId);
-    if (!b || b.status !== "fanning_out") return { more: false, started: [] as string[] };
-    const members = await audiencePage(tx, b, pageSize);
+    if (!b || b.status !== "fanning_out") return { more: false, started: [], next: null };
+    const early = ahead && b.cursor === ahead.after ? await ahead.members : null;
+    const members = early ?? (await audiencePage(tx, b, pageSize));
     if (members.length === 0) {
       const done = await completeBroadcast(tx, b.id);
       await prepareEvents(tx, [{ tenantId: b.tenant_id, environment: b.environment, type: "broadcast.completed", data: { broadcast: serializeBroadcast(done) } }]).insert;
-      return { more: false, started: [] as string[] };
+      return { more: false, started: [], next: null };
     }
+    const last = members[members.length - 1]!.id;
+    // the page after this one, read while this one is written (a short page is the last one)
+    const next = readNext && members.length === pageSize ? readAhead(b, last, pageSize) : null;
     const recipients = b.recipients === null ? await countAudience(tx, b) : null;
-    const runs = members.map((m) => ({
-      ...newRunRow({
-        id: newId(),
-        tenantId: b.tenant_id,
-        environment: b.environment,
-        workflowId: b.workflow_id,
-        workflowVersion: b.workflow_version,
-        workflowSlug: b.workflow_slug,
-        recipient: m.external_id,
-        subscriberId: m.id,
-        data: b.data,
-        locale: b.locale,
-      }),
-      idempotency_key: broadcastRunKey(b.id, m.id),
-    }));
-    const started = await insertKeyedRuns(tx, runs, (inserted: RunRow[]) => prepareEvents(tx, inserted.map((r) => workflowEvent(r, "workflow.triggered"))).insert);
-    await advanceBroadcast(tx, b.id, { cursor: members[members.length - 1]!.id, runsAdded: started.length, recipients });
-    return { more: true, started };
-  })) as { more: boolean; started: string[] };
-  if (out.started.length) {
-    await getRuntime()
-      .sendMany(workflowRunAddress, out.started.map((runId) => ({ v: 1 as const, type: "run" as const, runId })))
-      .catch((err) => logger.error({ err, broadcastId, count: out.started.length }, "broadcast runs stored but not enqueued; the reconciler will start them"));
-  }
+    const startedAt = new Date();
+    const runIds = members.map(() => newId());
+    const events = prepareEvents(
+      tx,
+      members.map((m, i) => workflowEvent(broadcastRunFacts(b, runIds[i]!, m.external_id), "workflow.triggered")),
+      { onlyIfInserted: { ids: runIds } },
+    );
+    const page = { runIds, subscriberIds: members.map((m) => m.id), recipients: members.map((m) => m.external_id), startedAt };
+    const started = await insertPage(tx, b, page, events.insert, recipients);
+    return { more: true, started, next };
+  })) as { more: boolean; started: string[]; next: ReadAhead | null };
+}
+
+/** What a workflow.triggered event says of a broadcast's run. */
+const broadcastRunFacts = (b: BroadcastRow, id: string, recipient: string) => ({
+  id,
+  tenant_id: b.tenant_id,
+  environment: b.environment,
+  workflow_id: b.workflow_id,
+  workflow_slug: b.workflow_slug,
+  workflow_version: b.workflow_version,
+  recipient,
+  status: "running" as const,
+});
+
+/** The runs' first jobs, after their commit (lost here, by a crash or Redis: the reconciler restarts the runs, domain/workflows/recovery.ts). */
+async function enqueueRuns(broadcastId: string, runIds: string[]): Promise<void> {
+  if (!runIds.length) return;
+  await getRuntime()
+    .sendMany(workflowRunAddress, runIds.map((runId) => ({ v: 1 as const, type: "run" as const, runId })))
+    .catch((err) => logger.error({ err, broadcastId, count: runIds.length }, "broadcast runs stored but not enqueued; the reconciler will start them"));
+}
+
+/** One page written and its runs enqueued. Returns whether more may follow. */
+export async function fanOutPage(broadcastId: string, pageSize = config.broadcastPageSize): Promise<{ more: boolean; runs: number }> {
+  const out = await writePage(broadcastId, pageSize, null, false);
+  await enqueueRuns(broadcastId, out.started);
   return { more: out.more, runs: out.started.length };
 }
 
-/** The broadcast actor's handler: pages for up to SLICE_MS, then the rest as a new message to itself. */
-export async function fanOut(msg: BroadcastMessage): Promise<void> {
+/**
+ * The broadcast actor's handler: pages for up to SLICE_MS, then the rest as a new message to itself.
+ * Pipelined: a page's runs are enqueued (XADD) while the next page is written, and the next page's
+ * members are read while this one is written; every enqueue is awaited before the handler ends.
+ */
+export async function fanOut(msg: BroadcastMessage, pageSize = config.broadcastPageSize): Promise<void> {
   if (msg.type !== "fan_out") return;
   const until = Date.now() + SLICE_MS;
-  for (;;) {
-    const { more } = await fanOutPage(msg.broadcastId);
-    if (!more) return;
-    if (Date.now() >= until) {
-      await getRuntime().send(broadcastAddress, fanOutMessage(msg.broadcastId));
-      return;
+  let enqueued: Promise<void> = Promise.resolve();
+  let ahead: ReadAhead | null = null;
+  try {
+    for (;;) {
+      const { more, started, next } = await writePage(msg.broadcastId, pageSize, ahead, true);
+      ahead = next;
+      await enqueued;
+      enqueued = enqueueRuns(msg.broadcastId, started);
+      if (!more) return;
+      if (Date.now() >= until) {
+        await getRuntime().send(broadcastAddress, fanOutMessage(msg.broadcastId));
+        return;
+      }
     }
+  } finally {
+    await enqueued;
   }
 }
 

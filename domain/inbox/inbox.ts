@@ -7,10 +7,11 @@
 import { sql, type Scope } from "../../store/db";
 import { pubsub } from "../../store/pubsub";
 import { redisKeys } from "../../store/redis-keys";
-import { emitEvent, type EventRecord } from "../events/outbox";
-import { findSubscriber, type SubscriberRow } from "../../store/subscribers";
+import { emitEvent, emitEvents, type EventRecord } from "../events/outbox";
+import { findSubscribersBatch, type SubscriberRow } from "../../store/subscribers";
+import { MicroBatcher } from "../../store/micro-batcher";
 import {
-  insertInboxItem,
+  insertInboxItems,
   markAllInboxItemsRead,
   markInboxItemRead,
   type InboxItemRow,
@@ -31,13 +32,7 @@ function eventData(sub: SubscriberRow, item: InboxItemRow) {
   return { subscriber_id: sub.id, external_id: sub.external_id, item: serializeInboxItem(item) };
 }
 
-/**
- * Stores an in-app notification for a subscriber (id or external_id, not deleted; otherwise
- * throws code `subscriber_not_found`). Idempotent per notificationId: a second call returns
- * the existing item and emits nothing. Emits `inbox.notification.received` in the same
- * transaction, then publishes it to live streams.
- */
-export async function deliverToInbox(input: {
+export interface InboxDelivery {
   tenantId: string;
   environment: string;
   recipient: string;
@@ -45,26 +40,57 @@ export async function deliverToInbox(input: {
   title?: string | null;
   body?: string | null;
   data?: Record<string, unknown> | null;
-}): Promise<{ itemId: string; created: boolean; item: InboxItem }> {
-  const scope = { tenantId: input.tenantId, environment: input.environment };
-  const result = await sql.begin(async (tx) => {
-    const sub = await findSubscriber(scope, input.recipient, tx);
-    if (!sub) throw new SubscriberNotFoundError(`No subscriber ${JSON.stringify(input.recipient)} in this environment`);
-    const { row, created } = await insertInboxItem(tx, scope, {
-      subscriberId: sub.id,
-      notificationId: input.notificationId,
-      title: input.title ?? null,
-      body: input.body ?? null,
-      data: input.data ?? {},
-    });
-    const event = created
-      ? await emitEvent(tx, { ...scope, type: "inbox.notification.received", data: eventData(sub, row) })
-      : null;
-    return { sub, row, created, event };
-  });
-  if (result.event) await publishInboxEvents(scope, result.sub.id, [result.event]);
-  return { itemId: result.row.id, created: result.created, item: serializeInboxItem(result.row) };
 }
+
+type Delivered = { itemId: string; created: boolean; item: InboxItem };
+
+/**
+ * Stores an in-app notification for a subscriber (id or external_id, not deleted; otherwise
+ * throws code `subscriber_not_found`). Idempotent per notificationId: a second call returns
+ * the existing item and emits nothing. Emits `inbox.notification.received` in the same
+ * transaction, then publishes it to live streams. Concurrent deliveries (the sender's handlers)
+ * share one transaction: the subscribers' look-up, the items and the events are a statement each
+ * for the whole batch (it was a transaction of four statements per item).
+ */
+export async function deliverToInbox(input: InboxDelivery): Promise<Delivered> {
+  const out = await inboxBatcher.submit(input);
+  if (out instanceof Error) throw out;
+  return out;
+}
+
+async function deliverBatch(inputs: InboxDelivery[]): Promise<(Delivered | Error)[]> {
+  const scopeOf = (d: InboxDelivery): Scope => ({ tenantId: d.tenantId, environment: d.environment });
+  const result = await sql.begin(async (tx) => {
+    const subs = await findSubscribersBatch(tx, inputs.map((d) => ({ scope: scopeOf(d), ref: d.recipient })));
+    const found = inputs.flatMap((d, i) => (subs[i] ? [i] : []));
+    const rows = await insertInboxItems(
+      tx,
+      found.map((i) => {
+        const d = inputs[i]!;
+        return { scope: scopeOf(d), subscriberId: subs[i]!.id, notificationId: d.notificationId, title: d.title ?? null, body: d.body ?? null, data: d.data ?? {} };
+      }),
+    );
+    const created = found.flatMap((i, k) => (rows[k]!.created ? [k] : []));
+    const events = await emitEvents(
+      tx,
+      created.map((k) => ({ ...scopeOf(inputs[found[k]!]!), type: "inbox.notification.received", data: eventData(subs[found[k]!]!, rows[k]!.row) })),
+    );
+    return { subs, found, rows, created, events };
+  });
+  const { subs, found, rows, created, events } = result;
+  await Promise.all(created.map((k, e) => publishInboxEvents(scopeOf(inputs[found[k]!]!), subs[found[k]!]!.id, [events[e]!])));
+  const out: (Delivered | Error)[] = inputs.map(
+    (d) => new SubscriberNotFoundError(`No subscriber ${JSON.stringify(d.recipient)} in this environment`),
+  );
+  found.forEach((i, k) => {
+    const { row, created: isNew } = rows[k]!;
+    out[i] = { itemId: row.id, created: isNew, item: serializeInboxItem(row) };
+  });
+  return out;
+}
+
+// a failed batch runs each delivery alone: one bad row fails only its own send
+const inboxBatcher = new MicroBatcher(deliverBatch, { maxSize: 200, maxWaitMs: 1, maxConcurrent: 2, retryEachAlone: true, name: "inbox deliveries" });
 
 /** Marks one item read (item id or notification id); emits `inbox.notification.read` once. */
 export async function readInboxItem(scope: Scope, sub: SubscriberRow, itemOrNotificationId: string): Promise<InboxItem> {

@@ -6,7 +6,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { repairFanOuts } from "../../domain/broadcasts/broadcasts";
+import { fanOutPage, repairFanOuts } from "../../domain/broadcasts/broadcasts";
+import { requeueOverdueRuns } from "../../domain/workflows/recovery";
+import { workflowRunAddress } from "../../domain/workflows/workflow-run-mail";
+import { getRuntime } from "../../store/runtime-handle";
 import { sql } from "../../store/db";
 import { call, createTenant } from "../support/fixtures";
 import { sleep } from "../support/runtime-redis";
@@ -153,6 +156,49 @@ describe("durability", () => {
     expect(done.runs_created).toBe(20_000);
     expect(await runsOf(id)).toEqual({ n: 20_000, d: 20_000 });
   }, 400_000);
+
+  test("a page committed (its runs in one statement) whose XADD was lost: the reconciler's scan enqueues every run of it", async () => {
+    // a tenant of its own: the scan takes the tenant's oldest overdue runs, and this file leaves many
+    const U = await createTenant();
+    try {
+      await createWorkflow(U.sandboxKey, { slug: "news", name: "News", steps: [{ type: "send", channel: "in_app", template: "news" }] });
+      expect((await call("POST", "/v1/topics", { key: U.sandboxKey, body: { key: "lost-xadd", name: "lost" } })).status).toBe(201);
+      const ids = Array.from({ length: 1500 }, (_, i) => `lost-${i}`);
+      for (let i = 0; i < ids.length; i += 1000) {
+        const chunk = ids.slice(i, i + 1000);
+        expect((await call("POST", "/v1/subscribers/import", { key: U.sandboxKey, body: { subscribers: chunk.map((external_id) => ({ external_id })) } })).status).toBe(200);
+        expect((await call("POST", "/v1/topics/lost-xadd/subscribers", { key: U.sandboxKey, body: { subscribers: chunk } })).body.data.added).toBe(chunk.length);
+      }
+      const r = await call("POST", "/v1/workflows/news/trigger", { key: U.sandboxKey, body: { to: { topic: "lost-xadd" } } });
+      const id = r.body.data.id;
+      // the pages written here; then Redis loses their run messages, as a crash between COMMIT and XADD would
+      while ((await fanOutPage(id, 1000)).more);
+      const runs = await sql<{ id: string }[]>`select id from workflow_runs where tenant_id = ${U.tenant.id} and idempotency_key like ${`bcast:${id}:%`}`;
+      expect(runs.length).toBe(1500);
+      await wipeRedis();
+      const runtime = getRuntime();
+      const P = runtime.partitionsOf(workflowRunAddress);
+      const queued = async () => {
+        const out: string[] = [];
+        for (let p = 0; p < P; p++) {
+          for (const [, fields] of await runtime.redis.xrange(runtime.keys.stream(workflowRunAddress.name, p), "-", "+")) {
+            out.push(JSON.parse(fields[fields.indexOf("m") + 1]!).runId);
+          }
+        }
+        return out;
+      };
+      expect(await queued()).toEqual([]);
+      const rec = await requeueOverdueRuns({ staleAfterMs: 0, tenantId: U.tenant.id });
+      expect(rec.requeued).toBe(1500);
+      const again = await queued();
+      expect(again.length).toBe(1500);
+      expect(new Set(again)).toEqual(new Set(runs.map((x) => x.id)));
+    } finally {
+      await sql`delete from workflow_runs where tenant_id = ${U.tenant.id}`;
+      await sql`delete from broadcasts where tenant_id = ${U.tenant.id}`;
+      await dropTenant(U.tenant.id);
+    }
+  }, 200_000);
 
   test("cancel mid-way stops it: runs_created stays, no run after the cancel; a second cancel is 409", async () => {
     const r = await call("POST", "/v1/workflows/news/trigger", { key: key(), body: { to: { topic: "twenty-k" } } });

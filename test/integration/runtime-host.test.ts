@@ -149,6 +149,56 @@ describeEachRedis("runtime host", (target) => {
       const peak = await peakConcurrency({ name: "capped", n: 60, hostConcurrency: 50, actorConcurrency: 3 });
       expect(peak).toBe(3);
     });
+
+    test("reads at once on every partition never pull more than maxInFlight into the host; all of it runs once let go", async () => {
+      const { runtime, start } = setup({ partitions: 8 });
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      let done = 0;
+      const actor = defineActor<Msg>({
+        name: "prefetch",
+        keyOf: (m) => m.key,
+        async handle() {
+          await gate;
+          done++;
+        },
+      });
+      const host = start([actor], { concurrency: 10, batch: 100, maxInFlight: 200, blockMs: 2000 });
+      await host.ready;
+      // every reader blocked in XREADGROUP when 2,000 messages land at once on all 8 partitions:
+      // asking each for a batch (the free room each saw) took 8 x 100 = 800 into memory
+      await sleep(300);
+      await runtime.sendMany(actor, Array.from({ length: 2000 }, (_, i) => ({ key: `k${i}`, seq: i })));
+      let peak = 0;
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {
+        peak = Math.max(peak, host.stats().inFlight);
+        await sleep(2);
+      }
+      expect(peak).toBeGreaterThan(100);
+      expect(peak).toBeLessThanOrEqual(200);
+      open();
+      await waitFor(() => done === 2000, 20_000);
+      expect(host.stats().inFlight).toBe(0);
+    });
+
+    test("idle partitions' blocked reads never keep another partition unread: a message to each of 8 in turn runs far within blockMs", async () => {
+      const { runtime, start } = setup({ partitions: 8 });
+      const seen = new Set<number>();
+      const actor = defineActor<Msg>({ name: "idle-reads", keyOf: (m) => m.key, async handle(m) { seen.add(m.seq); } });
+      // a batch of half maxInFlight: two reads blocking with a batch each would hold all the room
+      const host = start([actor], { concurrency: 10, batch: 100, maxInFlight: 200, blockMs: 60_000 });
+      await host.ready;
+      await sleep(300);
+      const keys: string[] = [];
+      for (let i = 0; keys.length < 8; i++) if (!keys.some((k) => partitionOf(k, 8) === partitionOf(`k${i}`, 8))) keys.push(`k${i}`);
+      // one partition at a time: a message that lands where no read is outstanding (its reader waits
+      // for room that blocked reads hold) would wait for one of them to time out
+      for (const [seq, key] of keys.entries()) {
+        await runtime.send(actor, { key, seq });
+        await waitFor(() => seen.has(seq), 15_000);
+      }
+    });
   });
 
   describe("takeover", () => {

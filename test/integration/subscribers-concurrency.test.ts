@@ -36,6 +36,37 @@ describe("concurrency", () => {
     expect(events.length).toBe(1);
   });
 
+  test("concurrent deliveries to many subscribers share batches: each its own item and event, an unknown recipient fails only itself", async () => {
+    const subs = await Promise.all(
+      [0, 1, 2].map(async () => (await call("POST", "/v1/subscribers", { key: t.secretKey, body: { external_id: `many-${newId()}` } })).body.data),
+    );
+    const scope = { tenantId: t.tenant.id, environment: "production" };
+    const asks = Array.from({ length: 60 }, (_, i) => {
+      const sub = subs[i % 3]!;
+      // by id, by external_id, and every tenth a recipient nobody is
+      const recipient = i % 10 === 9 ? `nobody-${newId()}` : i % 2 ? sub.id : sub.external_id;
+      return { ...scope, recipient, notificationId: newId(), title: `t${i}`, data: { i } };
+    });
+    const results = await Promise.allSettled(asks.map((a) => deliverToInbox(a)));
+    for (const [i, r] of results.entries()) {
+      if (i % 10 === 9) {
+        expect(r.status).toBe("rejected");
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "subscriber_not_found" });
+        continue;
+      }
+      expect(r.status).toBe("fulfilled");
+      const v = (r as PromiseFulfilledResult<Awaited<ReturnType<typeof deliverToInbox>>>).value;
+      expect(v.created).toBe(true);
+      expect(v.item).toMatchObject({ title: `t${i}`, data: { i } });
+      const [row] = await sql`select subscriber_id, notification_id from inbox_items where id = ${v.itemId}`;
+      expect(row).toEqual({ subscriber_id: subs[i % 3]!.id, notification_id: asks[i]!.notificationId });
+    }
+    const events = await sql`select data from events where type = 'inbox.notification.received' and tenant_id = ${t.tenant.id}
+      and data ->> 'subscriber_id' = any(${subs.map((x) => x.id)}::text[])`;
+    expect(events.length).toBe(54);
+    expect(new Set(events.map((e) => e.data.item.id)).size).toBe(54);
+  });
+
   test("Idempotency-Key on POST /v1/subscribers replays the first response (201) without a second write", async () => {
     const ext = `idem-${newId()}`;
     const headers = { "idempotency-key": `k-${newId()}` };

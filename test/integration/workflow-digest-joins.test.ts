@@ -58,3 +58,25 @@ test("two jobs of one run joining at once (a redelivery): the second finds the f
   expect(d!.event_count).toBe(2);
   expect((await sql`select count(*)::int as n from workflow_digest_members where digest_id = ${opened.digest.id}`)[0]!.n).toBe(2);
 });
+
+test("a run that reached the step inside a window already closed (its trigger committed after the close) opens the next digest at that close, never inside the old window", async () => {
+  const wf = await createWorkflow(T.sandboxKey, {
+    slug: "dj-late",
+    name: "Digest late arrival",
+    steps: [{ type: "digest", window: "1h", if: { "==": [1, 1] } }, { type: "send", channel: "email", template: "x" }],
+  });
+  const leader = await trigger(T.sandboxKey, "dj-late", { to: "late@example.com", data: { i: 0 } });
+  const late = await trigger(T.sandboxKey, "dj-late", { to: "late@example.com", data: { i: 1 } });
+  const k = { tenantId: T.tenant.id, environment: "sandbox", lineageId: wf.id, recipient: "late@example.com", key: "" };
+  const windowStart = new Date(Date.now() - 10_000);
+  const opened = await joinOrOpenDigest({ k, run: { id: leader.id, data: { i: 0 } }, windowMs: 3_600_000, maxEvents: null, arrivedAt: windowStart });
+  expect(opened.role).toBe("leader");
+  // the leader closes its digest (as at its window's end), before the late run's job ever ran
+  await sql`update workflow_digests set status = 'closed', closed_at = clock_timestamp() where id = ${opened.digest.id}`;
+  const [first] = await sql`select closed_at from workflow_digests where id = ${opened.digest.id}`;
+  // the late run reached the step 5 s into the first window: as its own digest's start that would overlap it
+  const role = await joinOrOpenDigest({ k, run: { id: late.id, data: { i: 1 } }, windowMs: 3_600_000, maxEvents: null, arrivedAt: new Date(windowStart.getTime() + 5_000) });
+  expect(role.role).toBe("leader");
+  expect(role.digest.id).not.toBe(opened.digest.id);
+  expect(role.digest.opened_at.getTime()).toBeGreaterThanOrEqual(first!.closed_at.getTime());
+});

@@ -1,5 +1,6 @@
 // The Redis URL forms (runtime/redis-client.ts): a single Redis or a redis+cluster:// node list, and
-// the hash-tag rule that decides which keys share a cluster slot (and so a pipeline or a script).
+// the hash-tag rule that decides which keys share a cluster slot (and so a pipeline or a script), and
+// the tracing-channel answer that keeps ioredis from tracing every command under Bun.
 import { describe, expect, test } from "bun:test";
 import { hashTagOf, parseClusterUrl, redact } from "../../runtime/redis-client";
 
@@ -51,5 +52,19 @@ describe("hashTagOf (Redis Cluster key slots)", () => {
     expect(hashTagOf("a{}b{c}")).toBe("a{}b{c}"); // an empty first tag means the whole key
     expect(hashTagOf("a{b")).toBe("a{b");
     expect(hashTagOf("{x}{y}")).toBe("x");
+  });
+});
+
+describe("ioredis tracing under Bun", () => {
+  test("a tracing channel nobody subscribes to says so (ioredis then skips tracing every command); a subscriber turns it on", async () => {
+    const dc = await import("node:diagnostics_channel");
+    await import("../../runtime/redis-client");
+    const channel = dc.tracingChannel("ioredis:command");
+    expect(channel.hasSubscribers).toBe(false);
+    const handlers = { start() {}, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
+    channel.subscribe(handlers);
+    expect(channel.hasSubscribers).toBe(true);
+    channel.unsubscribe(handlers);
+    expect(channel.hasSubscribers).toBe(false);
   });
 });

@@ -167,6 +167,23 @@ describe("Capacity", () => {
     expect(c.pinnedFull).toBe(true);
   });
 
+  test("reads reserve their room: reservations at once never pass maxInFlight, and what a read did not fill is given back", async () => {
+    const c = new Capacity(100, 10);
+    expect([c.reserve(40), c.reserve(40), c.reserve(40), c.reserve(40)]).toEqual([40, 40, 20, 0]);
+    expect(c.room(10)).toBe(0);
+    const resumed = await waiting(c);
+    // the first read came back with 5 entries: 5 in flight and 60 still reserved, above the resume point (50)
+    c.add(5);
+    c.release(40);
+    await Promise.resolve();
+    expect(resumed()).toBe(false);
+    // the second came back empty: 5 + 20, readers resume
+    c.release(40);
+    await Promise.resolve();
+    expect(resumed()).toBe(true);
+    expect(c.reserve(100)).toBe(75);
+  });
+
   test("with a batch of half the maximum or more, pinned messages change nothing", async () => {
     const c = new Capacity(6, 10);
     c.add(6);

@@ -1,0 +1,48 @@
+// The table-statistics job: when PostgreSQL's autovacuum is off, one process at a time (the named lease
+// `table-stats`) analyzes the tables that changed enough, as autovacuum would (store/table-stats.ts).
+import { config } from "../config";
+import { logger } from "../basics/log";
+import { startLeasedLoop } from "../runtime";
+import { analyzeTable, autovacuumOn, staleTables } from "../store/table-stats";
+import { getRuntime } from "../store/runtime-handle";
+
+const LEASE_MS = 120_000;
+
+export interface RunningTableStats {
+  stop(): Promise<void>;
+  runOnce(): Promise<void>;
+  readonly runs: number;
+}
+
+/**
+ * Without statistics the planner guesses, and a guess picks the wrong index once a table grows (a
+ * look-up of 1,000 subscribers by external id walked all 200,000 of a tenant: 3.4 s instead of 1 ms).
+ * With autovacuum on this job only checks the setting at each run and does nothing else.
+ */
+export function startTableStatsJob(opts: { everyMs?: number; firstRunInMs?: number } = {}): RunningTableStats {
+  const log = logger.child({ component: "table-stats" });
+  let warned = false;
+  const loop = startLeasedLoop(
+    getRuntime(),
+    { name: "table statistics", lease: "table-stats", everyMs: opts.everyMs ?? config.lifecycle.tableStatsEveryMs, leaseTtlMs: LEASE_MS, firstRunInMs: opts.firstRunInMs ?? 10_000, log },
+    async () => {
+      if (await autovacuumOn()) return;
+      if (!warned) {
+        warned = true;
+        log.warn("PostgreSQL's autovacuum is off: this service analyzes its tables itself; dead rows are not vacuumed (turn autovacuum on in production)");
+      }
+      for (const t of await staleTables()) {
+        const started = performance.now();
+        await analyzeTable(t.table);
+        log.info({ table: t.table, changed: t.changed, rows: t.rows, ms: Math.round(performance.now() - started) }, "analyzed a table autovacuum would have");
+      }
+    },
+  );
+  return {
+    runOnce: () => loop.runOnce(),
+    get runs() {
+      return loop.runs;
+    },
+    stop: () => loop.stop(),
+  };
+}
