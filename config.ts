@@ -195,7 +195,16 @@ export const config = {
     size: numberEnv("ACCEPT_BATCH_SIZE", 200),
     waitMs: numberEnv("ACCEPT_BATCH_WAIT_MS", 2),
     concurrency: numberEnv("ACCEPT_BATCH_CONCURRENCY", 2),
+    /** the wait under steady traffic (store/micro-batcher.ts busyWaitMs): the first accept after a quiet spell still waits waitMs */
+    busyWaitMs: numberEnv("ACCEPT_BATCH_BUSY_WAIT_MS", 4),
   },
+  /**
+   * The wait of the sender's batched statements (claim, suppression check, outcome) under steady
+   * traffic (store/micro-batcher.ts busyWaitMs); after a quiet spell they go after 1-2 ms as before.
+   */
+  deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 8),
+  /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
+  runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
   /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */
   senderShards: numberEnv("SENDER_SHARDS", 256),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */

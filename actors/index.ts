@@ -37,6 +37,11 @@ export function actorKinds(): string[] {
 }
 
 /** Starts the hosts of the named kinds' actors (names without an actor are ignored). */
+/** How long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
+function readTuning() {
+  return { ackDelayMs: config.runtimeAckDelayMs };
+}
+
 export async function startActorHosts(names: string[]): Promise<Running> {
   const running: Running[] = [];
   const kinds = new Map<string, KindDef>();
@@ -49,14 +54,14 @@ export async function startActorHosts(names: string[]): Promise<Running> {
   // dead predecessor's partitions) overlap instead of queueing behind each other
   const ready: Promise<void>[] = [];
   if (shared.length) {
-    const host = getRuntime().startHost({ actors: shared });
+    const host = getRuntime().startHost({ ...readTuning(), actors: shared });
     ready.push(host.ready);
     const unwatch = watchHost(host);
     running.push({ stop: () => host.stop().finally(unwatch) });
   }
   for (const k of kinds.values()) {
     if (!k.ownHost) continue;
-    const host = getRuntime().startHost({ ...k.ownHost, actors: [k.actor] });
+    const host = getRuntime().startHost({ ...readTuning(), ...k.ownHost, actors: [k.actor] });
     ready.push(host.ready);
     running.push(host);
   }
@@ -69,7 +74,7 @@ export async function startActorHosts(names: string[]): Promise<Running> {
       ["low", channelSenderLow, SENDER_LANE_HOST_OPTIONS.low],
     ] as const) {
       if (!config.senderLanes.includes(lane)) continue;
-      const host = getRuntime().startHost({ ...opts, actors: [actor] });
+      const host = getRuntime().startHost({ ...readTuning(), ...opts, actors: [actor] });
       ready.push(host.ready);
       const unwatch = watchHost(host);
       running.push({ stop: () => host.stop().finally(unwatch) });

@@ -1,5 +1,5 @@
-// Acks of one host, buffered: everything acked in one turn of the event loop (or a batch's worth)
-// goes to Redis in one pipeline of XACKs; a failed flush puts its ids back and tries again.
+// Acks of one host, buffered: everything acked within ackDelayMs (or a batch's worth) goes to
+// Redis in one pipeline of XACKs; a failed flush puts its ids back and tries again.
 import { GROUP, runMarkOf } from "./keys";
 import { sleep, type HostCore, type PartitionWorker } from "./host-state";
 import { SlotBatch } from "./slot-batch";
@@ -18,7 +18,10 @@ export class AckBuffer {
     if (++this.buffered >= this.core.opts.batch) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      // a few ms let one XACK per partition carry many ids (runtime/types.ts ackDelayMs)
+      const delay = this.core.opts.ackDelayMs;
+      if (delay > 0) setTimeout(() => this.flush(), delay);
+      else setImmediate(() => this.flush());
     }
   }
 

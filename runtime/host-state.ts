@@ -22,6 +22,7 @@ export interface ResolvedHostOptions {
   watchdogMs: number;
   readerStallMs: number;
   shedAfterMs: number;
+  ackDelayMs: number;
 }
 
 export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
@@ -46,6 +47,7 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
     watchdogMs: opts.watchdogMs ?? 1000,
     readerStallMs: opts.readerStallMs ?? blockMs + 10_000,
     shedAfterMs: opts.shedAfterMs ?? 5000,
+    ackDelayMs: opts.ackDelayMs ?? 10,
   };
 }
 

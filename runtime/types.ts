@@ -55,6 +55,12 @@ export interface HostOptions {
   concurrency?: number;
   /** XREADGROUP BLOCK timeout (default 10000); stop() unblocks readers at once, so this only bounds idle loops. */
   blockMs?: number;
+  /**
+   * How long finished messages' acks may wait to share one XACK per partition (default 10 ms; 0: the
+   * end of the event-loop turn). A graceful stop flushes them; a crash leaves them pending, and the
+   * next owner redelivers them like any unacked entry (the handlers are at-least-once already).
+   */
+  ackDelayMs?: number;
   /** Messages read but not finished before readers pause (back-pressure). */
   maxInFlight?: number;
   /**

@@ -7,7 +7,9 @@
 // keeps the planner off the partial pending index: with statistics lagging behind a burst it chose
 // that index and walked every pending row per batch (150/s). Tenant and environment in the join made
 // a generic plan walk the (tenant, environment, created_at) index per id, ~3 ms a row at 100k rows.
+import { config } from "../config";
 import { sql, type Tx } from "./db";
+import { keyDays } from "./history-keys";
 import { newId } from "./ids";
 import { MicroBatcher } from "./micro-batcher";
 import type { NotificationRow } from "./notifications";
@@ -38,13 +40,13 @@ async function claimBatch(items: ClaimItem[]): Promise<(NotificationRow | null)[
   const rows = await sql<NotificationRow[]>`
     with locked as (
       select n.id, n.tenant_id, n.environment, n.status, n.attempt_count from notifications n
-      where n.id = any(${ids}::uuid[]) order by n.id for no key update
+      where n.id = any(${ids}::uuid[]) ${keyDays("n.id", ids)} order by n.id for no key update
     )
     update notifications n set attempt_count = v.attempt, provider = v.provider, updated_at = now(), claimed_at = now(), claimed_by = v.host
     from locked l join unnest(${ids}::uuid[], ${sorted.map((i) => i.tenantId)}::uuid[], ${sorted.map((i) => i.environment)}::text[],
                 ${sorted.map((i) => i.attempt)}::int[], ${sorted.map((i) => i.provider)}::text[], ${sorted.map((i) => i.host ?? null)}::text[]) as v(id, tenant_id, environment, attempt, provider, host)
       on v.id = l.id
-    where n.id = l.id and l.tenant_id = v.tenant_id and l.environment = v.environment
+    where n.id = l.id ${keyDays("n.id", ids)} and l.tenant_id = v.tenant_id and l.environment = v.environment
       and l.status = 'pending' and l.attempt_count = v.attempt - 1
     returning n.*`;
   // Results in the caller's order; duplicates of one message in one batch: the row goes to the first of them only.
@@ -56,7 +58,12 @@ async function claimBatch(items: ClaimItem[]): Promise<(NotificationRow | null)[
   });
 }
 
-const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(claimBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
+const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(claimBatch, {
+  maxSize: 500,
+  maxWaitMs: 1,
+  busyWaitMs: config.deliveryBatchBusyWaitMs,
+  maxConcurrent: 2,
+});
 
 /**
  * Claims attempt `item.attempt` (sets attempt_count, provider and claimed_at); resolves to the
@@ -69,7 +76,7 @@ export function claimAttempt(item: ClaimItem): Promise<NotificationRow | null> {
 
 /** Gives a claim back (a rate-limited message keeps its attempt number for the rescheduled run). */
 export async function releaseClaim(id: string, attempt: number): Promise<void> {
-  await sql`update notifications set attempt_count = ${attempt - 1} where id = ${id} and attempt_count = ${attempt} and (status = 'pending') is true`;
+  await sql`update notifications set attempt_count = ${attempt - 1} where id = ${id} ${keyDays("id", [id])} and attempt_count = ${attempt} and (status = 'pending') is true`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,9 +143,10 @@ export async function writeAttemptsAndMoves(tx: Tx, outs: Outcome[], now: Date):
       reason: o.suppressedReason ?? null,
     })),
   );
+  const ids = outs.map((o) => o.n.id);
   const movedQuery = tx<{ id: string }[]>`
     with locked as (
-      select n.id from notifications n where n.id = any(${outs.map((o) => o.n.id)}::uuid[]) order by n.id for no key update
+      select n.id from notifications n where n.id = any(${ids}::uuid[]) ${keyDays("n.id", ids)} order by n.id for no key update
     )
     update notifications n set
       status = v.status,
@@ -154,7 +162,7 @@ export async function writeAttemptsAndMoves(tx: Tx, outs: Outcome[], now: Date):
       failed_at = case when v.status = 'failed' then ${now} else n.failed_at end
     from locked l join jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, attempt int, status text, provider text, pmid text, error jsonb,
       next_at timestamptz, reason text) on v.id = l.id
-    where n.id = l.id and (n.status = 'pending') is true and n.attempt_count = v.attempt -- "is true": never the partial pending index
+    where n.id = l.id ${keyDays("n.id", ids)} and (n.status = 'pending') is true and n.attempt_count = v.attempt -- "is true": never the partial pending index
     returning n.id`.execute();
   const [, moved] = await Promise.all([attemptsWritten, movedQuery]);
   return new Set(moved.map((m) => m.id));
@@ -172,10 +180,11 @@ export async function claimStateOf(
 ): Promise<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null } | null> {
   const [s] = await sql<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null }[]>`
     select n.status, n.attempt_count, n.claimed_by,
-      exists (select 1 from notification_attempts a where a.notification_id = n.id and a.attempt_number = n.attempt_count) as has_outcome,
+      exists (select 1 from notification_attempts a where a.notification_id = n.id ${keyDays("a.notification_id", [ref.id])}
+        and a.attempt_number = n.attempt_count) as has_outcome,
       greatest(0, ceil(extract(epoch from coalesce(n.claimed_at, n.updated_at) + ${staleInterval(staleMs)}::interval - now()) * 1000))::int as stale_in_ms
     from notifications n
-    where n.id = ${ref.id} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}`;
+    where n.id = ${ref.id} ${keyDays("n.id", [ref.id])} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}`;
   return s ?? null;
 }
 
@@ -192,7 +201,7 @@ export async function lockStaleClaim(
 ): Promise<(NotificationRow & { claimed: Date }) | null> {
   const [n] = await tx<(NotificationRow & { claimed: Date })[]>`
     select n.*, coalesce(n.claimed_at, n.updated_at) as claimed from notifications n
-    where n.id = ${ref.id} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}
+    where n.id = ${ref.id} ${keyDays("n.id", [ref.id])} and n.tenant_id = ${ref.tenantId} and n.environment = ${ref.environment}
       and (n.status = 'pending') is true and n.attempt_count = ${attempt}
       and coalesce(n.claimed_at, n.updated_at) < now() - ${staleInterval(staleMs)}::interval
     for no key update skip locked`;
@@ -247,7 +256,7 @@ export async function stalePending(opts: { staleMs: number; limit: number; tenan
 
 /** The rows of `ids` still pending (by primary key, not the partial pending index). */
 export async function pendingByIds(ids: string[]): Promise<NotificationRow[]> {
-  return await sql<NotificationRow[]>`select * from notifications where id = any(${ids}::uuid[]) and (status = 'pending') is true`;
+  return await sql<NotificationRow[]>`select * from notifications where id = any(${ids}::uuid[]) ${keyDays("id", ids)} and (status = 'pending') is true`;
 }
 
 /**
@@ -258,8 +267,8 @@ export async function pendingByIds(ids: string[]): Promise<NotificationRow[]> {
 export async function touchPending(ids: string[]): Promise<Set<string>> {
   const touched = await sql<{ id: string }[]>`
     update notifications set updated_at = now()
-    where id in (
-      select id from notifications where id = any(${ids}::uuid[]) and (status = 'pending') is true
+    where true ${keyDays("id", ids)} and id in (
+      select id from notifications where id = any(${ids}::uuid[]) ${keyDays("id", ids)} and (status = 'pending') is true
       order by id for no key update skip locked)
     returning id`;
   return new Set(touched.map((t) => t.id));

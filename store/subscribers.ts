@@ -3,6 +3,7 @@
 import { sql, type Scope, type Tx } from "./db";
 import { isUuid, newId } from "./ids";
 import { iso } from "./time";
+import { config } from "../config";
 import { MicroBatcher } from "./micro-batcher";
 
 export interface Consent {
@@ -81,7 +82,14 @@ async function owningBatch(items: { scope: Scope; recipient: string }[]): Promis
   for (const { i$, ...row } of rows) out[i$] = row as SubscriberRow;
   return out;
 }
-const owningBatcher = new MicroBatcher(owningBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2, name: "subscriber look-up" });
+// the accept path's look-up: under steady traffic it waits as long as the accept batch does (config.acceptBatch.busyWaitMs)
+const owningBatcher = new MicroBatcher(owningBatch, {
+  maxSize: 500,
+  maxWaitMs: 1,
+  busyWaitMs: config.acceptBatch.busyWaitMs,
+  maxConcurrent: 2,
+  name: "subscriber look-up",
+});
 
 /** findSubscriberOwning outside a transaction, coalesced with concurrent callers into one statement. */
 export function findSubscriberOwningBatched(scope: Scope, recipient: string): Promise<SubscriberRow | undefined> {

@@ -1,5 +1,6 @@
 // A delivery attempt's outcome, written once: its attempt row, the guarded status move, its
 // notification.* events, rollup counts and suppression entry, in one transaction per batch of handlers.
+import { config } from "../../config";
 import { applyCounters, type CounterDelta } from "../../store/analytics";
 import { inIdOrder, writeAttemptsAndMoves, type Outcome } from "../../store/attempts";
 import { inPipelinedTx, type Tx } from "../../store/db";
@@ -74,7 +75,7 @@ const outcomeBatcher = new MicroBatcher<Outcome, boolean>(
     void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
     return moved;
   },
-  { maxSize: 500, maxWaitMs: 2, maxConcurrent: 3, retryEachAlone: true, name: "delivery outcomes" },
+  { maxSize: 500, maxWaitMs: 2, busyWaitMs: config.deliveryBatchBusyWaitMs, maxConcurrent: 3, retryEachAlone: true, name: "delivery outcomes" },
 );
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */

@@ -1,6 +1,7 @@
 // Why a notification must not be sent, checked by the channel sender right before each send: erasure,
 // the suppression list, preferences and unsubscribe (one rule set, one query for many notifications)
 // plus the email blocklist; and the address a notification is suppressed by.
+import { config } from "../../config";
 import { parseSubscription } from "../../providers/push/webpush";
 import { isBlockedEmail } from "../../store/blocked-domains";
 import { sql, type Tx } from "../../store/db";
@@ -153,7 +154,7 @@ async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: Suppre
 }
 
 // Concurrent sends share one query; the sender makes this check for every notification.
-const batcher = new MicroBatcher(checkBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
+const batcher = new MicroBatcher(checkBatch, { maxSize: 500, maxWaitMs: 1, busyWaitMs: config.deliveryBatchBusyWaitMs, maxConcurrent: 2 });
 
 /** What is decided without the database: a recipient erasure already redacted, a blocked email domain. */
 async function settledBeforeQuery(n: SuppressionSubject): Promise<SuppressionAnswer | null> {

@@ -10,6 +10,9 @@
 #      COST_PORT (4164 service; the pipeline +100, the floor +200), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
+#      COST_BUN_FLAGS (bun flags for the one-process start, e.g. --cpu-prof-md --cpu-prof-dir=/tmp/prof),
+#      COST_REDIS_STATS (1: Redis commands per notification, from INFO commandstats),
+#      COST_SVC_SQL (SQL run on the service database once created, @DB@ = its name: a profile's auto_explain),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable
 #      batched pipeline can do: an estimate of the limit), COST_START ("start": the one-process start; "split":
 #      the Procfile's api + channel-sender + reconciler as separate processes).
@@ -91,6 +94,9 @@ measure() { # NAME URL KEY DB REDISPORT PID...
     console.log(`${name}: ${n} delivered (${left} not terminal), ${f(mb+mp+mr)} ms/notif (bun ${f(mb)}, pg ${f(mp)}, redis ${f(mr)}; rows ${(rows/n).toFixed(1)}, commits ${(tx/n).toFixed(2)}, pg blocks ${(blk/n).toFixed(0)}); idle ${((ib+ip+ir)*1000/idle).toFixed(0)} ms/s (bun ${(ib*1000/idle).toFixed(0)}, pg ${(ip*1000/idle).toFixed(0)}, redis ${(ir*1000/idle).toFixed(0)}); window ${(win/1000).toFixed(1)} s, whole machine busy ${(machine/n).toFixed(3)} ms/notif (${(machine/win).toFixed(2)} cores)`);
   ' "$name" "$n" $((c1-c0)) "$pgd" $((r1-r0)) $((w1-w0)) $((x1-x0)) $((b1-b0)) "$left" $((i1-i0)) "$ipg" $((ir1-ir0)) "$idle_ms" "$win_ms" $((m1-m0))
   echo "  load: $out"
+  # COST_REDIS_STATS=1: Redis commands per delivered notification over the whole run (warm-up included)
+  [ -n "${COST_REDIS_STATS:-}" ] && redis-cli -p "$rport" info commandstats | awk -F'[:=,]' -v n="$n" '/^cmdstat_/ {printf "  redis %s %.2f/notif\n", substr($1,9), $3/n}' | sort -k3,3 -rn | head -25
+  true
 }
 
 results=()
@@ -99,6 +105,8 @@ for T in $TARGETS; do
     start_redis "$RP1"
     psql -h 127.0.0.1 -U postgres -d postgres -qc "drop database if exists $SVC_DB with (force)" >/dev/null 2>&1
     psql -h 127.0.0.1 -U postgres -d postgres -qc "create database $SVC_DB" >/dev/null
+    # COST_SVC_SQL: run on the new service database before the start (e.g. ALTER DATABASE ... SET for auto_explain)
+    [ -n "${COST_SVC_SQL:-}" ] && psql -h 127.0.0.1 -U postgres -d "$SVC_DB" -qc "${COST_SVC_SQL//@DB@/$SVC_DB}" >/dev/null
     export PORT ADMIN_TOKEN=bench-admin-token-0123456789abcdef ENCRYPTION_KEY="MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" \
       DATABASE_URL=postgres://postgres@127.0.0.1:5432/$SVC_DB REDIS_URL=redis://127.0.0.1:$RP1 \
       APP_URL=http://127.0.0.1:$PORT PUBLIC_URL=http://127.0.0.1:$PORT RATE_LIMIT_PER_MINUTE=100000000 LOG_LEVEL=warn NODE_ENV=development
@@ -108,7 +116,7 @@ for T in $TARGETS; do
       for k in api channel-sender reconciler; do setsid node_modules/.bin/bun scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
     else
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1
-      setsid node_modules/.bin/bun scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
+      setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
     fi
     for _ in $(seq 90); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break; sleep 1; done
     key=$(BASE_URL=http://127.0.0.1:$PORT ADMIN_TOKEN=$ADMIN_TOKEN "$BUN" "$PERF/bootstrap.ts") || { echo "bootstrap failed"; exit 1; }

@@ -195,6 +195,12 @@ describe("history partitioning", () => {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");
     for (let i = 0; i <= 3; i++) for (const t of ["notifications", "notification_attempts", "events"]) expect(pass.created).toContain(`${t}_p${day(now + i * DAY)}`);
     expect(pass.dropped).toContain(`notifications_p${day(oldAt.getTime())}`);
+    // a new day of notifications keeps the table's room for HOT updates (0751, 0885); the other tables have no such setting
+    const opts = await db`select relname, reloptions from pg_class where relname in (${`notifications_p${day(now)}`}, ${`notification_attempts_p${day(now)}`}) order by relname`;
+    expect(opts.map((r) => [r.relname, r.reloptions])).toEqual([
+      [`notification_attempts_p${day(now)}`, null],
+      [`notifications_p${day(now)}`, ["fillfactor=70"]],
+    ]);
     expect(pass.dropped).toContain(`notification_attempts_p${day(oldAt.getTime())}`);
     // the legacy partition holds what the accepts above wrote (pending): it stays, with its children
     expect(pass.kept).toContainEqual({ partition: "notifications_legacy", reason: "pending notifications" });

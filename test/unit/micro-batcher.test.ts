@@ -45,3 +45,24 @@ test("concurrent submits share one batch, and each gets the result at its own in
   expect(await Promise.all(["x", "y", "z"].map((i) => b.submit(i)))).toEqual(["X", "Y", "Z"]);
   expect(w.batches).toEqual([["x", "y", "z"]]);
 });
+
+test("under steady traffic a batch waits busyWaitMs for company; the first item after a quiet spell waits maxWaitMs", async () => {
+  const w = writer();
+  // maxWaitMs 1 vs busyWaitMs 3 s: which wait applied shows in how the items are grouped
+  const b = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 1, busyWaitMs: 3000, busyWindowMs: 60_000, maxConcurrent: 1 });
+  expect(await b.submit("first")).toBe("FIRST"); // nothing ran before it: it went after 1 ms
+  await Bun.sleep(5); // that batch has finished (a finishing batch takes what queued meanwhile at once)
+  // the previous batch is recent: this batch waits (up to 3 s) and takes the item sent 50 ms later too
+  const second = b.submit("second");
+  await Bun.sleep(50);
+  const third = b.submit("third");
+  expect(await Promise.all([second, third])).toEqual(["SECOND", "THIRD"]);
+  expect(w.batches).toEqual([["first"], ["second", "third"]]);
+  // with a busy window already over, the first item goes alone after maxWaitMs again
+  const quiet = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 1, busyWaitMs: 3000, busyWindowMs: 0, maxConcurrent: 1 });
+  await quiet.submit("a");
+  await Bun.sleep(5);
+  const started = performance.now();
+  await quiet.submit("b");
+  expect(performance.now() - started).toBeLessThan(2500); // not the 3 s busy wait
+});
