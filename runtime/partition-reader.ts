@@ -135,10 +135,13 @@ export class PartitionReader {
     if (claimFirst) await this.claimPending(w, gen);
     let failures = 0;
     while (this.live(w, gen)) {
-      // a stream with a backlog is read without blocking, for up to a batch; an idle one blocks
-      // for new entries holding only its share of the room (see askFor)
+      // a stream with a backlog reserves up to a batch of the room and is read without blocking; an
+      // idle one blocks for new entries, asking for its share (idleShare) while there is room, and
+      // holds none of it: a held share kept every other partition unread until the block timed out
+      // when the share was all the room (maxInFlight 1 over two partitions). What blocked reads bring
+      // past maxInFlight is at most their shares: a quarter of maxInFlight, or one per partition.
       const blocking = !w.backlogged;
-      const room = this.core.capacity.reserve(blocking ? this.idleShare() : this.core.opts.batch);
+      const room = blocking ? (this.core.capacity.room(1) > 0 ? this.idleShare() : 0) : this.core.capacity.reserve(this.core.opts.batch);
       if (room === 0) {
         await this.waitForRoom(w);
         continue;
@@ -174,7 +177,7 @@ export class PartitionReader {
         w.readSince = 0;
         w.lastReadAt = performance.now();
         // the entries that came are counted in flight by the dispatch below, in this same tick
-        this.core.capacity.release(room);
+        if (!blocking) this.core.capacity.release(room);
       }
       // Entries read are pending under this host whatever happens next: they always run.
       if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
@@ -182,9 +185,9 @@ export class PartitionReader {
   }
 
   /**
-   * What a blocking read (an idle stream's: it may hold its reservation for blockMs) asks for: a
-   * quarter of maxInFlight shared by all of the host's partitions, so idle partitions never keep
-   * the busy ones from reading. A read that comes back full marks its stream backlogged: the next
+   * What a blocking read (an idle stream's: it may wait blockMs, holding no room) asks for: a
+   * quarter of maxInFlight shared by all of the host's partitions, so what idle partitions bring at
+   * once stays small. A read that comes back full marks its stream backlogged: the next
    * reads ask for a batch without blocking until one comes back short.
    */
   private idleShare(): number {

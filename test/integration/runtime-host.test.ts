@@ -150,7 +150,7 @@ describeEachRedis("runtime host", (target) => {
       expect(peak).toBe(3);
     });
 
-    test("reads at once on every partition never pull more than maxInFlight into the host; all of it runs once let go", async () => {
+    test("reads at once on every partition never pull more than maxInFlight (plus the idle reads' shares) into the host; all of it runs once let go", async () => {
       const { runtime, start } = setup({ partitions: 8 });
       let open!: () => void;
       const gate = new Promise<void>((r) => (open = r));
@@ -176,7 +176,9 @@ describeEachRedis("runtime host", (target) => {
         await sleep(2);
       }
       expect(peak).toBeGreaterThan(100);
-      expect(peak).toBeLessThanOrEqual(200);
+      // reads that reserve stay within maxInFlight; blocked reads of idle partitions hold no room (held,
+      // they starved the others), so each may bring its share past it: 8 x floor(200 / (4 x 8)) = 48
+      expect(peak).toBeLessThanOrEqual(200 + 8 * 6);
       open();
       await waitFor(() => done === 2000, 20_000);
       expect(host.stats().inFlight).toBe(0);
