@@ -1,15 +1,18 @@
-// bench:history (issue 26): the same workload on an empty database and after filling history in SQL
-// (notifications with attempts and events across 60 days, many tenants), in one run; then the retention
-// of one tenant's old rows while accepts go on, and the partition job's drop of the expired days. The
-// history tables are partitioned by day (migration 0860): the bench lays out the 60 past days as day
-// partitions, as after 60 days of running partitioned (a fresh database's empty legacy partition is
-// dropped first). SCALED DOWN by default (--rows 200000 --tenants 50, not
-// the issue's 50 million and 1,000): a shared 2-core machine. The bench owns BENCH_DATABASE_URL and empties it.
-// The fill is one INSERT ... SELECT generate_series per day (notifications, attempts and events in one
-// statement), printing a line per day.
+// bench:history (issue 26): the same workload on an empty database and on one with history filled in SQL
+// (notifications with attempts and events across 60 days, many tenants), measured in alternating rounds in
+// the same minutes; then the retention of one tenant's old rows while accepts go on, and the partition job's
+// drop of the expired days. The history tables are partitioned by day (migration 0860): the bench lays out the
+// 60 past days as day partitions, as after 60 days of running partitioned. SCALED DOWN by default
+// (--rows 200000 --tenants 50, not the issue's 50 million and 1,000): a shared 2-core machine. The bench owns
+// BENCH_DATABASE_URL (the filled side) and <its name>_empty (the empty side, created and migrated here) and
+// empties both. The fill: scripts/bench-history-fill.ts; the workload and its side processes: bench-history-side.ts.
 //
-// Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 300] [--victim-rows 1000000] [--fill-only 1]
+// Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 150] [--rounds 4] [--victim-rows 1000000]
+//        [--fill attach|insert] [--fill-jobs 1] [--fill-only 1]
+// --requests: requests of each kind in a round of each side; --rounds: rounds of each side (empty, filled,
+// filled, empty, ...: both sides see the same load), their samples pooled for the p99s and ratios.
 // --victim-rows gives the tenant the retention phase sweeps that many extra notifications 21-60 days old;
+// --fill insert: the earlier fill through the parents (to compare); --fill-jobs: days loaded at once (attach);
 // --fill-only 1 stops after the fill and keeps the rows.
 // Workload (in-process through app.handle, no network): accept = POST /v1/notifications; reads = the
 // feed, a detail and analytics overview; deliver = the delivery's SQL per message (status move and
@@ -21,190 +24,49 @@ process.env.RATE_LIMIT_PER_MINUTE ??= "1000000";
 process.env.LOG_LEVEL ??= "warn";
 const { buildApp } = await import("../http/app");
 const { sql } = await import("../store/db");
-const { newId } = await import("../store/ids");
+const { config } = await import("../config");
 const { createTenant } = await import("../store/tenants");
 const { insertApiKey } = await import("../store/api-keys");
 const { sweepTenant } = await import("../domain/lifecycle/retention");
 const { maintainPartitions } = await import("../domain/lifecycle/partitions");
 const { redis } = await import("../store/redis");
 const { deletePrefix } = await import("./bench-load");
+const { DAYS, emptyBenchDatabase, fillHistory, sizes } = await import("./bench-history-fill");
+const { call, pct: p, workload } = await import("./bench-history-side");
+type Round = import("./bench-history-side").Round;
+type Sample = import("./bench-history-side").Sample;
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1] ?? "");
 const ROWS = Number(args.get("rows") ?? 200_000);
 const TENANTS = Number(args.get("tenants") ?? 50);
-const REQUESTS = Number(args.get("requests") ?? 300);
+const REQUESTS = Number(args.get("requests") ?? 150);
+const ROUNDS = Number(args.get("rounds") ?? 4);
 /** extra notifications 21-60 days old of the tenant the retention phase sweeps (the issue: 1 million) */
 const VICTIM_ROWS = Number(args.get("victim-rows") ?? 0);
+const FILL = (args.get("fill") ?? "attach") as "attach" | "insert";
+if (FILL !== "attach" && FILL !== "insert") throw new Error(`--fill attach|insert, not ${FILL}`);
+const FILL_JOBS = Number(args.get("fill-jobs") ?? 1);
 /** fill and stop, keeping the rows (to EXPLAIN statements against them) */
 const FILL_ONLY = args.has("fill-only");
-const DAYS = 60;
 const app = buildApp();
-
-const p = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : 0;
-};
 const load = async () => (await Bun.$`uptime`.text()).trim().replace(/.*load average: /, "");
 
-async function empty() {
-  const [{ db }] = await sql`select current_database() as db`;
-  if (!String(db).startsWith("nms_bench")) throw new Error(`bench:history empties its database: ${db} is not a bench database (BENCH_DATABASE_URL)`);
-  // the bench's own database: every tenant and its cascade go (the audit log keeps its rows, as always)
-  await sql`truncate tenants, events, notification_attempts, notification_engagements, webhook_deliveries, notification_stats_hourly, notification_stats_daily, notification_idempotency_keys cascade`;
-  // day partitions for the past DAYS + 1 days instead of the (empty) legacy partition
-  const first = new Date(Date.now() - (DAYS + 1) * 86_400_000).toISOString().slice(0, 10);
-  for (const { table_name } of await sql`select table_name from history_partitioned_tables where converted_at is not null`) {
-    await sql`drop table if exists ${sql(table_name + "_legacy")}`;
-    await sql`update history_partitioned_tables set legacy_bound = nms_uuid_v7_floor(${first}::date::timestamp at time zone 'UTC') where table_name = ${table_name}`;
-    await sql`select nms_create_day_partition(${table_name}, d::date) from generate_series(${first}::date, current_date + 7, interval '1 day') d`;
-  }
-}
-
-async function call(method: string, path: string, key: string, body?: unknown) {
-  const res = await app.handle(
-    new Request(`http://localhost${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    }),
-  );
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text);
-}
-
-/** n calls of fn, `concurrency` at a time; latencies in ms and CPU ms per call. */
-async function timed(n: number, concurrency: number, fn: (i: number) => Promise<unknown>) {
-  const lat: number[] = [];
-  const cpu0 = process.cpuUsage();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const i = next++;
-        const t0 = performance.now();
-        await fn(i);
-        lat.push(performance.now() - t0);
-      }
-    }),
-  );
-  const c = process.cpuUsage(cpu0);
-  return { p50: p(lat, 0.5), p99: p(lat, 0.99), cpuMs: (c.user + c.system) / 1000 / n };
-}
-
-async function workload(tenantId: string, key: string) {
-  const ids: string[] = [];
-  // warm-up, not measured: a fresh database's first accepts load caches (blocked domains, plans)
-  for (let i = 0; i < 10; i++) await call("POST", "/v1/notifications", key, { channel: "email", to: `w${i}@example.com`, data: { subject: "s", content: "c" } });
-  const accept = await timed(REQUESTS, 4, async (i) => {
-    const r = await call("POST", "/v1/notifications", key, { channel: "email", to: `u${i}@example.com`, data: { subject: "s", content: "c" } });
-    ids.push(r.data.id);
-  });
-  const deliver = await timed(REQUESTS, 4, async (i) => {
-    const id = ids[i % ids.length]!;
-    await sql.begin(async (tx) => {
-      await tx`update notifications set status = 'delivered', attempt_count = 1, sent_at = now(), delivered_at = now(), updated_at = now() where id = ${id}`;
-      await tx`insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
-               values (${newId()}, ${id}, ${tenantId}, 1, 'success', now()) on conflict do nothing`;
-    });
-  });
-  const reads = await timed(REQUESTS, 4, async (i) => {
-    if (i % 3 === 0) await call("GET", "/v1/notifications?limit=50", key);
-    else if (i % 3 === 1) await call("GET", `/v1/notifications/${ids[i % ids.length]}`, key);
-    else await call("GET", "/v1/analytics/overview?period=30d", key);
-  });
-  return { accept, deliver, reads };
-}
-
-/** A random UUID v7 of the moment `t` (SQL): its 48 bits of milliseconds, then gen_random_uuid()'s random bits. */
-const V7_AT = (t: string) => `(lpad(to_hex(floor(extract(epoch from ${t}) * 1000)::bigint), 12, '0') || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14))::uuid`;
-
-/**
- * `rows` notifications of `tenantIds` (round robin) in the UTC day `daysAgo` days back, directly in SQL in one
- * statement: their moments ascend through the day (today: up to now), each with 1.2 attempts and 2
- * events in the same day, as the service writes them. Straight into the day's partitions, in id order.
- */
-async function fillDay(tenantIds: string[], daysAgo: number, rows: number) {
-  if (rows <= 0) return;
-  const tenants = `{${tenantIds.join(",")}}`;
-  await sql.unsafe(`
-    with src as (
-      select g, least(date_trunc('day', now(), 'UTC') - ${daysAgo} * interval '1 day' + (g - 0.5) / ${rows} * interval '1 day', now() - interval '1 second') as t
-      from generate_series(1, ${rows}) g
-    ), ins as (
-      insert into notifications (id, tenant_id, environment, channel, recipient, status, attempt_count, created_at, updated_at, sent_at, delivered_at)
-      select ${V7_AT("t")}, ('${tenants}'::uuid[])[1 + (g % ${tenantIds.length})], 'sandbox', 'email', 'h' || g || '@example.com',
-             'delivered', 1, t, t, t, t
-      from src order by t
-      returning id, tenant_id, created_at
-    ), att as (
-      insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
-      select ${V7_AT("created_at")}, id, tenant_id, a, case when a = 1 and random() < 0.2 then 'failure' else 'success' end, created_at
-      from ins, generate_series(1, 2) a where a = 1 or random() < 0.2
-      returning 1
-    )
-    insert into events (id, tenant_id, environment, type, data, created_at)
-    select ${V7_AT("created_at")}, tenant_id, 'sandbox', e, jsonb_build_object('notification', jsonb_build_object('id', id)), created_at
-    from ins, unnest(array['notification.created', 'notification.delivered']) e`);
-}
-
-/**
- * History for `tenantIds` directly in SQL, spread evenly over DAYS days (one statement per day, a
- * progress line per day), plus `victimRows` old notifications (21-60 days back) of `victim`; then the
- * rollups and statistics.
- */
-async function fill(tenantIds: string[], rows: number, victim: string, victimRows: number) {
-  const t0 = performance.now();
-  const oldDays = DAYS - 21; // days 21..DAYS-1
-  for (let d = DAYS - 1; d >= 0; d--) {
-    const n = Math.floor(rows / DAYS) + (d < rows % DAYS ? 1 : 0);
-    await fillDay(tenantIds, d, n);
-    if (d >= 21) await fillDay([victim], d, Math.floor(victimRows / oldDays) + (d - 21 < victimRows % oldDays ? 1 : 0));
-    console.log(`  fill: day -${d} done, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  }
-  // the rollups, as accept and delivery keep them
-  for (const [table, bucket] of [["notification_stats_hourly", "hour"], ["notification_stats_daily", "day"]] as const) {
-    await sql.unsafe(`insert into ${table} (tenant_id, environment, ${bucket}, channel, template, shard, total, sent, delivered)
-            select tenant_id, environment, date_trunc('${bucket}', created_at at time zone 'UTC') at time zone 'UTC', channel, '', 0, count(*), count(*), count(*)
-            from notifications group by 1, 2, 3, 4
-            on conflict do nothing`);
-  }
-  await sql`analyze notifications`;
-  await sql`analyze notification_attempts`;
-  await sql`analyze events`;
-}
-
-async function sizes() {
-  return await sql<{ rel: string; rows: number; bytes: number }[]>`
-    select v.rel, c.reltuples as rows, c.bytes
-    from (values ('notifications'), ('notification_attempts'), ('events')) v(rel), lateral (
-      select sum(c.reltuples)::bigint::int as reltuples, sum(pg_total_relation_size(c.oid))::bigint::float8 as bytes
-      from pg_partition_tree(v.rel::regclass) t join pg_class c on c.oid = t.relid where t.isleaf) c order by 1`;
-}
-
-await empty();
-const { tenant, apiKey } = await createTenant("bench-history");
+await emptyBenchDatabase();
+const { tenant } = await createTenant("bench-history");
 const sandbox = await insertApiKey(sql, { tenantId: tenant.id, environment: "sandbox", keyType: "secret", name: "bench" });
-void apiKey;
 console.log(`bench:history, scaled down: ${ROWS} notification rows for ${TENANTS} tenants across ${DAYS} days (the issue: 50 million for 1,000)`);
-
-// a first pass, not measured: a fresh process's first requests compile code and fill caches, which
-// made the empty phase's p99 several times the filled one's (deliver 296 ms against 9 ms)
-await workload(tenant.id, sandbox.raw);
-const before = await workload(tenant.id, sandbox.raw);
-const phase = (w: typeof before) =>
-  `accept p99 ${w.accept.p99.toFixed(1)} ms cpu ${w.accept.cpuMs.toFixed(2)} ms/req | deliver p99 ${w.deliver.p99.toFixed(1)} ms cpu ${w.deliver.cpuMs.toFixed(2)} | reads p99 ${w.reads.p99.toFixed(1)} ms p50 ${w.reads.p50.toFixed(1)} cpu ${w.reads.cpuMs.toFixed(2)}`;
-console.log(`empty:  ${phase(before)}   (load ${await load()})`);
 
 const fillers: string[] = [tenant.id];
 for (let i = 1; i < TENANTS; i++) fillers.push((await createTenant(`bench-history-${i}`)).tenant.id);
-const f0 = performance.now();
-await fill(fillers, ROWS, fillers[1]!, VICTIM_ROWS);
-const fillSec = (performance.now() - f0) / 1000;
+console.log(`fill (${FILL}${FILL === "attach" ? `, ${FILL_JOBS} day(s) at a time` : ""}), load ${await load()}`);
+const { fillSec, analyzeSec } = await fillHistory(fillers, ROWS, fillers[1]!, VICTIM_ROWS, FILL, FILL_JOBS);
 const sz = await sizes();
 for (const s of sz) console.log(`  ${s.rel}: ${s.rows} rows, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.bytes / Math.max(1, s.rows)).toFixed(0)} bytes/row`);
-console.log(`filled in ${fillSec.toFixed(1)} s (load ${await load()})`);
+const total = sz.reduce((a, s) => a + s.rows, 0);
+console.log(
+  `filled in ${fillSec.toFixed(1)} s (${Math.round(total / fillSec)} rows/s, ${Math.round((ROWS + VICTIM_ROWS) / fillSec)} notifications/s) + ANALYZE ${analyzeSec.toFixed(1)} s (load ${await load()})`,
+);
 if (FILL_ONLY) {
   console.log(`--fill-only: the rows stay; tenant ${tenant.id} (sandbox) is the measured one, ${fillers[1]} the swept one`);
   await deletePrefix(redis as any, process.env.REDIS_PREFIX!);
@@ -212,8 +74,59 @@ if (FILL_ONLY) {
   process.exit(0);
 }
 
-const after = await workload(tenant.id, sandbox.raw);
-console.log(`filled: ${phase(after)}   (load ${await load()})`);
+// the empty side: a database of its own next to the filled one, migrated the same way
+const emptyUrl = new URL(config.databaseUrl);
+emptyUrl.pathname = `${emptyUrl.pathname}_empty`;
+const migrated = Bun.spawnSync([process.execPath, "scripts/migrate.ts"], { env: { ...process.env, DATABASE_URL: emptyUrl.href } });
+if (migrated.exitCode !== 0) throw new Error(`migrating ${emptyUrl.pathname.slice(1)} failed: ${migrated.stdout}${migrated.stderr}`);
+
+/** A side process on one database; its rounds run only when asked, so the two sides never run at once. */
+function side(name: string, env: Record<string, string>) {
+  let waiting: ((m: any) => void) | undefined;
+  const ready = new Promise<void>((resolve) => (waiting = () => resolve()));
+  const child = Bun.spawn([process.execPath, "scripts/bench-history-side.ts"], {
+    env: { ...process.env, REDIS_PREFIX: `${process.env.REDIS_PREFIX}-${name}`, ...env },
+    stdout: "inherit",
+    stderr: "inherit",
+    ipc: (m) => waiting?.(m),
+  });
+  const ask = (m: unknown) => new Promise<any>((resolve) => ((waiting = resolve), child.send(m)));
+  child.exited.then((code) => {
+    if (code !== 0) throw new Error(`the ${name} side exited with ${code}`);
+  });
+  return { ready, round: async (n: number) => (await ask({ round: n })).round as Round, quit: () => ask({ quit: true }) };
+}
+const emptySide = side("empty", { DATABASE_URL: emptyUrl.href });
+const filledSide = side("filled", { DATABASE_URL: config.databaseUrl, BENCH_TENANT_ID: tenant.id, BENCH_API_KEY: sandbox.raw });
+await Promise.all([emptySide.ready, filledSide.ready]);
+
+// rounds in the order empty, filled, filled, empty, ...: every minute's load falls on both sides alike
+const rounds = { empty: [] as Round[], filled: [] as Round[] };
+const kinds = ["accept", "deliver", "reads"] as const;
+for (let k = 0; k < ROUNDS; k++) {
+  for (const name of k % 2 === 0 ? (["empty", "filled"] as const) : (["filled", "empty"] as const)) {
+    const r = await (name === "empty" ? emptySide : filledSide).round(REQUESTS);
+    rounds[name].push(r);
+    console.log(`  round ${k + 1} ${name.padEnd(6)}: ${kinds.map((x) => `${x} p99 ${p(r[x].lat, 0.99).toFixed(1)}`).join(", ")} ms (load ${await load()})`);
+  }
+}
+await Promise.all([emptySide.quit(), filledSide.quit()]);
+
+/** A side's rounds pooled: every latency, and CPU per request in the bench process and in PostgreSQL. */
+const pooled = (rs: Round[], x: (typeof kinds)[number]) => {
+  const all: Sample[] = rs.map((r) => r[x]);
+  const lat = all.flatMap((s) => s.lat);
+  return { lat, p50: p(lat, 0.5), p99: p(lat, 0.99), cpu: all.reduce((a, s) => a + s.cpuMs, 0) / lat.length, pgCpu: all.reduce((a, s) => a + s.pgCpuMs, 0) / lat.length };
+};
+const before = Object.fromEntries(kinds.map((x) => [x, pooled(rounds.empty, x)])) as Record<(typeof kinds)[number], ReturnType<typeof pooled>>;
+const after = Object.fromEntries(kinds.map((x) => [x, pooled(rounds.filled, x)])) as typeof before;
+const phase = (w: typeof before) =>
+  kinds.map((x) => `${x} p99 ${w[x].p99.toFixed(1)} p50 ${w[x].p50.toFixed(1)} ms, cpu ${w[x].cpu.toFixed(2)} + pg ${w[x].pgCpu.toFixed(2)} ms/req`).join(" | ");
+console.log(`empty  (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(before)}`);
+console.log(`filled (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(after)}`);
+
+// the retention and partition phases run here, on the filled database: a warm-up first (this process's first requests)
+await workload(app, tenant.id, sandbox.raw, 50);
 
 // retention of one tenant with a window shorter than the partitions' (20 days: the batched delete) while accepts go on
 const victim = fillers[1]!;
@@ -227,7 +140,7 @@ const windows: number[][] = [];
 let i = 0;
 while (sweeping) {
   const t0 = performance.now();
-  await call("POST", "/v1/notifications", sandbox.raw, { channel: "email", to: `r${i++}@example.com`, data: { subject: "s", content: "c" } });
+  await call(app, "POST", "/v1/notifications", sandbox.raw, { channel: "email", to: `r${i++}@example.com`, data: { subject: "s", content: "c" } });
   const ms = performance.now() - t0;
   during.push(ms);
   (windows[Math.floor((t0 - r0) / 10_000)] ??= []).push(ms);
@@ -247,7 +160,7 @@ const pass = maintainPartitions().finally(() => (dropping = false));
 const duringDrop: number[] = [];
 while (dropping) {
   const t0 = performance.now();
-  await call("POST", "/v1/notifications", sandbox.raw, { channel: "email", to: `d${i++}@example.com`, data: { subject: "s", content: "c" } });
+  await call(app, "POST", "/v1/notifications", sandbox.raw, { channel: "email", to: `d${i++}@example.com`, data: { subject: "s", content: "c" } });
   duringDrop.push(performance.now() - t0);
 }
 const dropped = await pass;
@@ -263,9 +176,8 @@ console.log(
     `${duringDrop.length} accepts meanwhile, p99 ${p(duringDrop, 0.99).toFixed(1)} ms, max ${p(duringDrop, 1).toFixed(1)} ms (load ${await load()})`,
 );
 
-await empty();
+await emptyBenchDatabase();
 const r = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "n/a");
-const total = sz.reduce((a, s) => a + s.rows, 0);
 console.log(
   `history: ${total} rows, accept ${r(after.accept.p99, before.accept.p99)} of empty, deliver ${r(after.deliver.p99, before.deliver.p99)} of empty, ` +
     `reads p99 ${after.reads.p99.toFixed(0)} ms (${r(after.reads.p99, before.reads.p99)} of empty), drop day ${dayMs.length ? p(dayMs, 1).toFixed(0) : "n/a"} ms`,
