@@ -4,7 +4,8 @@
 // load and attaches them as the day's partitions: the indexes match the parents' (attached without a
 // rebuild) and a CHECK of the bounds spares the attach its validation scan. The "insert" fill is the
 // earlier one: one INSERT ... SELECT per day into the parents, every index kept up row by row.
-import { sql, type Tx } from "../store/db";
+import { readFileSync } from "node:fs";
+import { poolApplicationName, sql, type Tx } from "../store/db";
 
 export const DAYS = 60;
 /** the tables the fill writes, with their partition key */
@@ -27,6 +28,20 @@ export async function emptyBenchDatabase() {
     await sql`update history_partitioned_tables set legacy_bound = nms_uuid_v7_floor(${first}::date::timestamp at time zone 'UTC') where table_name = ${table_name}`;
     await sql`select nms_create_day_partition(${table_name}, d::date) from generate_series(${first}::date, current_date + 7, interval '1 day') d`;
   }
+}
+
+/** CPU ms so far of this process's PostgreSQL backends, by pid (/proc, the server runs on this machine; clock ticks of 10 ms). */
+export async function backendCpu(): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const { pid } of await sql`select pid from pg_stat_activity where application_name = ${poolApplicationName}`) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      out.set(pid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // gone, or not readable: left out
+    }
+  }
+  return out;
 }
 
 /**
@@ -103,8 +118,9 @@ async function attachDay(daysAgo: number, parts: Part[]) {
   const day = new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
   const c = await sql.reserve();
   try {
-    // the bench's own session: memory for the index sorts and the statement's returned rows; no wait for the WAL flush
-    await c.unsafe(`set maintenance_work_mem = '256MB'; set work_mem = '128MB'; set synchronous_commit = off`);
+    // the bench's own session: memory for the index sorts and the statement's returned rows; no wait for the WAL
+    // flush; index builds in this backend (the jobs use the cores; and its CPU is then all in backendCpu)
+    await c.unsafe(`set maintenance_work_mem = '256MB'; set work_mem = '128MB'; set synchronous_commit = off; set max_parallel_maintenance_workers = 0`);
     const stage = {} as Record<keyof typeof PARENTS, string>;
     const [{ lo, hi }] = await c`select nms_uuid_v7_floor(${day}::date::timestamp at time zone 'UTC')::text as lo,
                                         nms_uuid_v7_floor((${day}::date + 1)::timestamp at time zone 'UTC')::text as hi`;
@@ -155,10 +171,11 @@ async function attachDay(daysAgo: number, parts: Part[]) {
  * History for `tenantIds` spread evenly over DAYS days, plus `victimRows` old notifications (21-60 days
  * back) of `victim`, by `method`, `jobs` days at a time (attach only); a progress line per day; then the
  * rollups and statistics (insert: of all rows after the fill; attach: of each day in its job). Returns the seconds
- * of the fill and of the ANALYZE after it (insert only).
+ * of the fill and of the ANALYZE after it (insert only), and the CPU seconds of both in PostgreSQL.
  */
 export async function fillHistory(tenantIds: string[], rows: number, victim: string, victimRows: number, method: "attach" | "insert", jobs: number) {
   const t0 = performance.now();
+  const cpu0 = await backendCpu();
   const oldDays = DAYS - 21; // days 21..DAYS-1
   const dayParts = (d: number): Part[] => [
     { tenantIds, rows: Math.floor(rows / DAYS) + (d < rows % DAYS ? 1 : 0) },
@@ -190,7 +207,10 @@ export async function fillHistory(tenantIds: string[], rows: number, victim: str
     await sql`analyze notification_attempts`;
     await sql`analyze events`;
   }
-  return { fillSec: (a0 - t0) / 1000, analyzeSec: (performance.now() - a0) / 1000 };
+  // PostgreSQL's CPU for the fill and its ANALYZE (connections opened meanwhile count from their start)
+  let pgCpuSec = 0;
+  for (const [pid, ms] of await backendCpu()) pgCpuSec += (ms - (cpu0.get(pid) ?? 0)) / 1000;
+  return { fillSec: (a0 - t0) / 1000, analyzeSec: (performance.now() - a0) / 1000, pgCpuSec };
 }
 
 /** Rows and bytes (indexes included) of each filled table, summed over its partitions. */

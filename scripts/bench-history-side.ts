@@ -3,9 +3,9 @@
 // and answers with every latency and the CPU the round took in this process and in its PostgreSQL backends.
 // Usage (by bench-history.ts only): bun scripts/bench-history-side.ts, DATABASE_URL set; BENCH_TENANT_ID and
 // BENCH_API_KEY name the measured tenant, or without them the process empties its database and makes one.
-import { readFileSync } from "node:fs";
 import { buildApp } from "../http/app";
-import { poolApplicationName, sql } from "../store/db";
+import { sql } from "../store/db";
+import { backendCpu } from "./bench-history-fill";
 import { newId } from "../store/ids";
 
 export const pct = (xs: number[], q: number) => {
@@ -25,20 +25,6 @@ export async function call(app: App, method: string, path: string, key: string, 
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
   return JSON.parse(text);
-}
-
-/** CPU ms so far of this process's PostgreSQL backends, by pid (/proc, the server runs on this machine; clock ticks of 10 ms). */
-async function backendCpu(): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
-  for (const { pid } of await sql`select pid from pg_stat_activity where application_name = ${poolApplicationName}`) {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-      out.set(pid, (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      // gone, or not readable: left out
-    }
-  }
-  return out;
 }
 
 export interface Sample {

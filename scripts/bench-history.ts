@@ -60,12 +60,13 @@ console.log(`bench:history, scaled down: ${ROWS} notification rows for ${TENANTS
 const fillers: string[] = [tenant.id];
 for (let i = 1; i < TENANTS; i++) fillers.push((await createTenant(`bench-history-${i}`)).tenant.id);
 console.log(`fill (${FILL}${FILL === "attach" ? `, ${FILL_JOBS} day(s) at a time` : ""}), load ${await load()}`);
-const { fillSec, analyzeSec } = await fillHistory(fillers, ROWS, fillers[1]!, VICTIM_ROWS, FILL, FILL_JOBS);
+const { fillSec, analyzeSec, pgCpuSec } = await fillHistory(fillers, ROWS, fillers[1]!, VICTIM_ROWS, FILL, FILL_JOBS);
 const sz = await sizes();
 for (const s of sz) console.log(`  ${s.rel}: ${s.rows} rows, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.bytes / Math.max(1, s.rows)).toFixed(0)} bytes/row`);
 const total = sz.reduce((a, s) => a + s.rows, 0);
 console.log(
-  `filled in ${fillSec.toFixed(1)} s (${Math.round(total / fillSec)} rows/s, ${Math.round((ROWS + VICTIM_ROWS) / fillSec)} notifications/s)${FILL === "insert" ? ` + ANALYZE ${analyzeSec.toFixed(1)} s` : ", each day's ANALYZE included"} (load ${await load()})`,
+  `filled in ${fillSec.toFixed(1)} s (${Math.round(total / fillSec)} rows/s, ${Math.round((ROWS + VICTIM_ROWS) / fillSec)} notifications/s)${FILL === "insert" ? ` + ANALYZE ${analyzeSec.toFixed(1)} s` : ", each day's ANALYZE included"}; ` +
+    `PostgreSQL CPU ${pgCpuSec.toFixed(0)} s with the ANALYZE, ${((pgCpuSec / total) * 1e6).toFixed(1)} µs a row (load ${await load()})`,
 );
 if (FILL_ONLY) {
   console.log(`--fill-only: the rows stay; tenant ${tenant.id} (sandbox) is the measured one, ${fillers[1]} the swept one`);
