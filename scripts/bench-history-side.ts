@@ -32,6 +32,8 @@ export interface Sample {
   /** CPU ms of this process and of its PostgreSQL backends, over the whole batch */
   cpuMs: number;
   pgCpuMs: number;
+  /** the read mix's latencies by read (feed, detail, overview) */
+  byKind?: Record<string, number[]>;
 }
 
 /** n calls of fn, `concurrency` at a time: every latency in ms, and the CPU they took. */
@@ -80,11 +82,15 @@ export async function workload(app: App, tenantId: string, key: string, n: numbe
                values (${newId()}, ${id}, ${tenantId}, 1, 'success', now()) on conflict do nothing`;
     });
   });
+  const byKind: Record<string, number[]> = { feed: [], detail: [], overview: [] };
   const reads = await timed(n, 4, async (i) => {
+    const t0 = performance.now();
     if (i % 3 === 0) await call(app, "GET", "/v1/notifications?limit=50", key);
     else if (i % 3 === 1) await call(app, "GET", `/v1/notifications/${ids[i % ids.length]}`, key);
     else await call(app, "GET", "/v1/analytics/overview?period=30d", key);
+    byKind[["feed", "detail", "overview"][i % 3]!]!.push(performance.now() - t0);
   });
+  reads.byKind = byKind;
   return { accept, deliver, reads };
 }
 

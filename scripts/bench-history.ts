@@ -123,8 +123,17 @@ const before = Object.fromEntries(kinds.map((x) => [x, pooled(rounds.empty, x)])
 const after = Object.fromEntries(kinds.map((x) => [x, pooled(rounds.filled, x)])) as typeof before;
 const phase = (w: typeof before) =>
   kinds.map((x) => `${x} p99 ${w[x].p99.toFixed(1)} p50 ${w[x].p50.toFixed(1)} ms, cpu ${w[x].cpu.toFixed(2)} + pg ${w[x].pgCpu.toFixed(2)} ms/req`).join(" | ");
+/** the read mix by read: p50 / p99 of each, pooled over the rounds */
+const readKinds = (rs: Round[]) =>
+  ["feed", "detail", "overview"]
+    .map((k) => {
+      const lat = rs.flatMap((r) => r.reads.byKind?.[k] ?? []);
+      return `${k} ${p(lat, 0.5).toFixed(1)} / ${p(lat, 0.99).toFixed(1)}`;
+    })
+    .join(", ");
 console.log(`empty  (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(before)}`);
 console.log(`filled (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(after)}`);
+console.log(`reads p50 / p99 ms by read: empty ${readKinds(rounds.empty)}; filled ${readKinds(rounds.filled)}`);
 
 // the retention and partition phases run here, on the filled database: a warm-up first (this process's first requests)
 await workload(app, tenant.id, sandbox.raw, 50);
