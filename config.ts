@@ -163,6 +163,10 @@ export const config = {
   systemMailFrom: env("SYSTEM_MAIL_FROM") ?? `NMS <no-reply@${new URL(appUrl).hostname}>`,
   oauthProvider,
   timeScale: numberEnv("TIME_SCALE", 1),
+  /** resident memory (MB) past which a bulk request ends with a full collection (basics/memory-ceiling.ts); 0: never */
+  memorySoftLimitMb: Math.max(0, numberEnv("MEMORY_SOFT_LIMIT_MB", 160)),
+  /** how much the RSS must grow past a collection that could not get under the limit before the next one */
+  memoryHeadroomMb: Math.max(8, numberEnv("MEMORY_HEADROOM_MB", 48)),
   partitions: numberEnv("PARTITIONS", 16),
   /** Members a broadcast's fan-out reads per page, each page one transaction with its runs and cursor (docs/topics.md). */
   broadcastPageSize: numberEnv("BROADCAST_PAGE_SIZE", 1000),

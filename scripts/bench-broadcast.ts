@@ -5,7 +5,8 @@
 // 2. one trigger to the topic: fan-out runs created per second (trigger to completed broadcast),
 //    notifications delivered per second and the time to the last delivery, duplicates (a subscriber
 //    with two notifications), and the peak RSS of every process (VmHWM).
-// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4] [--profile <dir>]
+// Usage: bun scripts/bench-broadcast.ts [--members 1000000] [--concurrency 4] [--profile <dir>] [--build-only 1]
+// (--build-only: stop after the topic's build; the api's resident memory is sampled every 2 s during it)
 // Cleans up its rows and Redis keys. The last line reads
 // `broadcast: <N> members, <N> runs, <N> delivered, <N> duplicate, fan-out <N> runs/s, delivered in <N> s, peak rss <N> MB`.
 import { spawn, type Subprocess } from "bun";
@@ -65,6 +66,7 @@ async function post(path: string, body: unknown, method = "POST") {
 }
 
 let summary = "broadcast: did not finish";
+class BuildOnly extends Error {}
 try {
   start("api", { PORT: String(apiPort) });
   // a loaded machine starts a process in tens of seconds: the API first, then the actors
@@ -87,6 +89,14 @@ try {
 
   const t0 = performance.now();
   let next = 0;
+  // the api's resident memory while it builds the topic: the peak (VmHWM) alone does not say when
+  const apiProc = children[0]!.proc;
+  let buildRssMax = 0;
+  const rssSampler = setInterval(async () => {
+    const mb = await peakRssMb(apiProc, "VmRSS");
+    if (mb > buildRssMax) buildRssMax = mb;
+    if (args.get("build-only")) console.log(`  ${Math.min(next, members)} members: api rss ${mb.toFixed(0)} MB`);
+  }, 2000);
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       for (;;) {
@@ -99,8 +109,15 @@ try {
       }
     }),
   );
+  clearInterval(rssSampler);
   const setupS = (performance.now() - t0) / 1000;
-  console.log(`topic: ${members} members through the bulk APIs in ${setupS.toFixed(1)} s (${(members / setupS).toFixed(0)} members/s)`);
+  console.log(
+    `topic: ${members} members through the bulk APIs in ${setupS.toFixed(1)} s (${(members / setupS).toFixed(0)} members/s); api rss at most ${buildRssMax.toFixed(0)} MB sampled, peak ${(await peakRssMb(apiProc)).toFixed(0)} MB`,
+  );
+  if (args.get("build-only")) {
+    summary = `broadcast: ${members} members built, build only`;
+    throw new BuildOnly();
+  }
 
   // a loaded machine starts a process in tens of seconds: fan-out is timed from a trigger every actor process is ready for
   await Promise.race([Promise.all(children.map((c) => c.ready)), Bun.sleep(120_000)]);
@@ -175,6 +192,8 @@ try {
   console.log(`fan-out ${fanOutS.toFixed(1)} s, last delivery ${deliveredS.toFixed(1)} s after the trigger (${(delivered / (deliveredS || 1)).toFixed(0)} delivered/s)`);
   const peak = Math.max(...rss.map(([, mb]) => mb));
   summary = `broadcast: ${members} members, ${runs} runs, ${delivered} delivered, ${dup!.n} duplicate, fan-out ${(runs / (fanOutS || 1)).toFixed(0)} runs/s, delivered in ${deliveredS.toFixed(1)} s, peak rss ${peak.toFixed(0)} MB`;
+} catch (err) {
+  if (!(err instanceof BuildOnly)) throw err;
 } finally {
   for (const c of children) c.proc.kill("SIGTERM");
   await Promise.all(children.map((c) => Promise.race([c.proc.exited, Bun.sleep(5000)])));

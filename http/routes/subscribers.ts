@@ -1,6 +1,7 @@
 // /v1/subscribers (secret keys): upsert on external_id, search list, get, PUT, DELETE (erasure)
 // and the all-or-nothing bulk import. Preferences and the inbox live in http/routes/inbox.ts.
 import { Elysia } from "elysia";
+import { releaseBulkGarbage } from "../../basics/memory-ceiling";
 import { sql, type Scope } from "../../store/db";
 import {
   findSubscriber,
@@ -105,6 +106,7 @@ export const subscriberRoutes = new Elysia({ name: "routes.subscribers" })
     {
       access: "secret-write",
       body: ImportBody,
+      afterResponse: releaseBulkGarbage,
       response: { 200: ImportResponse, ...errors(KEY_ERRORS, BODY_ERRORS), 422: ImportErrorResponse },
       detail: {
         ...TAG,

@@ -1,6 +1,7 @@
 // /v1/topics (issue 22): create, cursor-paged list, get, delete, and the members of a topic (add,
 // remove, cursor-paged list). Rules live in domain/topics/; plain reads go to store/topics.ts.
 import { Elysia } from "elysia";
+import { releaseBulkGarbage } from "../../basics/memory-ceiling";
 import { changeMembers, createTopic, topicNotFound } from "../../domain/topics/topics";
 import { decodeCursor, pageOf } from "../../store/cursor";
 import { deleteTopic, findTopic, listMembers, listTopics } from "../../store/topics";
@@ -93,6 +94,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-write",
       params: TopicKeyParams,
       body: TopicMembersBody,
+      afterResponse: releaseBulkGarbage,
       response: { 200: TopicMembersAdded, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Add 1-1,000 subscribers (external_id or id) to a topic", description: "The answer counts those added and those already members, and lists the references that name no subscriber.", ...TAG },
     },
@@ -107,6 +109,7 @@ export const topicRoutes = new Elysia({ name: "routes.topics" })
       access: "secret-write",
       params: TopicKeyParams,
       body: TopicMembersBody,
+      afterResponse: releaseBulkGarbage,
       response: { 200: TopicMembersRemoved, ...errors(KEY_ERRORS, BODY_ERRORS, 404) },
       detail: { summary: "Remove 1-1,000 subscribers (external_id or id) from a topic", description: "The answer counts those removed and those that were not members, and lists the references that name no subscriber.", ...TAG },
     },

@@ -1,6 +1,7 @@
 // /v1/workflows (SPEC Endpoints "Workflows"): versioned definitions (create, list, get any version,
 // PUT = new version, soft DELETE) and the trigger that starts a run of the active version (202).
 import { Elysia, t } from "elysia";
+import { releaseBulkGarbage } from "../../basics/memory-ceiling";
 import { createWorkflow, deleteWorkflow, updateWorkflow, workflowNotFound } from "../../domain/workflows/definitions";
 import { triggerWorkflow } from "../../domain/workflows/runs";
 import { triggerWorkflowBulk } from "../../domain/workflows/bulk-trigger";
@@ -155,6 +156,7 @@ export const workflowRoutes = new Elysia({ name: "routes.workflows" })
       access: "secret-write",
       params: WorkflowSlugParams,
       body: BulkTriggerBody,
+      afterResponse: releaseBulkGarbage,
       response: { 202: BulkRunsResponse, ...errors(KEY_ERRORS, BODY_ERRORS, 404, 409) },
       detail: {
         summary: "Start 1-1,000 runs of the active version, all or nothing (202)",
