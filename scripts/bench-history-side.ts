@@ -126,5 +126,7 @@ if (import.meta.main) {
     process.send!({ bye: true });
     process.exit(0);
   });
+  // the bench ended without asking us to leave (it failed): leave too
+  process.on("disconnect", () => process.exit(1));
   process.send!({ ready: true });
 }
