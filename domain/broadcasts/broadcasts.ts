@@ -115,7 +115,10 @@ async function writePage(broadcastId: string, pageSize: number, ahead: ReadAhead
     const events = prepareEvents(
       tx,
       members.map((m, i) => workflowEvent(broadcastRunFacts(b, runIds[i]!, m.external_id), "workflow.triggered")),
-      { onlyIfInserted: { ids: runIds } },
+      // like the accept path's notification.* events: read by webhooks alone (their fan-out and replay,
+      // which never reaches before a webhook's creation), so a tenant without one stores none; at a
+      // million members that is a million rows and two million index entries the fan-out does not write
+      { onlyIfInserted: { ids: runIds }, onlyIfListened: true },
     );
     const page = { runIds, subscriberIds: members.map((m) => m.id), recipients: members.map((m) => m.external_id), startedAt };
     const started = await insertPage(tx, b, page, events.insert, recipients);

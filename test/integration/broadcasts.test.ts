@@ -220,3 +220,35 @@ describe("durability", () => {
     expect(again.body.error.code).toBe("broadcast_not_cancellable");
   }, 200_000);
 });
+
+describe("workflow.triggered of a broadcast's runs", () => {
+  test("stored only where the environment has a webhook (read by webhooks alone, like notification.* events)", async () => {
+    const U = await createTenant();
+    const ukey = U.sandboxKey;
+    try {
+      await createWorkflow(ukey, { slug: "news", name: "News", steps: [{ type: "send", channel: "in_app", template: "news" }] });
+      expect((await call("POST", "/v1/topics", { key: ukey, body: { key: "few", name: "Few" } })).status).toBe(201);
+      const ids = Array.from({ length: 30 }, (_, k) => `few-${k}`);
+      expect((await call("POST", "/v1/subscribers/import", { key: ukey, body: { subscribers: ids.map((external_id) => ({ external_id })) } })).status).toBe(200);
+      expect((await call("POST", "/v1/topics/few/subscribers", { key: ukey, body: { subscribers: ids } })).body.data.added).toBe(30);
+      const fanOut = async () => {
+        const r = await call("POST", "/v1/workflows/news/trigger", { key: ukey, body: { to: { topic: "few" } } });
+        expect(r.status).toBe(202);
+        // the page by hand (no broadcast process): one page of 1,000 takes all 30, the next completes it
+        while ((await fanOutPage(r.body.data.id)).more);
+        const [runs] = await sql`select count(*)::int as n, array_agg(id::text) as ids from workflow_runs where idempotency_key like ${`bcast:${r.body.data.id}:%`}`;
+        expect(runs!.n).toBe(30);
+        const [ev] = await sql`select count(*)::int as n from events where tenant_id = ${U.tenant.id} and type = 'workflow.triggered' and data->>'run_id' = any(${runs!.ids}::text[])`;
+        return ev!.n as number;
+      };
+      expect(await fanOut()).toBe(0);
+      const w = await call("POST", "/v1/webhooks", { key: ukey, body: { url: "https://93.184.215.14/hook", events: ["workflow.triggered"] } });
+      expect(w.status, w.text).toBe(201);
+      expect(await fanOut()).toBe(30);
+    } finally {
+      await sql`delete from workflow_runs where tenant_id = ${U.tenant.id}`;
+      await sql`delete from broadcasts where tenant_id = ${U.tenant.id}`;
+      await dropTenant(U.tenant.id);
+    }
+  }, 60_000);
+});
