@@ -191,8 +191,9 @@ export class Capacity {
     if (this.waiters.length && this.inFlight + this.reserved <= this.resumeAt) this.wakeAll();
   }
 
+  /** Resolves when a reader may read again: behind every reader already waiting (they are woken in order). */
   wait(): Promise<void> {
-    if (this.inFlight + this.reserved < this.max) return Promise.resolve();
+    if (this.waiters.length === 0 && this.inFlight + this.reserved < this.max) return Promise.resolve();
     if (!this.blockedSince) this.blockedSince = performance.now();
     return new Promise((resolve) => this.waiters.push(resolve));
   }

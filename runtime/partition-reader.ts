@@ -140,6 +140,24 @@ export class PartitionReader {
       // holds none of it: a held share kept every other partition unread until the block timed out
       // when the share was all the room (maxInFlight 1 over two partitions). What blocked reads bring
       // past maxInFlight is at most their shares: a quarter of maxInFlight, or one per partition.
+      // readers already waiting for room go first: a reader back from its read took every slot that
+      // a finished message freed (one at a time where handlers are fewer than maxInFlight), the
+      // in-flight count never fell to where waiters are woken, and their partitions went unread until
+      // the others drained (a 1,000,000-member broadcast's sender read 5 of its 16 low partitions for
+      // most of an hour, its CPU idle; test/integration/runtime-host.test.ts)
+      if (this.core.capacity.blocked) {
+        await this.waitForRoom(w);
+        continue;
+      }
+      // readers already waiting for room go first: a reader back from its read took every slot that a
+      // finished message freed (one at a time where handlers are fewer than maxInFlight), the in-flight
+      // count never fell to where waiters are woken, and their partitions went unread until the others
+      // drained (a 1,000,000-member broadcast's sender read 5 of its 16 low-lane partitions for most of an
+      // hour, its CPU idle; test/integration/runtime-host.test.ts)
+      if (this.core.capacity.blocked) {
+        await this.waitForRoom(w);
+        continue;
+      }
       const blocking = !w.backlogged;
       const room = blocking ? (this.core.capacity.room(1) > 0 ? this.idleShare() : 0) : this.core.capacity.reserve(this.core.opts.batch);
       if (room === 0) {
@@ -147,6 +165,14 @@ export class PartitionReader {
         continue;
       }
       let reply: [string, [string, string[]][]][] | null = null;
+      // the reservation is given back after the entries that came are dispatched (counted in flight):
+      // given back before, it woke the waiting readers while those entries were not yet counted, and this
+      // reader, looping on, queued first for the next room, every time (one partition read, the rest starved)
+      let held = blocking ? 0 : room;
+      const giveBack = () => {
+        if (held) this.core.capacity.release(held);
+        held = 0;
+      };
       w.readSince = performance.now();
       try {
         const conn = w.reader!.conn;
@@ -158,6 +184,7 @@ export class PartitionReader {
         failures = 0;
         w.backlogged = (reply?.[0]?.[1].length ?? 0) >= room;
       } catch (err) {
+        giveBack();
         if (!this.live(w, gen)) break;
         if (String((err as Error).message).includes("NOGROUP")) {
           await this.ensureGroup(w.stream).catch(() => {});
@@ -176,11 +203,13 @@ export class PartitionReader {
       } finally {
         w.readSince = 0;
         w.lastReadAt = performance.now();
-        // the entries that came are counted in flight by the dispatch below, in this same tick
-        if (!blocking) this.core.capacity.release(room);
       }
       // Entries read are pending under this host whatever happens next: they always run.
-      if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
+      try {
+        if (reply) this.mailboxes.dispatch(w, reply[0]![1]);
+      } finally {
+        giveBack();
+      }
     }
   }
 

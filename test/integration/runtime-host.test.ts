@@ -201,6 +201,37 @@ describeEachRedis("runtime host", (target) => {
         await waitFor(() => seen.has(seq), 15_000);
       }
     });
+    test("a backlog on every partition is read on every partition: readers that loop straight back never keep the room from those waiting for it", async () => {
+      const { runtime, start } = setup({ partitions: 4 });
+      const PER = 150;
+      const handled = [0, 0, 0, 0];
+      const actor = defineActor<Msg>({
+        name: "fair-reads",
+        keyOf: (m) => m.key,
+        async handle(m) {
+          await sleep(2);
+          handled[partitionOf(m.key, 4)]!++;
+        },
+      });
+      // keys spread over the 4 partitions, PER messages on each, sent before the host starts
+      const keysOf: string[][] = [[], [], [], []];
+      for (let i = 0; keysOf.some((k) => k.length < 8); i++) {
+        const k = `k${i}`;
+        const p = partitionOf(k, 4);
+        if (keysOf[p]!.length < 8) keysOf[p]!.push(k);
+      }
+      await runtime.sendMany(actor, keysOf.flatMap((ks) => Array.from({ length: PER }, (_, i) => ({ key: ks[i % ks.length]!, seq: i }))));
+      // handlers far fewer than the room (as the sender's lanes): what runs frees one slot at a time
+      const host = start([actor], { concurrency: 2, batch: 8, maxInFlight: 16, blockMs: 5000 });
+      await host.ready;
+      // when half of everything has run, every partition has had a share of the reads: before, one
+      // partition's reader queued first for every room (its unused reservation, given back before its
+      // entries were counted, woke the waiters), and the others waited until it drained (seen: 150, 4, 16, 150)
+      await waitFor(() => handled.reduce((a, b) => a + b, 0) >= 2 * PER, 30_000);
+      const snapshot = [...handled];
+      for (const n of snapshot) expect(n).toBeGreaterThanOrEqual(PER / 5);
+      await waitFor(() => handled.every((n) => n === PER), 30_000);
+    });
   });
 
   describe("takeover", () => {
