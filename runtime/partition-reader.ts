@@ -140,15 +140,6 @@ export class PartitionReader {
       // holds none of it: a held share kept every other partition unread until the block timed out
       // when the share was all the room (maxInFlight 1 over two partitions). What blocked reads bring
       // past maxInFlight is at most their shares: a quarter of maxInFlight, or one per partition.
-      // readers already waiting for room go first: a reader back from its read took every slot that
-      // a finished message freed (one at a time where handlers are fewer than maxInFlight), the
-      // in-flight count never fell to where waiters are woken, and their partitions went unread until
-      // the others drained (a 1,000,000-member broadcast's sender read 5 of its 16 low partitions for
-      // most of an hour, its CPU idle; test/integration/runtime-host.test.ts)
-      if (this.core.capacity.blocked) {
-        await this.waitForRoom(w);
-        continue;
-      }
       // readers already waiting for room go first: a reader back from its read took every slot that a
       // finished message freed (one at a time where handlers are fewer than maxInFlight), the in-flight
       // count never fell to where waiters are woken, and their partitions went unread until the others
