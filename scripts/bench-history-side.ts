@@ -8,10 +8,6 @@ import { sql } from "../store/db";
 import { backendCpu } from "./bench-history-fill";
 import { newId } from "../store/ids";
 
-export const pct = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : 0;
-};
 
 export type App = ReturnType<typeof buildApp>;
 export async function call(app: App, method: string, path: string, key: string, body?: unknown) {

@@ -30,9 +30,9 @@ const { insertApiKey } = await import("../store/api-keys");
 const { sweepTenant } = await import("../domain/lifecycle/retention");
 const { maintainPartitions } = await import("../domain/lifecycle/partitions");
 const { redis } = await import("../store/redis");
-const { deletePrefix } = await import("./bench-load");
+const { deletePrefix, percentile: p } = await import("./bench-load");
 const { DAYS, emptyBenchDatabase, fillHistory, sizes } = await import("./bench-history-fill");
-const { call, pct: p, workload } = await import("./bench-history-side");
+const { call, workload } = await import("./bench-history-side");
 type Round = import("./bench-history-side").Round;
 type Sample = import("./bench-history-side").Sample;
 

@@ -22,10 +22,13 @@ export interface LoadResult {
   max: number;
 }
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! * 10) / 10;
+/** The q-quantile (0-1) of unsorted values, 0 for none (every bench's p50/p99). */
+export function percentile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : 0;
 }
+
+const pct = (values: number[], p: number) => Math.round(percentile(values, p) * 10) / 10;
 
 function summarise(latencies: number[], sent: number, ok: number, statuses: Record<string, number>, seconds: number): LoadResult {
   const sorted = latencies.sort((a, b) => a - b);

@@ -201,6 +201,7 @@ describeEachRedis("runtime host", (target) => {
         await waitFor(() => seen.has(seq), 15_000);
       }
     });
+
     test("a backlog on every partition is read on every partition: readers that loop straight back never keep the room from those waiting for it", async () => {
       const { runtime, start } = setup({ partitions: 4 });
       const PER = 150;
