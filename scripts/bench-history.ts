@@ -10,7 +10,8 @@
 // Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 150] [--rounds 4] [--victim-rows 1000000]
 //        [--fill attach|insert] [--fill-jobs 2] [--fill-only 1]
 // --requests: requests of each kind in a round of each side; --rounds: rounds of each side (empty, filled,
-// filled, empty, ...: both sides see the same load), their samples pooled for the p99s and ratios.
+// filled, empty, ...: both sides see the same load). The ratios of the last line are p99 against p99 of the
+// two rounds run back to back, the median over the rounds; the pooled p99s of each side are printed above it.
 // --victim-rows gives the tenant the retention phase sweeps that many extra notifications 21-60 days old;
 // --fill insert: the earlier fill through the parents (to compare); --fill-jobs: days loaded at once (attach);
 // --fill-only 1 stops after the fill and keeps the rows.
@@ -137,9 +138,22 @@ const readKinds = (rs: Round[]) =>
       return `${k} ${p(lat, 0.5).toFixed(1)} / ${p(lat, 0.99).toFixed(1)}`;
     })
     .join(", ");
+/** Each round's filled p99 over the empty p99 of the round beside it (the two ran back to back on the
+ *  same machine), the median over the rounds: a spike of the shared machine in one round moves one pair,
+ *  where it moves the pooled p99 of a whole side. */
+const paired = (x: (typeof kinds)[number]) => {
+  const rs = rounds.filled.map((f, k) => p(f[x].lat, 0.99) / Math.max(1e-6, p(rounds.empty[k]![x].lat, 0.99))).sort((a, b) => a - b);
+  return { median: p(rs, 0.5), lo: rs[0] ?? 0, hi: rs[rs.length - 1] ?? 0 };
+};
+const pairs = Object.fromEntries(kinds.map((x) => [x, paired(x)])) as Record<(typeof kinds)[number], ReturnType<typeof paired>>;
 console.log(`empty  (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(before)}`);
 console.log(`filled (${ROUNDS} rounds of ${REQUESTS} each, pooled): ${phase(after)}`);
 console.log(`reads p50 / p99 ms by read: empty ${readKinds(rounds.empty)}; filled ${readKinds(rounds.filled)}`);
+console.log(
+  `p99 filled / empty, round by round (median, lowest-highest of ${ROUNDS}): ` +
+    kinds.map((x) => `${x} ${pairs[x].median.toFixed(2)} (${pairs[x].lo.toFixed(2)}-${pairs[x].hi.toFixed(2)})`).join(", ") +
+    `; pooled: ${kinds.map((x) => `${x} ${(after[x].p99 / Math.max(1e-6, before[x].p99)).toFixed(2)}`).join(", ")}`,
+);
 
 // the retention and partition phases run here, on the filled database: a warm-up first (this process's first requests)
 await workload(app, tenant.id, sandbox.raw, 50);
@@ -193,10 +207,9 @@ console.log(
 );
 
 await emptyBenchDatabase();
-const r = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "n/a");
 console.log(
-  `history: ${total} rows, accept ${r(after.accept.p99, before.accept.p99)} of empty, deliver ${r(after.deliver.p99, before.deliver.p99)} of empty, ` +
-    `reads p99 ${after.reads.p99.toFixed(0)} ms (${r(after.reads.p99, before.reads.p99)} of empty), drop day ${dayMs.length ? p(dayMs, 1).toFixed(0) : "n/a"} ms`,
+  `history: ${total} rows, accept ${pairs.accept.median.toFixed(2)} of empty, deliver ${pairs.deliver.median.toFixed(2)} of empty, ` +
+    `reads p99 ${after.reads.p99.toFixed(0)} ms (${pairs.reads.median.toFixed(2)} of empty), drop day ${dayMs.length ? p(dayMs, 1).toFixed(0) : "n/a"} ms`,
 );
 await deletePrefix(redis as any, process.env.REDIS_PREFIX!);
 await sql.end({ timeout: 5 });
