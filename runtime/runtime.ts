@@ -59,7 +59,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     keys,
     redis,
     logger,
-    rateLimiter: createRateLimiter({ redis, prefix }),
+    // batched: the channel sender's concurrent takes of one turn on a provider share one script call
+    rateLimiter: createRateLimiter({ redis, prefix, batched: true }),
     observer: opts.observer ?? {},
     partitionsOf,
     partitionFor,

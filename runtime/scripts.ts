@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
+const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -27,6 +27,8 @@ const defined = new WeakSet<object>();
 /** The script commands as methods; ioredis adds them to the client and to its pipelines. */
 export interface ScriptCommands {
   nmsRuntime_rateLimit(key: string, limit: number, periodMs: number, cost: number): Promise<[number, number, number, number, number]>;
+  /** Resolves to [nowMs, then allowed, remaining, resetAfterMs, retryAfterMs for each cost, in order]. */
+  nmsRuntime_rateLimitMany(key: string, limit: number, periodMs: number, ...costs: number[]): Promise<number[]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
   /** Resolves to [moved, ms until the earliest timer left is due (-1: none), lateness ms of each timer moved into the stream ...]. */
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;

@@ -85,6 +85,52 @@ describeEachRedis("rate limiter", (target) => {
       expect(other).toMatchObject({ allowed: true, remaining: 49 });
     });
 
+    test("batched: takes of one turn on one key answer exactly as the same takes one after another", async () => {
+      const batched = createRateLimiter({ redis, prefix, batched: true });
+      const single = createRateLimiter({ redis, prefix });
+      // mixed costs: a refused take takes nothing, so a later smaller one is still allowed; a peek
+      const rule = { limit: 10, periodMs: 60_000 };
+      const costs = [7, 4, 3, 0, 2, 1, 11];
+      const together = await Promise.all(costs.map((cost) => batched.take("mixed-turn", { ...rule, cost })));
+      const apart = [];
+      for (const cost of costs) apart.push(await single.take("mixed-apart", { ...rule, cost }));
+      const view = (r: { allowed: boolean; remaining: number; retryAfterMs: number }) => [r.allowed, r.remaining, Math.round(r.retryAfterMs / 1000)];
+      expect(together.map(view)).toEqual(apart.map(view));
+      expect(together.map((r) => r.allowed)).toEqual([true, false, true, true, false, false, false]);
+      // a fractional interval (1000 / 3 ms): the TAT rounded as the single script stores it
+      const third = { limit: 3, periodMs: 1000 };
+      const t = await Promise.all(Array.from({ length: 5 }, () => batched.take("third-turn", third)));
+      expect(t.map((r) => [r.allowed, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+      expect(t[3]!.retryAfterMs).toBeGreaterThan(250);
+      expect(t[3]!.retryAfterMs).toBeLessThanOrEqual(334);
+      // the stored state is the sequential one: the next turn is refused, and the key expires with the budget refilled
+      expect((await batched.take("mixed-turn", { ...rule, cost: 1 })).allowed).toBe(false);
+      expect(await single.take("mixed-turn", { ...rule, cost: 0 })).toMatchObject({ allowed: true, remaining: 0 });
+      const ttl = await redis.pttl(`${prefix}:rl:third-turn`);
+      expect(ttl).toBeGreaterThan(600);
+      expect(ttl).toBeLessThanOrEqual(1000);
+    });
+
+    test("batched: one script call per key and turn, not one per take", async () => {
+      if (target.cluster) return; // on a cluster each take goes alone (a pipeline stays in one slot)
+      const rl = createRateLimiter({ redis, prefix, batched: true });
+      const monitor = await redis.monitor();
+      const seen: string[][] = [];
+      monitor.on("monitor", (_time: string, args: string[]) => {
+        if (args.some((a) => a.startsWith(`${prefix}:rl:count-`))) seen.push(args);
+      });
+      try {
+        const rule = { limit: 100, periodMs: 60_000 };
+        await Promise.all([...Array.from({ length: 20 }, () => rl.take("count-a", rule)), rl.take("count-b", rule)]);
+        await sleep(100);
+      } finally {
+        monitor.disconnect();
+      }
+      const calls = seen.filter((a) => a[0]!.toLowerCase() === "evalsha");
+      expect(calls.length).toBe(2); // count-a's twenty takes in one call, count-b's one
+      expect(calls.find((a) => a.includes(`${prefix}:rl:count-a`))!.length).toBe(6 + 20); // evalsha, sha, numkeys, key, limit, period, then the 20 costs
+    });
+
     test("concurrent takes never over-admit (the script is atomic)", async () => {
       const rl = createRateLimiter({ redis, prefix });
       const rule = { limit: 50, periodMs: 60_000 };
