@@ -254,10 +254,11 @@ export async function lookupKey(hash: string, epoch: string | null | undefined):
  * The key a raw Bearer value names if it authenticates now: well-formed, known, not revoked, not
  * past its expiry (a rotation's grace period); `key` is null otherwise. With the epoch it was read at.
  */
-export async function liveKey(raw: string): Promise<{ key: CachedKey | null; epoch: string | null | undefined }> {
+/** `hash`: hashKey(raw), when the caller has it already (the auth plugin hashed it to peek at the cache). */
+export async function liveKey(raw: string, hash?: string): Promise<{ key: CachedKey | null; epoch: string | null | undefined }> {
   if (!KEY_RE.test(raw)) return { key: null, epoch: undefined };
   const epoch = await readEpoch();
-  const key = await lookupKey(hashKey(raw), epoch);
+  const key = await lookupKey(hash ?? hashKey(raw), epoch);
   const live = key && !key.revoked_at && !(key.expires_at && key.expires_at.getTime() <= Date.now());
   return { key: live ? key : null, epoch };
 }

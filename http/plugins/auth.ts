@@ -105,9 +105,10 @@ async function resolveKey(request: Request): Promise<Resolved> {
   // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
   // Publishable keys are counted per subscriber once the subscriber hash is verified (authenticateSubscriber),
   // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
-  const peeked = peekKey(hashKey(raw));
+  const hash = hashKey(raw); // once per request: the peek and the live look-up share it
+  const peeked = peekKey(hash);
   let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id), peeked.tenant_id) : null;
-  const { key, epoch } = await liveKey(raw);
+  const { key, epoch } = await liveKey(raw, hash);
   if (!key) throw unauthorized();
   // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
   const ipRefused = !ipAllowed(key, ip);

@@ -1,6 +1,7 @@
 // Rate limiter (GCRA in runtime/lua/rateLimit-1.lua) against real Redis: burst, refill,
 // retry-after, cost, and key isolation; on a single Redis and on a Redis Cluster.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Redis } from "ioredis";
 import { createRateLimiter } from "../../runtime";
 import type { RedisClient } from "../../runtime/redis-client";
 import { connect, deletePrefix, describeEachRedis, randomPrefix, sleep } from "../support/runtime-redis";
@@ -114,7 +115,7 @@ describeEachRedis("rate limiter", (target) => {
     test("batched: one script call per key and turn, not one per take", async () => {
       if (target.cluster) return; // on a cluster each take goes alone (a pipeline stays in one slot)
       const rl = createRateLimiter({ redis, prefix, batched: true });
-      const monitor = await redis.monitor();
+      const monitor = await (redis as Redis).monitor();
       const seen: string[][] = [];
       monitor.on("monitor", (_time: string, args: string[]) => {
         if (args.some((a) => a.startsWith(`${prefix}:rl:count-`))) seen.push(args);
