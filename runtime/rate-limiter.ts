@@ -1,4 +1,4 @@
-// Distributed rate limiter (GCRA in one Lua script, Redis clock) shared by every process:
+// Distributed rate limiter (GCRA in Lua, Redis clock; one script call per key and event-loop turn) shared by every process:
 // the HTTP tier limits per API key, the channel sender per provider.
 import { runtimeKeys } from "./keys";
 import type { RedisClient } from "./redis-client";

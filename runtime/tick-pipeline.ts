@@ -1,5 +1,5 @@
 // Commands issued in one turn of the event loop travel as one pipeline: one socket write and one
-// read for every request of the turn (the HTTP tier's rate-limit takes and auth-epoch reads).
+// read for every request of the turn (the HTTP tier's rate-limit takes and auth-epoch reads, the channel sender's provider takes).
 import type { ChainableCommander } from "ioredis";
 import { isCluster, type RedisClient } from "./redis-client";
 
