@@ -106,6 +106,17 @@ describe("PUT /v1/settings/retention", () => {
     expect((await call("GET", "/v1/settings/retention", { key: t.secretKey })).body.data.notifications_days).toBe(30);
   });
 
+  test("an empty object, or one with only unknown fields, is 422 naming the fields it may set", async () => {
+    const t = await tenant();
+    const may = "must set at least one of notifications_days, inbox_days, webhook_deliveries_days";
+    const empty = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body: {} });
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.details).toEqual({ body: [may] });
+    const unknown = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body: { NOTIFICATIONS_DAYS: 14 } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.details).toEqual({ body: [may], NOTIFICATIONS_DAYS: ["is not allowed"] });
+  });
+
   test("the plan's retention_days caps every window: longer is 422 naming the field and the plan; GET shows max_days", async () => {
     const created = await call("POST", "/v1/admin/plans", { ...admin, body: { id: planId, name: "Retention", price_cents: 100, limits: { retention_days: 60 } } });
     expect(created.status).toBe(201);
