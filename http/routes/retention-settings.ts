@@ -28,7 +28,7 @@ function shape(v: RetentionView) {
  */
 const stringDays = new WeakMap<Request, ErrorDetails>();
 
-export function noteStringDays({ request, body }: { request: Request; body: unknown }): void {
+function noteStringDays({ request, body }: { request: Request; body: unknown }): void {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return; // the schema refuses it
   const given = body as Record<string, unknown>;
   const details = fieldErrors();
@@ -38,7 +38,7 @@ export function noteStringDays({ request, body }: { request: Request; body: unkn
   if (Object.keys(details).length) stringDays.set(request, details);
 }
 
-export function refuseStringDays({ request }: { request: Request }): void {
+function refuseStringDays({ request }: { request: Request }): void {
   const details = stringDays.get(request);
   if (details) throw validationFailed(details);
 }
