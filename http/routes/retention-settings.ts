@@ -1,8 +1,7 @@
 // GET/PUT /v1/settings/retention: how long the tenant's history is kept (domain/lifecycle/retention-settings.ts);
 // the retention job (jobs/retention.ts) removes what is older.
 import { Elysia } from "elysia";
-import { fieldErrors, validationFailed, type ErrorDetails } from "../../basics/errors";
-import { getRetention, MAX_RETENTION_DAYS, putRetention, RETENTION_KEYS, type RetentionView } from "../../domain/lifecycle/retention-settings";
+import { getRetention, putRetention, type RetentionView } from "../../domain/lifecycle/retention-settings";
 import { RetentionSettingsResponse, UpdateRetentionBody } from "../../schemas/retention";
 import { iso } from "../../store/time";
 import { accessPlugin } from "../plugins/access";
@@ -19,28 +18,6 @@ function shape(v: RetentionView) {
     plan_id: v.plan_id,
     updated_at: iso(v.updated_at),
   };
-}
-
-/**
- * Elysia's validator turns a numeric string into a number ("14" -> 14, stored) before the schema sees
- * it. A day count sent as a string is noted here on the body as sent (a transform, which runs before
- * the access guard's) and refused before the handler, so a caller without access still gets 401/403.
- */
-const stringDays = new WeakMap<Request, ErrorDetails>();
-
-function noteStringDays({ request, body }: { request: Request; body: unknown }): void {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return; // the schema refuses it
-  const given = body as Record<string, unknown>;
-  const details = fieldErrors();
-  for (const k of RETENTION_KEYS) {
-    if (Object.hasOwn(given, k) && typeof given[k] === "string") details[k] = [`must be an integer from 1 to ${MAX_RETENTION_DAYS}`];
-  }
-  if (Object.keys(details).length) stringDays.set(request, details);
-}
-
-function refuseStringDays({ request }: { request: Request }): void {
-  const details = stringDays.get(request);
-  if (details) throw validationFailed(details);
 }
 
 export const retentionSettingsRoutes = new Elysia({ name: "routes.retention-settings" })
@@ -62,8 +39,6 @@ export const retentionSettingsRoutes = new Elysia({ name: "routes.retention-sett
     return { data: shape(v) };
   }, {
     access: "secret-write",
-    transform: noteStringDays,
-    beforeHandle: refuseStringDays,
     body: UpdateRetentionBody,
     response: { 200: RetentionSettingsResponse, ...errors(KEY_ERRORS, BODY_ERRORS) },
     detail: {
