@@ -2,7 +2,7 @@
 // warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
 import { reader, sql, type Tx } from "./db";
-import { dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, newestFirstWindows } from "./history-keys";
+import { dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, newestFirstWindows, type KeyWindow } from "./history-keys";
 
 export interface NotificationRow {
   id: string;
@@ -179,14 +179,24 @@ export async function lockByProviderMessageId(
   where: { tenantId: string; environment: string; channel: string; messageId: string },
   now = Date.now(),
 ): Promise<NotificationRow | null> {
-  for (const w of newestFirstWindows(dayStart(now + ID_TIME_SKEW_MS), keyHorizon(now))) {
-    const rows = await tx<NotificationRow[]>`select * from notifications
-      where provider_message_id = ${where.messageId} ${keyRange("id", w.lo, w.hi)} and tenant_id = ${where.tenantId}
-        and environment = ${where.environment} and channel = ${where.channel}
-      limit 1 for no key update`;
+  for (const w of receiptWindows(now)) {
+    const rows = await tx<NotificationRow[]>`${providerMessageQuery(where, w)} for no key update`;
     if (rows[0]) return rows[0];
   }
   return null;
+}
+
+/** The windows lockByProviderMessageId walks, newest first. */
+export function receiptWindows(now = Date.now()): KeyWindow[] {
+  return newestFirstWindows(dayStart(now + ID_TIME_SKEW_MS), keyHorizon(now));
+}
+
+/** One window's statement of lockByProviderMessageId, without its lock (exported for scripts/explain-history-reads.ts). */
+export function providerMessageQuery(where: { tenantId: string; environment: string; channel: string; messageId: string }, w: KeyWindow) {
+  return sql`select * from notifications
+    where provider_message_id = ${where.messageId} ${keyRange("id", w.lo, w.hi)} and tenant_id = ${where.tenantId}
+      and environment = ${where.environment} and channel = ${where.channel}
+    limit 1`;
 }
 
 /** The notification a signed tracking token names (the token carries no tenant: the row does). */

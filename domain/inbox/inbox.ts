@@ -199,20 +199,13 @@ export function inboxListenerCount(subscriberId?: string): number {
 }
 
 /**
- * This subscriber's inbox.* events after `lastEventId` (Last-Event-ID resume), oldest first.
- * An unknown id yields nothing: the client reloads its list instead.
+ * The statement of inboxEventsSince (exported for scripts/explain-history-reads.ts). events is
+ * partitioned by day on id (UUID v7): the last event's id bounds both reads. An event made after it
+ * has created_at >= the last one's, and its id lies within ID_TIME_SKEW_MS of its created_at
+ * (domain/events/outbox.ts makes both together), so twice the margin below the last id's moment.
  */
-export async function inboxEventsSince(
-  scope: Scope,
-  subscriberId: string,
-  lastEventId: string,
-  limit = 1000,
-): Promise<EventRecord[]> {
-  if (!/^[0-9a-f-]{36}$/i.test(lastEventId)) return [];
-  // events is partitioned by day on id (UUID v7): the last event's id bounds both reads. An event made
-  // after it has created_at >= the last one's, and its id lies within ID_TIME_SKEW_MS of its
-  // created_at (domain/events/outbox.ts makes both together), so twice the margin below the last id's moment.
-  const rows = await sql<{ id: string; type: string; created_at: Date; data: Record<string, unknown> }[]>`
+export function inboxEventsQuery(scope: Scope, subscriberId: string, lastEventId: string, limit: number) {
+  return sql`
     with last as (
       select created_at, id from events
       where id = ${lastEventId} ${keyDays("id", [lastEventId])} and tenant_id = ${scope.tenantId} and environment = ${scope.environment}
@@ -225,5 +218,19 @@ export async function inboxEventsSince(
       and (e.created_at, e.id) > (last.created_at, last.id)
     order by e.created_at, e.id
     limit ${limit}`;
+}
+
+/**
+ * This subscriber's inbox.* events after `lastEventId` (Last-Event-ID resume), oldest first.
+ * An unknown id yields nothing: the client reloads its list instead.
+ */
+export async function inboxEventsSince(
+  scope: Scope,
+  subscriberId: string,
+  lastEventId: string,
+  limit = 1000,
+): Promise<EventRecord[]> {
+  if (!/^[0-9a-f-]{36}$/i.test(lastEventId)) return [];
+  const rows = await sql<{ id: string; type: string; created_at: Date; data: Record<string, unknown> }[]>`${inboxEventsQuery(scope, subscriberId, lastEventId, limit)}`;
   return rows.map((r) => ({ id: r.id, type: r.type, created_at: r.created_at.toISOString(), data: r.data }));
 }
