@@ -252,8 +252,9 @@ export async function writeAttemptRecords(tx: Tx, records: AttemptRecord[], poli
         duration_ms = v.duration_ms, error = v.error
       from jsonb_to_recordset(${JSON.stringify(completed.map(row))}::text::jsonb) as v(id uuid, webhook_id uuid, event_id uuid, status text,
         response_status int, response_body text, duration_ms int, error jsonb)
-      -- the partition key (event_id) prunes; (webhook_id, id) is indexed in every partition
-      where d.event_id = v.event_id and d.webhook_id = v.webhook_id and d.id = v.id and d.status = 'pending'
+      -- the partition key (event_id) prunes, its days as literals while planning; (webhook_id, id) is indexed in every partition
+      where d.event_id = v.event_id ${keyDays("d.event_id", completed.map((r) => r.eventId))} and d.webhook_id = v.webhook_id and d.id = v.id
+        and d.status = 'pending'
       returning d.id`;
     for (const r of ids) written.add(r.id);
   }

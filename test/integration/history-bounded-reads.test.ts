@@ -10,7 +10,17 @@ import {
   lockByProviderMessageId,
   lockNotification,
 } from "../../store/notifications";
-import { deliveriesQuery, findDelivery, listDeliveries, loadAttemptContext, replayCandidates, type DeliveryStatus } from "../../store/webhook-deliveries";
+import {
+  deliveriesQuery,
+  findDelivery,
+  insertPendingDeliveries,
+  listDeliveries,
+  loadAttemptContext,
+  replayCandidates,
+  writeAttemptRecords,
+  type DeliveryStatus,
+} from "../../store/webhook-deliveries";
+import { markManualRelayed } from "../../store/webhook-attempt-markers";
 import { notificationStates, notificationStatus } from "../../store/workflow-runs";
 import { deleteTenantBatch } from "../../store/offboardings";
 import { inboxEventsSince } from "../../domain/inbox/inbox";
@@ -204,6 +214,34 @@ test("webhook replay and the dispatcher's context reach a 40-day-old event", asy
   expect([newCtx.maxAttempt, newCtx.succeeded]).toEqual([3, true]);
   const manual = await loadAttemptContext({ webhookId, eventId: ev.old!, attempt: null, deliveryId: deliveries[1]! });
   expect(manual.manual).toEqual({ status: "failed", attempt: 2 });
+});
+
+test("a manual attempt of a 40-day-old event: numbered after its last attempt, marked when relayed, completed when recorded", async () => {
+  const webhook2 = crypto.randomUUID();
+  await sql`insert into webhooks (id, tenant_id, environment, url, events, active, secret_enc)
+    values (${webhook2}, ${T.tenant.id}, 'production', 'https://receiver.invalid/m', ${["notification.delivered"]}, true, 'unused')`;
+  await sql`insert into webhook_deliveries (id, webhook_id, tenant_id, event_id, event_type, attempt, status, kind, created_at)
+            values (${await idAt(ago(40, 2000))}, ${webhook2}, ${T.tenant.id}, ${ev.old!}, 'notification.delivered', 4, 'failed', 'auto', ${new Date(ago(40, 2000))})`;
+  const [pending] = await sql.begin((tx) =>
+    insertPendingDeliveries(tx, { id: webhook2, tenantId: T.tenant.id }, [{ id: crypto.randomUUID(), eventId: ev.old!, eventType: "notification.delivered" }]),
+  );
+  expect([pending!.attempt, pending!.status]).toEqual([5, "pending"]);
+  await sql.begin((tx) => markManualRelayed(tx, [{ webhookId: webhook2, eventId: ev.old!, deliveryId: pending!.id }]));
+  const [due] = await sql<{ attempt: number; delivery_id: string }[]>`select attempt, delivery_id from webhook_due where webhook_id = ${webhook2}`;
+  expect(due).toEqual({ attempt: 5, delivery_id: pending!.id });
+  const written = await sql.begin((tx) =>
+    writeAttemptRecords(
+      tx,
+      [{ id: pending!.id, webhookId: webhook2, tenantId: T.tenant.id, eventId: ev.old!, eventType: "notification.delivered", attempt: 5, kind: "manual",
+         status: "success", responseStatus: 200, responseBody: "ok", durationMs: 3, error: null, nextRetryAt: null }],
+      { afterMs: 86_400_000, reason: "test" },
+    ),
+  );
+  expect(written).toEqual([true]);
+  expect((await findDelivery(sql, webhook2, pending!.id))?.status).toBe("success");
+  expect((await sql`select 1 from webhook_due where webhook_id = ${webhook2}`).length).toBe(0);
+  await sql`delete from webhook_deliveries where webhook_id = ${webhook2}`;
+  await sql`delete from webhooks where id = ${webhook2}`;
 });
 
 test("an offboarding batch of 40-day-old notifications takes their attempts and engagement records along", async () => {
