@@ -1,6 +1,5 @@
-// The per-request reads of the day-partitioned history that carry partition-key bounds (store/history-keys.ts):
-// webhook deliveries list, inbox stream replay, receipts by provider message id, replay and dispatcher reads,
-// offboarding batches. Each still reaches rows in a 40-day-old partition, and pages stay exact.
+// Per-request statements on the day-partitioned history given partition-key bounds (deliveries, inbox replay,
+// receipts, webhook replay and dispatcher, offboarding): each still reaches a 40-day-old partition, pages stay exact.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "../../store/db";
 import { pageOf, type Cursor } from "../../store/cursor";
