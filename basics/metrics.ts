@@ -124,7 +124,7 @@ export function recordReplicaRead(target: "replica" | "primary", reason: string)
 }
 const retentionRemoved = new Counter({
   name: "nms_retention_rows_removed_total",
-  help: "Rows the retention job removed, by kind (notifications, events, workflow_runs, inbox_items, webhook_deliveries)",
+  help: "Rows the retention job removed, by kind (notifications, events, workflow_runs, inbox_items, webhook_deliveries); kind partitions: day partitions the partition job dropped",
   labelNames: ["kind"] as const,
   registers,
 });

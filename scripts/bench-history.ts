@@ -8,13 +8,14 @@
 // empties both. The fill: scripts/bench-history-fill.ts; the workload and its side processes: bench-history-side.ts.
 //
 // Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 150] [--rounds 4] [--victim-rows 1000000]
-//        [--fill attach|insert] [--fill-jobs 2] [--fill-only 1]
+//        [--fill attach|insert] [--fill-jobs 2] [--fill-only 1 | --reuse 1]
 // --requests: requests of each kind in a round of each side; --rounds: rounds of each side (empty, filled,
 // filled, empty, ...: both sides see the same load). The ratios of the last line are p99 against p99 of the
 // two rounds run back to back, the median over the rounds; the pooled p99s of each side are printed above it.
 // --victim-rows gives the tenant the retention phase sweeps that many extra notifications 21-60 days old;
 // --fill insert: the earlier fill through the parents (to compare); --fill-jobs: days loaded at once (attach);
-// --fill-only 1 stops after the fill and keeps the rows.
+// --fill-only 1 stops after the fill and keeps the rows; --reuse 1 measures them (no fill; the retention and
+// drop phases then remove some, and the end empties the database as always).
 // Workload (in-process through app.handle, no network): accept = POST /v1/notifications; reads = the
 // feed, a detail and analytics overview; deliver = the delivery's SQL per message (status move and
 // attempt row in one transaction; the provider call and the actor runtime are left out).
@@ -50,33 +51,49 @@ if (FILL !== "attach" && FILL !== "insert") throw new Error(`--fill attach|inser
 const FILL_JOBS = Number(args.get("fill-jobs") ?? 2);
 /** fill and stop, keeping the rows (to EXPLAIN statements against them) */
 const FILL_ONLY = args.has("fill-only");
+/** measure the history a --fill-only run left (no fill); the retention and drop phases then change it */
+const REUSE = args.has("reuse");
+if (REUSE && FILL_ONLY) throw new Error("--reuse measures what --fill-only kept: not both");
 const app = buildApp();
 const load = async () => (await Bun.$`uptime`.text()).trim().replace(/.*load average: /, "");
 
-await emptyBenchDatabase();
-const { tenant } = await createTenant("bench-history");
-const sandbox = await insertApiKey(sql, { tenantId: tenant.id, environment: "sandbox", keyType: "secret", name: "bench" });
-console.log(`bench:history, scaled down: ${ROWS} notification rows for ${TENANTS} tenants across ${DAYS} days (the issue: 50 million for 1,000)`);
-
-const fillers: string[] = [tenant.id];
-for (let i = 1; i < TENANTS; i++) fillers.push((await createTenant(`bench-history-${i}`)).tenant.id);
-console.log(`fill (${FILL}${FILL === "attach" ? `, ${FILL_JOBS} day(s) at a time` : ""}), load ${await load()}`);
-const { fillSec, analyzeSec, pgCpuSec } = await fillHistory(fillers, ROWS, fillers[1]!, VICTIM_ROWS, FILL, FILL_JOBS);
+/** the fill, or with --reuse the rows a --fill-only run left: the measured tenant and the swept one */
+async function filled() {
+  if (REUSE) {
+    const [measured] = await sql<{ id: string }[]>`select id from tenants where name = 'bench-history'`;
+    const [swept] = await sql<{ id: string }[]>`select id from tenants where name = 'bench-history-1'`;
+    if (!measured || !swept) throw new Error("--reuse: no filled history in this database (run with --fill-only 1 first)");
+    console.log(`bench:history on the history a --fill-only run left (--reuse), load ${await load()}`);
+    return { tenantId: measured.id, fillers: [measured.id, swept.id] };
+  }
+  await emptyBenchDatabase();
+  const { tenant } = await createTenant("bench-history");
+  console.log(`bench:history, scaled down: ${ROWS} notification rows for ${TENANTS} tenants across ${DAYS} days (the issue: 50 million for 1,000)`);
+  const fillers: string[] = [tenant.id];
+  for (let i = 1; i < TENANTS; i++) fillers.push((await createTenant(`bench-history-${i}`)).tenant.id);
+  console.log(`fill (${FILL}${FILL === "attach" ? `, ${FILL_JOBS} day(s) at a time` : ""}), load ${await load()}`);
+  const { fillSec, analyzeSec, pgCpuSec } = await fillHistory(fillers, ROWS, fillers[1]!, VICTIM_ROWS, FILL, FILL_JOBS);
+  const rows = (await sizes()).reduce((a, s) => a + s.rows, 0);
+  console.log(
+    `filled in ${fillSec.toFixed(1)} s (${Math.round(rows / fillSec)} rows/s, ${Math.round((ROWS + VICTIM_ROWS) / fillSec)} notifications/s)${FILL === "insert" ? ` + ANALYZE ${analyzeSec.toFixed(1)} s` : ", each day's ANALYZE included"}; ` +
+      `PostgreSQL CPU ${pgCpuSec.toFixed(0)} s with the ANALYZE, ${((pgCpuSec / rows) * 1e6).toFixed(1)} µs a row (load ${await load()})`,
+  );
+  // the fill wrote its tens of GB in minutes, leaving the shared buffers dirty and a checkpoint to spread
+  // over the next minutes: the filled side's accepts (whose index leaves are not cached) would evict dirty
+  // buffers and wait on their writes, a state 60 days of traffic never reach. A CHECKPOINT settles it first.
+  const ckpt = performance.now();
+  await sql`checkpoint`;
+  console.log(`checkpoint after the fill: ${((performance.now() - ckpt) / 1000).toFixed(1)} s`);
+  return { tenantId: tenant.id, fillers };
+}
+const { tenantId, fillers } = await filled();
+const tenant = { id: tenantId };
+const sandbox = await insertApiKey(sql, { tenantId, environment: "sandbox", keyType: "secret", name: "bench" });
 const sz = await sizes();
 for (const s of sz) console.log(`  ${s.rel}: ${s.rows} rows, ${(s.bytes / 1e6).toFixed(1)} MB, ${(s.bytes / Math.max(1, s.rows)).toFixed(0)} bytes/row`);
 const total = sz.reduce((a, s) => a + s.rows, 0);
-console.log(
-  `filled in ${fillSec.toFixed(1)} s (${Math.round(total / fillSec)} rows/s, ${Math.round((ROWS + VICTIM_ROWS) / fillSec)} notifications/s)${FILL === "insert" ? ` + ANALYZE ${analyzeSec.toFixed(1)} s` : ", each day's ANALYZE included"}; ` +
-    `PostgreSQL CPU ${pgCpuSec.toFixed(0)} s with the ANALYZE, ${((pgCpuSec / total) * 1e6).toFixed(1)} µs a row (load ${await load()})`,
-);
-// the fill wrote its tens of GB in minutes, leaving the shared buffers dirty and a checkpoint to spread
-// over the next minutes: the filled side's accepts (whose index leaves are not cached) would evict dirty
-// buffers and wait on their writes, a state 60 days of traffic never reach. A CHECKPOINT settles it first.
-const ckpt = performance.now();
-await sql`checkpoint`;
-console.log(`checkpoint after the fill: ${((performance.now() - ckpt) / 1000).toFixed(1)} s`);
 if (FILL_ONLY) {
-  console.log(`--fill-only: the rows stay; tenant ${tenant.id} (sandbox) is the measured one, ${fillers[1]} the swept one`);
+  console.log(`--fill-only: the rows stay; tenant ${tenant.id} (sandbox) is the measured one, ${fillers[1]} the swept one; measure them with --reuse 1`);
   await deletePrefix(redis as any, process.env.REDIS_PREFIX!);
   await sql.end({ timeout: 5 });
   process.exit(0);

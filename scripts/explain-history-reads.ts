@@ -7,6 +7,9 @@ export {};
 const { sql } = await import("../store/db");
 const { feedQuery, feedWindows } = await import("../store/notification-feed");
 const { createdSince, keyDays } = await import("../store/history-keys");
+const { providerMessageQuery, receiptWindows } = await import("../store/notifications");
+const { inboxEventsQuery } = await import("../domain/inbox/inbox");
+const { deliveriesQuery } = await import("../store/webhook-deliveries");
 
 const tenantId = process.argv[2];
 const environment = process.argv[3] ?? "sandbox";
@@ -51,6 +54,30 @@ await explain("last hour by minute (before)", () => sql`select date_trunc('minut
   where tenant_id = ${tenantId} and environment = ${environment} and created_at >= ${hour} group by 1`);
 await explain("last hour by minute (after)", () => sql`select date_trunc('minute', created_at), count(*) from notifications
   where tenant_id = ${tenantId} and environment = ${environment} and created_at >= ${hour} ${createdSince("id", hour.getTime())} group by 1`);
+
+// receipts by provider message id (none matches: every window is read, as for a receipt of an unknown message)
+const receipt = { tenantId, environment, channel: "email", messageId: "explain-none" };
+await explain("receipt by provider message id, unbounded (before)", () => providerMessageQuery(receipt, { lo: null, hi: null }));
+await explain("receipt by provider message id, first window (after)", () => providerMessageQuery(receipt, receiptWindows()[0]!));
+await explain("receipt by provider message id, second window (after)", () => providerMessageQuery(receipt, receiptWindows()[1]!));
+// the inbox stream's replay after an event 3 days old
+const [e] = await sql<{ id: string }[]>`select id from events where tenant_id = ${tenantId} and environment = ${environment}
+  and created_at < now() - interval '3 days' order by created_at desc limit 1`;
+const sub = "00000000-0000-0000-0000-000000000000";
+await explain("inbox replay after a 3-day-old event (before)", () => sql`
+  with last as (select created_at, id from events where id = ${e!.id} and tenant_id = ${tenantId} and environment = ${environment})
+  select e.id, e.type, e.created_at, e.data from events e, last
+  where e.tenant_id = ${tenantId} and e.environment = ${environment} and e.type in ('inbox.notification.received', 'inbox.notification.read')
+    and e.data ->> 'subscriber_id' = ${sub} and (e.created_at, e.id) > (last.created_at, last.id)
+  order by e.created_at, e.id limit 1000`);
+await explain("inbox replay after a 3-day-old event (after)", () => inboxEventsQuery(scope, sub, e!.id, 1000));
+// a webhook's deliveries list (the bench fills no deliveries: the plan's partitions are the point)
+const webhookId = "00000000-0000-0000-0000-000000000000";
+await explain("webhook deliveries first page (before)", () => sql`select * from webhook_deliveries where webhook_id = ${webhookId} order by id desc limit 21`);
+await explain("webhook deliveries first page (after)", () => deliveriesQuery(webhookId, { limit: 20, cursor: null }));
+await explain("webhook deliveries of one event (before)", () =>
+  sql`select * from webhook_deliveries where webhook_id = ${webhookId} and event_id = ${e!.id}::uuid order by id desc limit 21`);
+await explain("webhook deliveries of one event (after)", () => deliveriesQuery(webhookId, { limit: 20, cursor: null, eventId: e!.id }));
 
 function explainSql(p: typeof page | typeof deep, w: { lo: number | null; hi: number | null }) {
   return feedQuery(scope, {}, p, w);

@@ -2,6 +2,7 @@
 // the quota counter, never per request) and the resources a plan limits (webhooks, domains, members, subscribers).
 import type { LimitedResource } from "../schemas/billing";
 import { sql, type Tx } from "./db";
+import { keyDays } from "./history-keys";
 
 /** Production notifications created in [start, end): an index range scan of notifications_list_by_time. */
 export async function countProductionNotifications(tenantId: string, start: Date, end: Date, tx: Tx = sql): Promise<number> {
@@ -14,7 +15,7 @@ export async function countProductionNotifications(tenantId: string, start: Date
 /** Which of these notification ids exist (a reservation whose row exists was committed). */
 export async function existingNotifications(tenantId: string, ids: string[], tx: Tx = sql): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await tx<{ id: string }[]>`select id from notifications where tenant_id = ${tenantId} and id = any(${ids}::uuid[])`;
+  const rows = await tx<{ id: string }[]>`select id from notifications where tenant_id = ${tenantId} and id = any(${ids}::uuid[]) ${keyDays("id", ids)}`;
   return new Set(rows.map((r) => r.id));
 }
 

@@ -58,10 +58,36 @@ export function keyDays(column: string, ids: readonly string[]) {
   return keyRange(column, dayStart(Math.min(...times)), dayStart(Math.max(...times)) + DAY_MS);
 }
 
+/** Partition-key bounds of one read: [lo, hi) as midnight-aligned moments, null = unbounded. */
+export interface KeyWindow {
+  lo: number | null;
+  hi: number | null;
+}
+
+/** The lower bounds of a newest-first walk, in days before the newest day it can read (then none). */
+const WALK_DAYS = [1, 7];
+
+/**
+ * The windows of a read that wants the newest rows first, newest first: below `hi`, from the day
+ * before `newest`, then 7 days before it, then from `floor` (null: no lower bound), so the last
+ * window holds every row the read allows and a row older than every window is still found. The
+ * reader stops at the first window that answers it (the feed: a full page whose rows all sort before
+ * what the window left out; a receipt: the first hit).
+ */
+export function newestFirstWindows(newest: number, hi: number | null, floor: number | null = null): KeyWindow[] {
+  const walk = WALK_DAYS.map((d) => newest - d * DAY_MS).filter((lo) => floor === null || lo > floor);
+  return [...walk.map((lo) => ({ lo, hi })), { lo: floor, hi }];
+}
+
+/** Tomorrow's end from `now` (with the margin): no UUID v7 made until then lies above it. */
+export function keyHorizon(now = Date.now()): number {
+  return dayStart(now + ID_TIME_SKEW_MS) + 2 * DAY_MS;
+}
+
 /**
  * Bounds of notification ids for rows created at or after `sinceMs`: from the day of `sinceMs` less the
  * margin, up to tomorrow's end (ids are never from the future; a clock a little ahead still fits).
  */
 export function createdSince(column: string, sinceMs: number, now = Date.now()) {
-  return keyRange(column, dayStart(sinceMs - ID_TIME_SKEW_MS), dayStart(now + ID_TIME_SKEW_MS) + 2 * DAY_MS);
+  return keyRange(column, dayStart(sinceMs - ID_TIME_SKEW_MS), keyHorizon(now));
 }

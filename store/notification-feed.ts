@@ -2,7 +2,7 @@
 // workflow, status, channel and time, newest first, each filter served by its index (migration 0770);
 // and the current status of a set of notifications (a workflow run's steps show them).
 import { reader, sql, type Scope } from "./db";
-import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyRange } from "./history-keys";
+import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, newestFirstWindows, type KeyWindow } from "./history-keys";
 import type { NotificationRow } from "./notifications";
 
 export interface FeedFilter {
@@ -31,14 +31,8 @@ export interface FeedPage {
 
 export { ID_TIME_SKEW_MS };
 
-/** The lower bounds of the feed's walk, in days before the newest day it can read (then none). */
-const WALK_DAYS = [1, 7];
-
 /** Partition-key bounds of one feed read: [lo, hi) as midnight-aligned moments, null = unbounded. */
-export interface FeedWindow {
-  lo: number | null;
-  hi: number | null;
-}
+export type FeedWindow = KeyWindow;
 
 /**
  * The windows a feed page reads, newest first; the last one holds every row the filters allow.
@@ -57,10 +51,9 @@ export function feedWindows(f: FeedFilter, page: FeedPage, now = Date.now()): Fe
   const before = Math.min(page.cursor ? Date.parse(page.cursor.t) : Infinity, f.createdBefore ? f.createdBefore.getTime() : Infinity);
   // the newest day a row of the page can sit in
   const newest = dayStart((Number.isFinite(before) ? before : now) + ID_TIME_SKEW_MS);
-  const hi = newest + (Number.isFinite(before) ? DAY_MS : 2 * DAY_MS);
+  const hi = Number.isFinite(before) ? newest + DAY_MS : keyHorizon(now);
   const floor = f.createdAfter ? dayStart(f.createdAfter.getTime() - ID_TIME_SKEW_MS) : null;
-  const walk = WALK_DAYS.map((d) => newest - d * DAY_MS).filter((lo) => floor === null || lo > floor);
-  return [...walk.map((lo) => ({ lo, hi })), { lo: floor, hi }];
+  return newestFirstWindows(newest, hi, floor);
 }
 
 /** `limit + 1` rows after the cursor (pass them to store/cursor.ts pageOf); the first `limit` are exact. */

@@ -2,7 +2,7 @@
 // warnings, and the receipts' lock and update. (The sender's claims and outcomes are store/attempts.ts.)
 import { iso } from "./time";
 import { reader, sql, type Tx } from "./db";
-import { keyDays } from "./history-keys";
+import { dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, newestFirstWindows, type KeyWindow } from "./history-keys";
 
 export interface NotificationRow {
   id: string;
@@ -156,7 +156,7 @@ export async function getNotification(tenantId: string, environment: string, id:
 /** Records a warning on a notification being sent, once per code (a retried attempt adds nothing). */
 export async function addNotificationWarning(id: string, w: NotificationWarning): Promise<void> {
   await sql`update notifications set warnings = coalesce(warnings, '[]'::jsonb) || ${sql.json([w] as any)}
-    where id = ${id} and not coalesce(warnings, '[]'::jsonb) @> ${sql.json([{ code: w.code }] as any)}`;
+    where id = ${id} ${keyDays("id", [id])} and not coalesce(warnings, '[]'::jsonb) @> ${sql.json([{ code: w.code }] as any)}`;
 }
 
 export async function listAttempts(notificationId: string): Promise<AttemptRow[]> {
@@ -168,21 +168,40 @@ export async function listAttempts(notificationId: string): Promise<AttemptRow[]
 // Provider receipts and engagement (domain/receipts/apply-receipt.ts): one notification at a time, locked with
 // FOR NO KEY UPDATE (a single row needs no ordering against the sender's id-ordered batches).
 
-/** The notification a provider callback names: by its provider message id within one configuration's scope. */
+/**
+ * The notification a provider callback names: by its provider message id within one configuration's scope.
+ * A message id carries no time, but a receipt comes hours or days after its send: the day partitions
+ * are read newest first (the last 2 days and tomorrow, then 8 days, then every day: a receipt for
+ * an older row is still found) and the first window holding the message answers.
+ */
 export async function lockByProviderMessageId(
   tx: Tx,
   where: { tenantId: string; environment: string; channel: string; messageId: string },
+  now = Date.now(),
 ): Promise<NotificationRow | null> {
-  const rows = await tx<NotificationRow[]>`select * from notifications
-    where provider_message_id = ${where.messageId} and tenant_id = ${where.tenantId}
+  for (const w of receiptWindows(now)) {
+    const rows = await tx<NotificationRow[]>`${providerMessageQuery(where, w)} for no key update`;
+    if (rows[0]) return rows[0];
+  }
+  return null;
+}
+
+/** The windows lockByProviderMessageId walks, newest first. */
+export function receiptWindows(now = Date.now()): KeyWindow[] {
+  return newestFirstWindows(dayStart(now + ID_TIME_SKEW_MS), keyHorizon(now));
+}
+
+/** One window's statement of lockByProviderMessageId, without its lock (exported for scripts/explain-history-reads.ts). */
+export function providerMessageQuery(where: { tenantId: string; environment: string; channel: string; messageId: string }, w: KeyWindow) {
+  return sql`select * from notifications
+    where provider_message_id = ${where.messageId} ${keyRange("id", w.lo, w.hi)} and tenant_id = ${where.tenantId}
       and environment = ${where.environment} and channel = ${where.channel}
-    limit 1 for no key update`;
-  return rows[0] ?? null;
+    limit 1`;
 }
 
 /** The notification a signed tracking token names (the token carries no tenant: the row does). */
 export async function lockNotification(tx: Tx, id: string): Promise<NotificationRow | null> {
-  const rows = await tx<NotificationRow[]>`select * from notifications where id = ${id} for no key update`;
+  const rows = await tx<NotificationRow[]>`select * from notifications where id = ${id} ${keyDays("id", [id])} for no key update`;
   return rows[0] ?? null;
 }
 
@@ -212,11 +231,11 @@ export async function applyReceiptUpdate(tx: Tx, id: string, u: ReceiptUpdate): 
       clicked_at = coalesce(clicked_at, ${u.clickedAt}::timestamptz),
       complained_at = coalesce(complained_at, ${u.complainedAt}::timestamptz),
       updated_at = now()
-    where id = ${id}`;
+    where id = ${id} ${keyDays("id", [id])}`;
 }
 
 /** The stored (rendered) content of a notification named by a signed tracking token. */
 export async function findNotificationContent(id: string): Promise<Pick<NotificationRow, "id" | "channel" | "content"> | null> {
-  const rows = await sql<Pick<NotificationRow, "id" | "channel" | "content">[]>`select id, channel, content from notifications where id = ${id}`;
+  const rows = await sql<Pick<NotificationRow, "id" | "channel" | "content">[]>`select id, channel, content from notifications where id = ${id} ${keyDays("id", [id])}`;
   return rows[0] ?? null;
 }

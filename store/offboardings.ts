@@ -1,6 +1,7 @@
 // Tenant offboarding repository (table tenant_offboardings): the progress row, the tables that hold
 // a tenant's records (found in the catalogue, children before parents) and one bounded DELETE of them.
 import { sql, type Tx } from "./db";
+import { keyRange, v7Time } from "./history-keys";
 
 export interface OffboardingRow {
   tenant_id: string;
@@ -123,12 +124,12 @@ export async function tenantTables(tx: Tx = sql, opts: { all?: boolean } = {}): 
  * A batch of notifications takes their attempts and engagement records along.
  */
 export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string, limit: number): Promise<number> {
-  const leaves = await tx<{ name: string }[]>`
-    select c.relname as name from pg_partition_tree(${table}::regclass) t join pg_class c on c.oid = t.relid
+  const leaves = await tx<{ name: string; bound: string | null }[]>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound from pg_partition_tree(${table}::regclass) t join pg_class c on c.oid = t.relid
     where t.isleaf order by c.relname`;
   let total = 0;
   // pg_partition_tree() has no rows for a plain table
-  for (const { name } of leaves.length ? leaves : [{ name: table }]) {
+  for (const { name, bound } of leaves.length ? leaves : [{ name: table, bound: null }]) {
     const left = limit - total;
     if (left <= 0) break;
     const rows =
@@ -138,10 +139,10 @@ export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string,
               delete from ${tx(name)} where ctid = any (array(select ctid from ${tx(name)} where tenant_id = ${tenantId} limit ${left}))
               returning id
             ), attempts as (
-              delete from notification_attempts where notification_id in (select id from del)
+              delete from notification_attempts where notification_id in (select id from del) ${leafKeys("notification_id", bound)}
               and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
             ), engagements as (
-              delete from notification_engagements where notification_id in (select id from del)
+              delete from notification_engagements where notification_id in (select id from del) ${leafKeys("notification_id", bound)}
               and notification_id >= (select id from del order by id limit 1) and notification_id <= (select id from del order by id desc limit 1)
             )
             select 1 from del`
@@ -151,6 +152,21 @@ export async function deleteTenantBatch(tx: Tx, table: string, tenantId: string,
     total += rows.length;
   }
   return total;
+}
+
+const DAY_FLOOR = "'([0-9a-f]{8}-[0-9a-f]{4}-0000-0000-000000000000)'";
+const LEAF_BOUND_RE = new RegExp(`^FOR VALUES FROM \\((MINVALUE|${DAY_FLOOR})\\) TO \\((MAXVALUE|${DAY_FLOOR})\\)$`);
+
+/**
+ * A notifications partition's bounds (pg_get_expr of relpartbound) as literal bounds on the children's
+ * key, so their deletes plan only the partitions of that day (the children share the days:
+ * store/partitions.ts); nothing for the default partition or bounds that are not day floors (the
+ * run-time bounds of the batch's ids still prune at execution).
+ */
+function leafKeys(column: string, bound: string | null) {
+  const m = bound ? LEAF_BOUND_RE.exec(bound) : null;
+  if (!m) return sql``;
+  return keyRange(column, m[2] ? v7Time(m[2]) : null, m[4] ? v7Time(m[4]) : null);
 }
 
 /** Deletes the tenant row itself (the last step); true when it was there. */

@@ -1,6 +1,7 @@
 // The durable markers of webhook attempts whose message lives only in Redis (migration 0460,
 // docs/webhooks.md "Durability"): written by the relay and the dispatcher, read by the repair scan.
 import { sql, type Tx } from "./db";
+import { keyDays } from "./history-keys";
 
 /** Identifies one owed attempt (the table's primary key). */
 export interface DueKey {
@@ -17,12 +18,12 @@ export interface DueKey {
 export async function markManualRelayed(tx: Tx, relayed: { webhookId: string; eventId: string; deliveryId: string }[]): Promise<void> {
   if (!relayed.length) return;
   const doc = JSON.stringify(relayed.map((r) => ({ webhook_id: r.webhookId, event_id: r.eventId, id: r.deliveryId })));
-  // by the partition key (event_id) and (webhook_id, id), indexed in every partition of webhook_deliveries
+  // by the partition key (event_id, its days as literals: store/history-keys.ts) and (webhook_id, id), indexed in every partition of webhook_deliveries
   await tx`
     insert into webhook_due (webhook_id, event_id, attempt, delivery_id, due_at, enqueued_at)
     select distinct on (d.id) d.webhook_id, d.event_id, d.attempt, d.id, now(), now()
     from jsonb_to_recordset(${doc}::text::jsonb) as v(webhook_id uuid, event_id uuid, id uuid)
-    join webhook_deliveries d on d.event_id = v.event_id and d.webhook_id = v.webhook_id and d.id = v.id
+    join webhook_deliveries d on d.event_id = v.event_id ${keyDays("d.event_id", relayed.map((r) => r.eventId))} and d.webhook_id = v.webhook_id and d.id = v.id
     where d.status = 'pending'
     on conflict (webhook_id, event_id, attempt) do update
       set delivery_id = excluded.delivery_id, due_at = excluded.due_at, enqueued_at = excluded.enqueued_at, repairs = 0`;

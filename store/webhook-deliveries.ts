@@ -3,6 +3,7 @@
 import type { Cursor } from "./cursor";
 import { writeAudit } from "./audit";
 import { sql, type Scope, type Tx } from "./db";
+import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, v7Time } from "./history-keys";
 import { MicroBatcher } from "./micro-batcher";
 import { settleDue } from "./webhook-attempt-markers";
 import { iso } from "./time";
@@ -27,23 +28,44 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/**
+ * The partition-key (event_id) bounds of deliveries with ids below `belowId` (null: any): a delivery is
+ * written after its event, so the event's id lies below the day after the delivery id's moment (plus
+ * the margin for another host's clock); without `belowId`, below tomorrow's end. There is no lower
+ * bound: a retry or replay of an event kept for weeks writes a new delivery into that old event's day
+ * (docs/operations.md#partitioning), so the newest deliveries may sit in any kept day.
+ */
+function deliveryEventKeys(column: string, belowId: string | null) {
+  return keyRange(column, null, belowId === null ? keyHorizon() : dayStart(v7Time(belowId) + ID_TIME_SKEW_MS) + DAY_MS);
+}
+
+export interface DeliveriesPage {
+  limit: number;
+  cursor: Cursor | null;
+  status?: DeliveryStatus;
+  eventId?: string;
+}
+
 /** Newest first (ids are UUID v7): `limit + 1` rows for pageOf(). */
-export async function listDeliveries(
-  webhookId: string,
-  q: { limit: number; cursor: Cursor | null; status?: DeliveryStatus; eventId?: string },
-): Promise<DeliveryRow[]> {
-  return await sql<DeliveryRow[]>`
+export async function listDeliveries(webhookId: string, q: DeliveriesPage): Promise<DeliveryRow[]> {
+  return await sql<DeliveryRow[]>`${deliveriesQuery(webhookId, q)}`;
+}
+
+/** The statement of listDeliveries (exported for its plan: scripts/explain-history-reads.ts and a test). */
+export function deliveriesQuery(webhookId: string, q: DeliveriesPage) {
+  return sql`
     select * from webhook_deliveries
-    where webhook_id = ${webhookId}
+    where webhook_id = ${webhookId} ${deliveryEventKeys("event_id", q.cursor?.id ?? null)}
       ${q.cursor ? sql`and id < ${q.cursor.id}::uuid` : sql``}
       ${q.status ? sql`and status = ${q.status}` : sql``}
-      ${q.eventId ? sql`and event_id = ${q.eventId}::uuid` : sql``}
+      ${q.eventId ? sql`and event_id = ${q.eventId}::uuid ${keyDays("event_id", [q.eventId])}` : sql``}
     order by id desc
     limit ${q.limit + 1}`;
 }
 
 export async function findDelivery(tx: Tx, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-  const [row] = await tx<DeliveryRow[]>`select * from webhook_deliveries where id = ${id} and webhook_id = ${webhookId}`;
+  const [row] = await tx<DeliveryRow[]>`select * from webhook_deliveries
+    where id = ${id} and webhook_id = ${webhookId} ${deliveryEventKeys("event_id", id)}`;
   return row;
 }
 
@@ -61,7 +83,8 @@ export async function insertPendingDeliveries(
   return await tx<DeliveryRow[]>`
     insert into webhook_deliveries (id, webhook_id, tenant_id, event_id, event_type, attempt, status, kind)
     select v.id, ${w.id}, ${w.tenantId}, v.event_id, v.event_type,
-      coalesce((select max(d.attempt) from webhook_deliveries d where d.webhook_id = ${w.id} and d.event_id = v.event_id), 0) + 1,
+      coalesce((select max(d.attempt) from webhook_deliveries d
+        where d.webhook_id = ${w.id} and d.event_id = v.event_id ${keyDays("d.event_id", items.map((i) => i.eventId))}), 0) + 1,
       'pending', 'manual'
     from jsonb_to_recordset(${doc}::text::jsonb) as v(id uuid, event_id uuid, event_type text)
     on conflict (webhook_id, event_id, attempt) do nothing
@@ -77,14 +100,21 @@ export async function replayCandidates(
   webhookId: string,
   q: { types: string[]; since: Date; until: Date; limit: number },
 ): Promise<{ id: string; type: string; created_at: Date }[]> {
+  // an event's id lies within the margin of its created_at (domain/events/outbox.ts makes both together),
+  // and its deliveries sit in its day: the window's days bound both partition keys
+  const days = (column: string) =>
+    keyRange(column, dayStart(q.since.getTime() - ID_TIME_SKEW_MS), dayStart(q.until.getTime() + ID_TIME_SKEW_MS) + DAY_MS);
   return await sql<{ id: string; type: string; created_at: Date }[]>`
     select e.id, e.type, e.created_at from events e
     where e.tenant_id = ${scope.tenantId} and e.environment = ${scope.environment}
       and e.created_at >= ${q.since} and e.created_at < ${q.until}
+      ${days("e.id")}
       and e.type = any(${q.types}::text[]) and e.type <> 'notification.test'
       and not exists (
         select 1 from webhook_deliveries d
-        where d.webhook_id = ${webhookId} and d.event_id = e.id and d.status in ('success', 'pending'))
+        where d.webhook_id = ${webhookId} and d.event_id = e.id
+          ${days("d.event_id")}
+          and d.status in ('success', 'pending'))
     order by e.created_at, e.id
     limit ${q.limit}`;
 }
@@ -114,19 +144,22 @@ interface ContextQuery {
 const contextBatcher = new MicroBatcher<ContextQuery, AttemptContext>(
   async (items) => {
     const doc = JSON.stringify(items.map((q, i) => ({ i, webhook_id: q.webhookId, event_id: q.eventId, attempt: q.attempt, delivery_id: q.deliveryId })));
+    // the batch's event days as literal bounds on both partition keys (events.id, webhook_deliveries.event_id):
+    // the plan holds those days' partitions only (store/history-keys.ts); a manual delivery sits in its event's day
+    const eventIds = items.map((q) => q.eventId);
     const rows = await sql<any[]>`
       select v.i,
         w.id as w_id, w.tenant_id as w_tenant_id, w.environment as w_environment, w.url as w_url, w.events as w_events, w.active as w_active, w.secret_enc as w_secret_enc,
         e.id as e_id, e.tenant_id as e_tenant_id, e.environment as e_environment, e.type as e_type, e.created_at as e_created_at, e.data as e_data,
-        exists (select 1 from webhook_deliveries d where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.status = 'success') as succeeded,
-        coalesce((select max(d.attempt) from webhook_deliveries d where d.webhook_id = v.webhook_id and d.event_id = v.event_id), 0) as max_attempt,
+        exists (select 1 from webhook_deliveries d where d.webhook_id = v.webhook_id and d.event_id = v.event_id ${keyDays("d.event_id", eventIds)} and d.status = 'success') as succeeded,
+        coalesce((select max(d.attempt) from webhook_deliveries d where d.webhook_id = v.webhook_id and d.event_id = v.event_id ${keyDays("d.event_id", eventIds)}), 0) as max_attempt,
         (select jsonb_build_object('status', d.status, 'next_retry_at', d.next_retry_at, 'kind', d.kind) from webhook_deliveries d
-          where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.attempt = v.attempt) as same_attempt,
+          where d.webhook_id = v.webhook_id and d.event_id = v.event_id ${keyDays("d.event_id", eventIds)} and d.attempt = v.attempt) as same_attempt,
         (select jsonb_build_object('status', d.status, 'attempt', d.attempt) from webhook_deliveries d
-          where d.id = v.delivery_id and d.webhook_id = v.webhook_id) as manual
+          where d.id = v.delivery_id and d.webhook_id = v.webhook_id and d.event_id = v.event_id ${keyDays("d.event_id", eventIds)}) as manual
       from jsonb_to_recordset(${doc}::text::jsonb) as v(i int, webhook_id uuid, event_id uuid, attempt int, delivery_id uuid)
       left join webhooks w on w.id = v.webhook_id
-      left join events e on e.id = v.event_id`;
+      left join events e on e.id = v.event_id ${keyDays("e.id", eventIds)}`;
     const out: AttemptContext[] = new Array(items.length);
     for (const r of rows) {
       out[r.i] = {
@@ -219,8 +252,9 @@ export async function writeAttemptRecords(tx: Tx, records: AttemptRecord[], poli
         duration_ms = v.duration_ms, error = v.error
       from jsonb_to_recordset(${JSON.stringify(completed.map(row))}::text::jsonb) as v(id uuid, webhook_id uuid, event_id uuid, status text,
         response_status int, response_body text, duration_ms int, error jsonb)
-      -- the partition key (event_id) prunes; (webhook_id, id) is indexed in every partition
-      where d.event_id = v.event_id and d.webhook_id = v.webhook_id and d.id = v.id and d.status = 'pending'
+      -- the partition key (event_id) prunes, its days as literals while planning; (webhook_id, id) is indexed in every partition
+      where d.event_id = v.event_id ${keyDays("d.event_id", completed.map((r) => r.eventId))} and d.webhook_id = v.webhook_id and d.id = v.id
+        and d.status = 'pending'
       returning d.id`;
     for (const r of ids) written.add(r.id);
   }

@@ -5,6 +5,7 @@ import { sql, type Scope, type Tx } from "./db";
 import { isUuid } from "./ids";
 import { MicroBatcher } from "./micro-batcher";
 import { iso } from "./time";
+import { keyDays } from "./history-keys";
 
 /** What a run waits for while its status is running (internal; never returned by the API). */
 export type WaitState =
@@ -259,13 +260,13 @@ export async function notificationStates(ids: string[]): Promise<Map<string, { s
   const rows = await sql<{ id: string; status: string; read: boolean }[]>`
     select n.id, n.status, coalesce(i.read_at is not null, false) as read
     from notifications n left join inbox_items i on i.notification_id = n.id
-    where n.id = any(${ids}::uuid[])`;
+    where n.id = any(${ids}::uuid[]) ${keyDays("n.id", ids)}`;
   return new Map(rows.map((r) => [r.id, { status: r.status, read: r.read }]));
 }
 
 /** Status of the notification a run waits on. */
 export async function notificationStatus(id: string): Promise<string | null> {
-  const [row] = await sql<{ status: string }[]>`select status from notifications where id = ${id}`;
+  const [row] = await sql<{ status: string }[]>`select status from notifications where id = ${id} ${keyDays("id", [id])}`;
   return row?.status ?? null;
 }
 

@@ -19,6 +19,7 @@ import {
 import { serializeInboxItem, type InboxItem } from "./item";
 import { AppError } from "../../basics/errors";
 import { logger } from "../../basics/log";
+import { createdSince, ID_TIME_SKEW_MS, keyDays, v7Time } from "../../store/history-keys";
 
 export const INBOX_EVENT_TYPES = ["inbox.notification.received", "inbox.notification.read"] as const;
 
@@ -198,6 +199,28 @@ export function inboxListenerCount(subscriberId?: string): number {
 }
 
 /**
+ * The statement of inboxEventsSince (exported for scripts/explain-history-reads.ts). events is
+ * partitioned by day on id (UUID v7): the last event's id bounds both reads. An event made after it
+ * has created_at >= the last one's, and its id lies within ID_TIME_SKEW_MS of its created_at
+ * (domain/events/outbox.ts makes both together), so twice the margin below the last id's moment.
+ */
+export function inboxEventsQuery(scope: Scope, subscriberId: string, lastEventId: string, limit: number) {
+  return sql`
+    with last as (
+      select created_at, id from events
+      where id = ${lastEventId} ${keyDays("id", [lastEventId])} and tenant_id = ${scope.tenantId} and environment = ${scope.environment}
+    )
+    select e.id, e.type, e.created_at, e.data from events e, last
+    where e.tenant_id = ${scope.tenantId} and e.environment = ${scope.environment}
+      ${createdSince("e.id", v7Time(lastEventId) - ID_TIME_SKEW_MS)}
+      and e.type in ${sql(INBOX_EVENT_TYPES as unknown as string[])}
+      and e.data ->> 'subscriber_id' = ${subscriberId}
+      and (e.created_at, e.id) > (last.created_at, last.id)
+    order by e.created_at, e.id
+    limit ${limit}`;
+}
+
+/**
  * This subscriber's inbox.* events after `lastEventId` (Last-Event-ID resume), oldest first.
  * An unknown id yields nothing: the client reloads its list instead.
  */
@@ -208,17 +231,6 @@ export async function inboxEventsSince(
   limit = 1000,
 ): Promise<EventRecord[]> {
   if (!/^[0-9a-f-]{36}$/i.test(lastEventId)) return [];
-  const rows = await sql<{ id: string; type: string; created_at: Date; data: Record<string, unknown> }[]>`
-    with last as (
-      select created_at, id from events
-      where id = ${lastEventId} and tenant_id = ${scope.tenantId} and environment = ${scope.environment}
-    )
-    select e.id, e.type, e.created_at, e.data from events e, last
-    where e.tenant_id = ${scope.tenantId} and e.environment = ${scope.environment}
-      and e.type in ${sql(INBOX_EVENT_TYPES as unknown as string[])}
-      and e.data ->> 'subscriber_id' = ${subscriberId}
-      and (e.created_at, e.id) > (last.created_at, last.id)
-    order by e.created_at, e.id
-    limit ${limit}`;
+  const rows = await sql<{ id: string; type: string; created_at: Date; data: Record<string, unknown> }[]>`${inboxEventsQuery(scope, subscriberId, lastEventId, limit)}`;
   return rows.map((r) => ({ id: r.id, type: r.type, created_at: r.created_at.toISOString(), data: r.data }));
 }

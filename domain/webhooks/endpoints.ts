@@ -22,6 +22,7 @@ import { urlProblem } from "./address";
 import { assertWithinPlan } from "../billing/limits";
 import { recordAttempt } from "./dispatch";
 import { secretOf, sendEvent } from "./signed-request";
+import { keyDays } from "../../store/history-keys";
 
 /** Who asks, for the audit entry (the API key or dashboard user; IP and user agent of the request). */
 export interface Caller extends Scope {
@@ -291,7 +292,7 @@ export async function retryDelivery(c: Caller, webhookId: string, deliveryId: st
   if (!d) throw notFound("delivery_not_found", "Delivery not found");
   if (d.kind === "test") throw new AppError("delivery_not_retryable", "Test deliveries are not retried; call POST /v1/webhooks/:id/test again");
   assertActive(w);
-  const [event] = await sql<{ id: string; type: string }[]>`select id, type from events where id = ${d.event_id}`;
+  const [event] = await sql<{ id: string; type: string }[]>`select id, type from events where id = ${d.event_id} ${keyDays("id", [d.event_id])}`;
   if (!event) throw notFound("event_not_found", "The event of this delivery no longer exists");
   const pending = await sql.begin(async (tx) => {
     const [row] = await insertPendingDeliveries(tx, { id: w.id, tenantId: w.tenant_id }, [{ id: newId(), eventId: event.id, eventType: event.type }]);

@@ -141,7 +141,8 @@ export const accessPlugin = new Elysia({ name: "plugins.access" }).macro({
       introspect: (hook: Record<string, unknown>) => {
         declared.body = hook.body && typeof hook.body === "object" ? closeBody(hook.body as Record<string, any>) : undefined;
       },
-      transform: ({ body }: { body: unknown }) => checkBodyShape(declared.body, body),
+      transform: ({ body, request }: { body: unknown; request: Request }) =>
+        checkBodyShape(declared.body, body, (request.headers.get("content-type") ?? "").includes("json")),
     };
   },
 });

@@ -1,5 +1,5 @@
-// The body's shape as its schema declares it, checked before Elysia's normalizer drops what it does
-// not know: a field where the schema says additionalProperties: false is refused by name, not dropped.
+// The body's shape as its schema declares it, checked before Elysia's normalizer and coercion: an undeclared
+// field of a closed object is refused by name (not dropped), a JSON string for a number or boolean is refused (not converted).
 import { Value } from "@sinclair/typebox/value";
 import { fieldErrors, validationFailed } from "../../basics/errors";
 import { validationDetails } from "./errors";
@@ -56,6 +56,48 @@ export function undeclaredFields(schema: Schema | undefined, value: unknown, pat
   return out;
 }
 
+const SCALARS: Record<string, string> = { number: "must be number", integer: "must be integer", boolean: "must be boolean" };
+
+/** Elysia's `t.Integer` and `t.Numeric` are a union of the number and a string it converts (`format` integer or numeric). */
+const isConversion = (s: Schema) => s?.type === "string" && (s.format === "integer" || s.format === "numeric");
+
+/** What a string given where the schema takes only numbers or booleans (or null) is told; undefined when a string fits. */
+function scalarOnly(schema: Schema): string | undefined {
+  if (typeof schema.type === "string") return SCALARS[schema.type];
+  if (!Array.isArray(schema.anyOf) || schema.anyOf.length === 0) return undefined;
+  const said: (string | undefined)[] = schema.anyOf
+    .filter((s: Schema) => !isConversion(s))
+    .map((s: Schema) => (s?.type === "null" ? "null" : s && typeof s === "object" ? scalarOnly(s) : undefined));
+  if (said.length === 0) return undefined;
+  if (said.some((m) => m === undefined)) return undefined;
+  return said.find((m) => m !== "null");
+}
+
+/**
+ * Field paths (with what each is told) where a JSON body has a string and the schema takes only a
+ * number, an integer or a boolean: Elysia's validator converts "14" to 14 (and "true" to true) and
+ * accepts it, so a client's wrong type would be stored as if it were right.
+ */
+export function stringScalars(schema: Schema | undefined, value: unknown, path = "", out: [string, string][] = []): [string, string][] {
+  if (!schema || typeof schema !== "object") return out;
+  if (typeof value === "string") {
+    const told = scalarOnly(schema);
+    if (told) out.push([path || "body", told]);
+    return out;
+  }
+  if (Array.isArray(value)) {
+    const items = schema.type === "array" ? schema.items : undefined;
+    if (items && typeof items === "object" && !Array.isArray(items)) value.forEach((v, i) => stringScalars(items, v, `${path}[${i}]`, out));
+    return out;
+  }
+  if (!isPlainObject(value)) return out;
+  const variants = objectVariants(schema);
+  if (variants.length !== 1) return out;
+  const properties: Schema = variants[0]!.properties ?? {};
+  for (const [key, v] of Object.entries(value)) if (Object.hasOwn(properties, key)) stringScalars(properties[key], v, join(path, key), out);
+  return out;
+}
+
 /**
  * A route's body schema as it will be enforced: a top-level object that says nothing about other
  * fields is closed (additionalProperties: false). Elysia's validator does the same to the schema
@@ -97,12 +139,15 @@ function otherDetails(schema: Schema, body: unknown, unknown: string[]) {
  * every undeclared field of a closed object, each named with "is not allowed", together with what
  * else the schema finds wrong, so one answer lists every field to fix.
  */
-export function checkBodyShape(schema: Schema | undefined, body: unknown): void {
+export function checkBodyShape(schema: Schema | undefined, body: unknown, json = true): void {
   if (!schema || typeof schema !== "object" || body === undefined) return;
   if (declaresObjectOnly(schema) && !isPlainObject(body)) throw validationFailed({ body: ["must be object"] });
   const unknown = undeclaredFields(schema, body);
-  if (unknown.length === 0) return;
-  const details = otherDetails(schema, body, unknown) ?? fieldErrors();
+  // a form's fields are all strings: only a JSON body's strings are the client's choice of type
+  const strings = json ? stringScalars(schema, body) : [];
+  if (unknown.length === 0 && strings.length === 0) return;
+  const details = (unknown.length ? otherDetails(schema, body, unknown) : null) ?? fieldErrors();
   for (const field of unknown) details[field] = ["is not allowed"];
+  for (const [field, told] of strings) details[field] = [told];
   throw validationFailed(details);
 }

@@ -122,6 +122,9 @@ function humanMessage(e: any): string {
   const msg: string = e?.message ?? "is invalid";
   if (/required property/i.test(msg)) return "is required";
   if (/^Expected union value$/i.test(msg)) return unionMessage(e?.schema) ?? "is not an accepted value";
+  // an object that must set something (minProperties 1, e.g. a partial update): name what it may set
+  const fields = e?.schema?.properties && typeof e.schema.properties === "object" ? Object.keys(e.schema.properties) : [];
+  if (/^Expected object to have at least 1 propert/i.test(msg) && fields.length) return `must set at least one of ${fields.join(", ")}`;
   return msg.replace(/^Expected /, "must be ").replace(/^Unexpected property$/, "is not allowed");
 }
 

@@ -83,6 +83,40 @@ describe("PUT /v1/settings/retention", () => {
     expect(got.body.data).toMatchObject({ notifications_days: 30, inbox_days: 365, webhook_deliveries_days: 30, updated_at: null });
   });
 
+  test("a day count sent as a JSON string is 422 on its field and stored nowhere (the validator would have read \"14\" as 14)", async () => {
+    const t = await tenant();
+    for (const body of [{ notifications_days: "14" }, { inbox_days: "90", webhook_deliveries_days: 7 }, { webhook_deliveries_days: "" }, { notifications_days: "1e1" }]) {
+      const r = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body });
+      expect(r.status).toBe(422);
+      expect(r.body.error.code).toBe("validation_failed");
+      const field = Object.keys(body).find((k) => typeof (body as Record<string, unknown>)[k] === "string")!;
+      expect(r.body.error.details[field]).toEqual(["must be integer"]);
+    }
+    const got = await call("GET", "/v1/settings/retention", { key: t.secretKey });
+    expect(got.body.data).toMatchObject({ notifications_days: 30, inbox_days: 365, webhook_deliveries_days: 30, updated_at: null });
+    expect((await sql`select count(*)::int as n from audit_logs where tenant_id = ${t.tenant.id} and action = 'retention_settings.updated'`)[0]!.n).toBe(0);
+    // still the caller's access first: no key is 401, a read-only key 403, whatever the body
+    expect((await call("PUT", "/v1/settings/retention", { body: { notifications_days: "14" } })).status).toBe(401);
+    const ro = await createKey(t.tenant.id, { permissions: ["read"] });
+    expect((await call("PUT", "/v1/settings/retention", { key: ro.raw, body: { notifications_days: "14" } })).status).toBe(403);
+    // next to an unknown field: 422 naming both, still nothing stored
+    const both = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body: { notifications_days: "14", foo: 1 } });
+    expect(both.status).toBe(422);
+    expect(both.body.error.details).toEqual({ foo: ["is not allowed"], notifications_days: ["must be integer"] });
+    expect((await call("GET", "/v1/settings/retention", { key: t.secretKey })).body.data.notifications_days).toBe(30);
+  });
+
+  test("an empty object, or one with only unknown fields, is 422 naming the fields it may set", async () => {
+    const t = await tenant();
+    const may = "must set at least one of notifications_days, inbox_days, webhook_deliveries_days";
+    const empty = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body: {} });
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.details).toEqual({ body: [may] });
+    const unknown = await call("PUT", "/v1/settings/retention", { key: t.secretKey, body: { NOTIFICATIONS_DAYS: 14 } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.details).toEqual({ body: [may], NOTIFICATIONS_DAYS: ["is not allowed"] });
+  });
+
   test("the plan's retention_days caps every window: longer is 422 naming the field and the plan; GET shows max_days", async () => {
     const created = await call("POST", "/v1/admin/plans", { ...admin, body: { id: planId, name: "Retention", price_cents: 100, limits: { retention_days: 60 } } });
     expect(created.status).toBe(201);
