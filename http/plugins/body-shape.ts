@@ -25,34 +25,43 @@ export function declaresObjectOnly(schema: Schema | undefined): boolean {
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
 /**
- * Field paths (as validation details name them: `a.b`, `a[0].b`) of keys the schema does not
- * declare where it says additionalProperties: false. A union with several object variants is left
- * to the validator (which variant was meant is not knowable here).
+ * Walks a body with its schema: `visit` sees each value with the schema that judges it (array items
+ * through `items`, object fields through the one object variant's properties, patternProperties or
+ * additionalProperties schema), `undeclared` each path (as validation details name them: `a.b`,
+ * `a[0].b`) of a key the schema does not declare where it says additionalProperties: false. A union
+ * with several object variants is left to the validator (which variant was meant is not knowable here).
  */
-export function undeclaredFields(schema: Schema | undefined, value: unknown, path = "", out: string[] = []): string[] {
-  if (!schema || typeof schema !== "object") return out;
+function walkBody(schema: Schema | undefined, value: unknown, path: string, visit: (schema: Schema, value: unknown, path: string) => void, undeclared: (path: string) => void): void {
+  if (!schema || typeof schema !== "object") return;
+  visit(schema, value, path);
   if (Array.isArray(value)) {
     const items = schema.type === "array" ? schema.items : undefined;
-    if (items && typeof items === "object" && !Array.isArray(items)) value.forEach((v, i) => undeclaredFields(items, v, `${path}[${i}]`, out));
-    return out;
+    if (items && typeof items === "object" && !Array.isArray(items)) value.forEach((v, i) => walkBody(items, v, `${path}[${i}]`, visit, undeclared));
+    return;
   }
-  if (!isPlainObject(value)) return out;
+  if (!isPlainObject(value)) return;
   const variants = objectVariants(schema);
-  if (variants.length !== 1) return out;
+  if (variants.length !== 1) return;
   const object = variants[0]!;
   const properties: Schema = object.properties ?? {};
   const patterns = Object.entries<Schema>(object.patternProperties ?? {}).map(([re, s]) => [new RegExp(re), s] as const);
   for (const key of Object.keys(value)) {
     const at = join(path, key);
     if (Object.hasOwn(properties, key)) {
-      undeclaredFields(properties[key], value[key], at, out);
+      walkBody(properties[key], value[key], at, visit, undeclared);
       continue;
     }
     const pattern = patterns.find(([re]) => re.test(key));
-    if (pattern) undeclaredFields(pattern[1], value[key], at, out);
-    else if (object.additionalProperties === false) out.push(at);
-    else if (isPlainObject(object.additionalProperties)) undeclaredFields(object.additionalProperties, value[key], at, out);
+    if (pattern) walkBody(pattern[1], value[key], at, visit, undeclared);
+    else if (object.additionalProperties === false) undeclared(at);
+    else if (isPlainObject(object.additionalProperties)) walkBody(object.additionalProperties, value[key], at, visit, undeclared);
   }
+}
+
+/** Paths of keys the schema does not declare where it says additionalProperties: false. */
+export function undeclaredFields(schema: Schema | undefined, value: unknown): string[] {
+  const out: string[] = [];
+  walkBody(schema, value, "", () => {}, (at) => out.push(at));
   return out;
 }
 
@@ -74,27 +83,17 @@ function scalarOnly(schema: Schema): string | undefined {
 }
 
 /**
- * Field paths (with what each is told) where a JSON body has a string and the schema takes only a
- * number, an integer or a boolean: Elysia's validator converts "14" to 14 (and "true" to true) and
- * accepts it, so a client's wrong type would be stored as if it were right.
+ * What each string of a JSON body is told where its schema takes only a number, an integer or a
+ * boolean: Elysia's validator converts "14" to 14 (and "true" to true) and accepts it, so a client's
+ * wrong type would be stored as if it were right.
  */
-export function stringScalars(schema: Schema | undefined, value: unknown, path = "", out: [string, string][] = []): [string, string][] {
-  if (!schema || typeof schema !== "object") return out;
-  if (typeof value === "string") {
-    const told = scalarOnly(schema);
-    if (told) out.push([path || "body", told]);
-    return out;
-  }
-  if (Array.isArray(value)) {
-    const items = schema.type === "array" ? schema.items : undefined;
-    if (items && typeof items === "object" && !Array.isArray(items)) value.forEach((v, i) => stringScalars(items, v, `${path}[${i}]`, out));
-    return out;
-  }
-  if (!isPlainObject(value)) return out;
-  const variants = objectVariants(schema);
-  if (variants.length !== 1) return out;
-  const properties: Schema = variants[0]!.properties ?? {};
-  for (const [key, v] of Object.entries(value)) if (Object.hasOwn(properties, key)) stringScalars(properties[key], v, join(path, key), out);
+export function stringScalars(schema: Schema | undefined, value: unknown): [string, string][] {
+  const out: [string, string][] = [];
+  const visit = (s: Schema, v: unknown, at: string) => {
+    const told = typeof v === "string" ? scalarOnly(s) : undefined;
+    if (told) out.push([at || "body", told]);
+  };
+  walkBody(schema, value, "", visit, () => {});
   return out;
 }
 
