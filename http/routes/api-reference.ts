@@ -90,6 +90,33 @@ function fixResponses<P extends object>(paths: P): P {
   return paths;
 }
 
+/** Elysia's `t.Integer`/`t.Numeric` schema variant: the string it converts to the number. */
+const isConversion = (v: any) => v?.type === "string" && (v.format === "integer" || v.format === "numeric");
+
+/**
+ * Integers as integers: Elysia's `t.Integer` is a union of the number and a string it converts, so the
+ * generator wrote every integer as `anyOf: [string (format integer), integer]`. A JSON body's string is
+ * refused (http/plugins/body-shape.ts), and a query or path parameter is text in the URL whatever its
+ * type says, so the document shows the number alone (with the union's bounds and description).
+ */
+function withoutConversions<T>(node: T): T {
+  if (Array.isArray(node)) {
+    node.forEach(withoutConversions);
+    return node;
+  }
+  if (!node || typeof node !== "object") return node;
+  const o = node as Record<string, any>;
+  if (Array.isArray(o.anyOf) && o.anyOf.some(isConversion)) {
+    const kept = o.anyOf.filter((v: any) => !isConversion(v));
+    if (kept.length === 1 && kept[0] && typeof kept[0] === "object") {
+      delete o.anyOf;
+      Object.assign(o, { ...kept[0], ...o });
+    } else o.anyOf = kept;
+  }
+  for (const v of Object.values(o)) withoutConversions(v);
+  return node;
+}
+
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
 
 /** Headers and parameters the decoration adds to operations. */
@@ -175,7 +202,7 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
           openapi: "3.1.0",
           ...documentation,
           tags: API_TAGS.map((t) => ({ ...t })),
-          paths: decorate(fixResponses(paths)),
+          paths: decorate(fixResponses(withoutConversions(paths))),
           components: {
             ...documentation.components,
             schemas: { ...components.schemas, ...documentation.components?.schemas },

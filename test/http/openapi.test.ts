@@ -78,6 +78,21 @@ describe("GET /openapi.json", () => {
     expect(checked).toBeGreaterThan(100);
   });
 
+  test("an integer is an integer: no schema offers Elysia's converted string (the API refuses it in a body)", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const offered: string[] = [];
+    const walk = (node: any, at: string) => {
+      if (!node || typeof node !== "object") return;
+      if (node.type === "string" && (node.format === "integer" || node.format === "numeric")) offered.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc.paths, "#/paths");
+    expect(offered).toEqual([]);
+    const days = doc.paths["/v1/settings/retention"].put.requestBody.content["application/json"].schema.properties.notifications_days;
+    expect(days).toMatchObject({ type: "integer", minimum: 1, maximum: 3650 });
+    expect(days.anyOf).toBeUndefined();
+  });
+
   test("the request body of POST /v1/notifications carries its schema and example", async () => {
     const doc = await documentOf((r) => app().handle(r));
     const media = doc.paths["/v1/notifications"].post.requestBody.content["application/json"];
