@@ -202,7 +202,8 @@ export function apiReferenceRoutes(documentation: Record<string, any>) {
           openapi: "3.1.0",
           ...documentation,
           tags: API_TAGS.map((t) => ({ ...t })),
-          paths: decorate(fixResponses(withoutConversions(paths))),
+          // a copy: the generator may hand out the routes' own schema objects, which validate requests
+          paths: decorate(fixResponses(withoutConversions(JSON.parse(JSON.stringify(paths)) as typeof paths))),
           components: {
             ...documentation.components,
             schemas: { ...components.schemas, ...documentation.components?.schemas },
