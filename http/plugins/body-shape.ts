@@ -58,13 +58,6 @@ function walkBody(schema: Schema | undefined, value: unknown, path: string, visi
   }
 }
 
-/** Paths of keys the schema does not declare where it says additionalProperties: false. */
-export function undeclaredFields(schema: Schema | undefined, value: unknown): string[] {
-  const out: string[] = [];
-  walkBody(schema, value, "", () => {}, (at) => out.push(at));
-  return out;
-}
-
 const SCALARS: Record<string, string> = { number: "must be number", integer: "must be integer", boolean: "must be boolean" };
 
 /** Elysia's `t.Integer` and `t.Numeric` are a union of the number and a string it converts (`format` integer or numeric). */
@@ -80,21 +73,6 @@ function scalarOnly(schema: Schema): string | undefined {
   if (said.length === 0) return undefined;
   if (said.some((m) => m === undefined)) return undefined;
   return said.find((m) => m !== "null");
-}
-
-/**
- * What each string of a JSON body is told where its schema takes only a number, an integer or a
- * boolean: Elysia's validator converts "14" to 14 (and "true" to true) and accepts it, so a client's
- * wrong type would be stored as if it were right.
- */
-export function stringScalars(schema: Schema | undefined, value: unknown): [string, string][] {
-  const out: [string, string][] = [];
-  const visit = (s: Schema, v: unknown, at: string) => {
-    const told = typeof v === "string" ? scalarOnly(s) : undefined;
-    if (told) out.push([at || "body", told]);
-  };
-  walkBody(schema, value, "", visit, () => {});
-  return out;
 }
 
 /**
@@ -141,9 +119,16 @@ function otherDetails(schema: Schema, body: unknown, unknown: string[]) {
 export function checkBodyShape(schema: Schema | undefined, body: unknown, json = true): void {
   if (!schema || typeof schema !== "object" || body === undefined) return;
   if (declaresObjectOnly(schema) && !isPlainObject(body)) throw validationFailed({ body: ["must be object"] });
-  const unknown = undeclaredFields(schema, body);
-  // a form's fields are all strings: only a JSON body's strings are the client's choice of type
-  const strings = json ? stringScalars(schema, body) : [];
+  // one walk: the undeclared fields, and (a form's fields are all strings: only a JSON body's strings are the
+  // client's choice of type) each string where the schema takes only a number, an integer or a boolean,
+  // which Elysia's validator would convert ("14" to 14) and accept, storing a wrong type as if it were right
+  const unknown: string[] = [];
+  const strings: [string, string][] = [];
+  const visit = (s: Schema, v: unknown, at: string) => {
+    const told = json && typeof v === "string" ? scalarOnly(s) : undefined;
+    if (told) strings.push([at || "body", told]);
+  };
+  walkBody(schema, body, "", visit, (at) => unknown.push(at));
   if (unknown.length === 0 && strings.length === 0) return;
   const details = (unknown.length ? otherDetails(schema, body, unknown) : null) ?? fieldErrors();
   for (const field of unknown) details[field] = ["is not allowed"];
