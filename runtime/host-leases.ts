@@ -47,45 +47,59 @@ export class LeaseKeeper {
 
   /**
    * One round: heartbeat, renew what is held (or notice it is lost), then release a surplus or
-   * acquire free partitions. `awaitStarts` makes the round wait until new partitions are being
-   * read (the first round, for Host.ready); later rounds never wait on a partition's start, so a
-   * slow start (pending entries to claim, a full host) cannot hold up lease renewals.
+   * acquire free partitions. Every actor's heartbeat and every held lease's renewal go out in one
+   * pipeline (one round trip per host and round: an idle process makes a round every leaseMs / 3
+   * per host). `awaitStarts` makes the round wait until new partitions are being read (the first
+   * round, for Host.ready); later rounds never wait on a partition's start, so a slow start
+   * (pending entries to claim, a full host) cannot hold up lease renewals.
    */
   async tick(awaitStarts: boolean): Promise<void> {
     const { redis, runtime, opts, id } = this.core;
     const keys = runtime.keys;
     const stopping = this.core.stopping;
-    for (const runner of this.core.runners) {
+    // Built and sent in one synchronous step, so a release (DEL) issued later runs after it.
+    const batch = new SlotBatch(redis);
+    const rounds = this.core.runners.map((runner) => {
       const name = runner.actor.name;
-      let live = stopping ? 1 : Number(await redis.nmsRuntime_heartbeat(keys.hosts(name), id, opts.leaseMs, 0));
-      if (!stopping) {
-        // A host of this machine whose process is gone is dropped from the registry now, not after
-        // leaseMs of silence, so the balance target counts only the living (docs/runtime.md, takeover)
-        const members = (await redis.zrange(keys.hosts(name), "0", "-1")) as string[];
-        const dead = members.filter((m) => m !== id && provablyDead(m));
-        if (dead.length) {
-          await redis.zrem(keys.hosts(name), ...dead);
-          live = Math.max(1, live - dead.length);
-          this.core.log.info({ actor: name, dead }, "hosts of this machine died: taking their partitions now");
-        }
-        for (const m of members) if (!dead.includes(m) && isLocalPeer(m)) this.localPeers.add(m);
-      }
-
+      const beatAt = batch.length;
+      if (!stopping) batch.add(keys.hosts(name), (pipeline) => pipeline.nmsRuntime_heartbeat(keys.hosts(name), id, opts.leaseMs, 0));
       const held = [...runner.partitions.values()].filter((w) => w.state !== "lost");
-      if (held.length) {
-        const batch = new SlotBatch(redis);
-        // Built and sent in one synchronous step, so a release (DEL) issued later runs after it.
-        for (const w of held) {
-          const lease = keys.lease(name, w.p);
-          batch.add(lease, (pipeline) => pipeline.nmsRuntime_renewLease(lease, id, opts.leaseMs, w.state === "releasing" ? 0 : 1));
-        }
-        const results = await batch.exec();
-        held.forEach((w, i) => {
-          const [err, ok] = results[i] ?? [null, 0];
-          if (!err && Number(ok) === 0 && w.state !== "releasing") this.owner.loseLease(w);
-        });
+      const renewAt = batch.length;
+      for (const w of held) {
+        const lease = keys.lease(name, w.p);
+        batch.add(lease, (pipeline) => pipeline.nmsRuntime_renewLease(lease, id, opts.leaseMs, w.state === "releasing" ? 0 : 1));
       }
-      if (stopping) continue;
+      return { runner, beatAt, held, renewAt };
+    });
+    const replies = batch.length ? await batch.exec() : [];
+    for (const { held, renewAt } of rounds) {
+      held.forEach((w, i) => {
+        const [err, ok] = replies[renewAt + i] ?? [null, 0];
+        if (!err && Number(ok) === 0 && w.state !== "releasing") this.owner.loseLease(w);
+      });
+    }
+    if (stopping) return;
+
+    let failed: Error | null = null;
+    for (const { runner, beatAt } of rounds) {
+      const name = runner.actor.name;
+      const [beatErr, beat] = replies[beatAt] ?? [new Error("no heartbeat reply"), null];
+      if (beatErr) {
+        // its renewals went out all the same; balancing waits for the next round
+        failed ??= beatErr;
+        continue;
+      }
+      // A host of this machine whose process is gone is dropped from the registry now, not after
+      // leaseMs of silence, so the balance target counts only the living (docs/runtime.md, takeover)
+      const members = (beat as string[]).map(String);
+      let live = members.length;
+      const dead = members.filter((m) => m !== id && provablyDead(m));
+      if (dead.length) {
+        await redis.zrem(keys.hosts(name), ...dead);
+        live = Math.max(1, live - dead.length);
+        this.core.log.info({ actor: name, dead }, "hosts of this machine died: taking their partitions now");
+      }
+      for (const m of members) if (!dead.includes(m) && isLocalPeer(m)) this.localPeers.add(m);
 
       const active = [...runner.partitions.values()].filter((w) => w.state === "reading" || w.state === "starting").map((w) => w.p);
       const target = leaseTarget(runner.P, live);
@@ -134,5 +148,6 @@ export class LeaseKeeper {
       });
       if (awaitStarts) await Promise.all(started);
     }
+    if (failed) throw failed;
   }
 }

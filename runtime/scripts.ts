@@ -37,7 +37,8 @@ export interface ScriptCommands {
   nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_takeLease(lease: string, deadHolder: string, hostId: string, leaseMs: number): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
-  nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<number>;
+  /** the live host ids after the beat (or after leaving) */
+  nmsRuntime_heartbeat(hosts: string, hostId: string, ttlMs: number, leaving: number): Promise<string[]>;
   nmsRuntime_trimStream(stream: string, forgetIdleConsumersMs: number): Promise<[number, string]>;
   nmsRuntime_redriveDeadLetter(stream: string, redriven: string, deadId: string, key: string, json: string, ttlMs: number): Promise<[string, number]>;
   nmsRuntime_deferMessage(stream: string, timers: string, data: string, attempts: string, group: string, entryId: string, timerId: string, delayMs: number, payload: string): Promise<number>;
