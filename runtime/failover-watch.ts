@@ -43,21 +43,28 @@ export interface FailoverWatch {
 type FailoverListener = (what: string) => void;
 
 /** One poll per Redis client however many jobs of the process watch it (the reconciler and the webhook repair share it). */
-const shared = new Map<RedisClient, { listeners: Set<FailoverListener>; loop: Loop }>();
+const shared = new Map<RedisClient, { listeners: Set<FailoverListener>; loop: Loop; onReady: () => void }>();
 
 /**
- * Polls the data identity every `everyMs` (500 ms: one CLUSTER NODES or INFO call per process, shared
- * by every watcher of the same client) and calls `onFailover` when it changed since the last answer:
- * the repair scans then look at recent work at once (docs/runtime.md "Redis Cluster"), instead of after
- * their staleness window. A failed poll (the node asked is the one that died) keeps the last identity
- * and asks again at the next tick.
+ * Polls the data identity and calls `onFailover` when it changed since the last answer: the repair
+ * scans then look at recent work at once (docs/runtime.md "Redis Cluster"), instead of after their
+ * staleness window. One poll per process, shared by every watcher of the same client. On a cluster
+ * it asks CLUSTER NODES every `everyMs` (500 ms): a promoted replica serves while this client's other
+ * connections stay up. A single Redis that restarted has closed every connection, so the client's
+ * reconnect ("ready") asks INFO at once and the poll is only a backstop, every `singleEveryMs` (5 s;
+ * it was every 500 ms, 2 of an idle process's wake-ups a second). A failed poll (the node asked is
+ * the one that died) keeps the last identity and asks again at the next tick.
  */
-export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log: RuntimeLogger; onFailover: FailoverListener }): FailoverWatch {
+export function watchFailovers(
+  redis: RedisClient,
+  opts: { everyMs?: number; singleEveryMs?: number; log: RuntimeLogger; onFailover: FailoverListener },
+): FailoverWatch {
   let entry = shared.get(redis);
   if (!entry) {
     const listeners = new Set<FailoverListener>();
     let known: string | null = null;
-    const loop = new Loop({ name: "failover watch", everyMs: opts.everyMs ?? 500, log: opts.log }, async () => {
+    const everyMs = isCluster(redis) ? (opts.everyMs ?? 500) : (opts.singleEveryMs ?? 5000);
+    const loop = new Loop({ name: "failover watch", everyMs, alignMs: everyMs, log: opts.log }, async () => {
       let now: string;
       try {
         now = await dataIdentity(redis);
@@ -72,7 +79,9 @@ export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log
       }
       known = now;
     }).start(0);
-    entry = { listeners, loop };
+    const onReady = () => loop.wakeIn(0);
+    if (!isCluster(redis)) redis.on("ready", onReady);
+    entry = { listeners, loop, onReady };
     shared.set(redis, entry);
   }
   const mine = entry;
@@ -83,6 +92,7 @@ export function watchFailovers(redis: RedisClient, opts: { everyMs?: number; log
       mine.listeners.delete(listener);
       if (mine.listeners.size > 0 || shared.get(redis) !== mine) return;
       shared.delete(redis);
+      redis.off("ready", mine.onReady);
       await mine.loop.stop();
     },
   };
