@@ -29,9 +29,10 @@ export function resolveHostOptions(opts: HostOptions): ResolvedHostOptions {
   const leaseMs = opts.leaseMs ?? 10_000;
   const batch = opts.batch ?? 500;
   const concurrency = opts.concurrency ?? 200;
-  // Each idle read is a round trip per partition (112 partitions under npm start): 10 s keeps an idle
-  // process at about ten reads a second; stop() unblocks readers at once, so nothing waits on it
-  const blockMs = opts.blockMs ?? 10_000;
+  // Each idle read is a round trip per partition (112 partitions under npm start): 30 s keeps an idle
+  // process at about four reads a second (10 s: eleven); a message ends a blocked read at once and
+  // stop() unblocks readers at once, so nothing waits on it. A reader silent for blockMs + 10 s is restarted.
+  const blockMs = opts.blockMs ?? 30_000;
   return {
     leaseMs,
     batch,

@@ -53,7 +53,7 @@ export interface HostOptions {
   batch?: number;
   /** Most handlers running at once in this host, over all actors (shared fairly, see fair-semaphore.ts). */
   concurrency?: number;
-  /** XREADGROUP BLOCK timeout (default 10000); stop() unblocks readers at once, so this only bounds idle loops. */
+  /** XREADGROUP BLOCK timeout (default 30000); stop() unblocks readers at once, so this only bounds idle loops. */
   blockMs?: number;
   /**
    * How long finished messages' acks may wait to share one XACK per partition (default 10 ms; 0: the
