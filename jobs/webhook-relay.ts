@@ -30,7 +30,7 @@ export function startWebhookRelay(opts: { everyMs?: number; runtime?: Runtime; r
   // Idle, the pause doubles up to RELAY_IDLE_MAX_MS (an idle process asks PostgreSQL once a second,
   // not ten times); the first row moved brings it back to everyMs.
   let pause = everyMs;
-  const loop = new Loop({ name: "webhook relay", everyMs, runDeadlineMs: 30_000, log }, async () => {
+  const loop = new Loop({ name: "webhook relay", everyMs, alignMs: Math.max(everyMs, RELAY_IDLE_MAX_MS), runDeadlineMs: 30_000, log }, async () => {
     const moved = await relayOnce({ runtime: opts.runtime });
     if (moved >= RELAY_BATCH) return true;
     pause = moved > 0 ? everyMs : Math.min(Math.max(everyMs, RELAY_IDLE_MAX_MS), pause * 2);

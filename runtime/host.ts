@@ -72,11 +72,15 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     // this.log names the host already: the loops add only their own name (a second `host` key
     // repeated itself in every line they wrote)
     const leaseEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
-    this.leaseLoop = new Loop({ name: "lease renewal", everyMs: leaseEvery, runDeadlineMs: this.opts.leaseMs, log: this.log }, () =>
+    // the loops of every host in the process with one cadence wake together (Loop alignMs): an idle
+    // process's timers fire once per period, not once per host and period
+    this.leaseLoop = new Loop({ name: "lease renewal", everyMs: leaseEvery, alignMs: leaseEvery, runDeadlineMs: this.opts.leaseMs, log: this.log }, () =>
       this.leases.tick(false),
     );
-    this.timerLoop = new Loop({ name: "timer promotion", everyMs: this.opts.timerPollMs, log: this.log }, () => promoteTimers(this));
-    this.trimLoop = new Loop({ name: "stream trimming", everyMs: this.opts.trimIntervalMs, log: this.log }, async () => {
+    this.timerLoop = new Loop({ name: "timer promotion", everyMs: this.opts.timerPollMs, alignMs: this.opts.timerIdleMs, log: this.log }, () =>
+      promoteTimers(this),
+    );
+    this.trimLoop = new Loop({ name: "stream trimming", everyMs: this.opts.trimIntervalMs, alignMs: this.opts.trimIntervalMs, log: this.log }, async () => {
       await trimStreams(this);
     });
     const watchdog = new Watchdog(
@@ -88,7 +92,7 @@ class RuntimeHost implements Host, HostCore, PartitionOwner {
     );
     // Often enough to expire the shortest handler deadline on time, at most once a second.
     const watchEvery = Math.max(20, Math.min(this.opts.watchdogMs, Math.floor(this.mailboxes.shortestDeadlineMs() / 4)));
-    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, log: this.log }, () => {
+    this.watchdogLoop = new Loop({ name: "watchdog", everyMs: watchEvery, alignMs: watchEvery, log: this.log }, () => {
       // a host of this machine died (kill -9): a lease round now takes its partitions (docs/runtime.md, takeover)
       if (!this.stopping && this.leases.peerDied()) void this.leaseLoop.runOnce();
       return watchdog.check();

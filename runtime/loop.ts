@@ -11,6 +11,19 @@ export interface LoopOptions {
   log: RuntimeLogger;
   /** Bindings added to every log line (actor, partition ...). */
   context?: Record<string, unknown>;
+  /**
+   * A pause of exactly this many ms (the loop's idle cadence: everyMs, or what its runs return when
+   * there is nothing to do) ends on a multiple of it on the process clock, so every loop of the
+   * process with the same cadence (one watchdog, lease round, timer promotion ... per host) wakes
+   * in the same event-loop turn: one wake-up instead of one per host. Aligning only ever shortens
+   * a pause (the first one, once), so nothing runs later than before.
+   */
+  alignMs?: number;
+}
+
+/** The pause (at most `every`) that ends on a multiple of `every` on the process clock. */
+export function alignedPause(now: number, every: number): number {
+  return Math.max(1, Math.floor((now + every) / every) * every - now);
 }
 
 export class Loop {
@@ -88,6 +101,8 @@ export class Loop {
       this.runs++;
       this.lastRunEnd = performance.now();
       let pause = more === true ? 0 : typeof more === "number" ? Math.max(0, more) : this.opts.everyMs;
+      const align = this.opts.alignMs;
+      if (align && pause === align) pause = alignedPause(this.lastRunEnd, align);
       if (this.wakeAfterRun < Infinity) pause = Math.min(pause, Math.max(0, this.wakeAfterRun - this.lastRunEnd));
       this.wakeAfterRun = Infinity;
       this.plannedMs = pause;
