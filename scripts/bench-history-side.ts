@@ -33,7 +33,7 @@ export interface Sample {
 }
 
 /** n calls of fn, `concurrency` at a time: every latency in ms, and the CPU they took. */
-async function timed(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<Sample> {
+export async function timed(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<Sample> {
   const lat: number[] = [];
   const pg0 = await backendCpu();
   const cpu0 = process.cpuUsage();

@@ -13,8 +13,7 @@ const { createTenant } = await import("../store/tenants");
 const { insertApiKey } = await import("../store/api-keys");
 const { redis } = await import("../store/redis");
 const { deletePrefix, percentile } = await import("./bench-load");
-const { backendCpu } = await import("./bench-history-fill");
-const { call, workload } = await import("./bench-history-side");
+const { call, timed, workload } = await import("./bench-history-side");
 
 const N = Number(process.argv[2] ?? 400);
 const CONC = Number(process.argv[3] ?? 1);
@@ -41,25 +40,8 @@ const paths: Record<string, (i: number) => string> = {
 };
 
 async function run(kind: string, n: number) {
-  const lat: number[] = [];
-  const pg0 = await backendCpu();
-  const c0 = process.cpuUsage();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONC }, async () => {
-      while (next < n) {
-        const i = next++;
-        const t0 = performance.now();
-        await call(app, "GET", paths[kind]!(i), key);
-        lat.push(performance.now() - t0);
-      }
-    }),
-  );
-  const c = process.cpuUsage(c0);
-  const pg1 = await backendCpu();
-  let pg = 0;
-  for (const [pid, ms] of pg1) pg += ms - (pg0.get(pid) ?? 0);
-  return { p50: percentile(lat, 0.5), p90: percentile(lat, 0.9), bun: (c.user + c.system) / 1000 / n, pg: pg / n };
+  const r = await timed(n, CONC, (i) => call(app, "GET", paths[kind]!(i), key));
+  return { p50: percentile(r.lat, 0.5), p90: percentile(r.lat, 0.9), bun: r.cpuMs / n, pg: r.pgCpuMs / n };
 }
 
 const load = async () => (await Bun.$`uptime`.text()).trim().replace(/.*load average: /, "");
