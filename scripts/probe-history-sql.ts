@@ -39,5 +39,10 @@ for (const k of KINDS) {
   const wall = (performance.now() - t0) / N;
   console.log(`${k.padEnd(8)} ${wall.toFixed(3)} ms a call, backend CPU ${((ticks() - c0) / N).toFixed(3)} ms a call`);
 }
+// how PostgreSQL planned this connection's prepared statements (postgres.js prepares each distinct text)
+for (const r of await sql<{ generic_plans: number; custom_plans: number; statement: string }[]>`
+  select generic_plans, custom_plans, statement from pg_prepared_statements where statement ~ 'notification'`) {
+  console.log(`  ${r.custom_plans} custom, ${r.generic_plans} generic: ${r.statement.replace(/\s+/g, " ").slice(0, 90)}`);
+}
 await sql.end({ timeout: 5 });
 process.exit(0);
