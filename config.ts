@@ -295,6 +295,8 @@ export const config = {
     batchRows: Math.max(1, numberEnv("RETENTION_BATCH_ROWS", 1000)),
     /** A pause between two batches, so replicas and vacuum keep up with a long removal (0 = none). */
     batchPauseMs: Math.max(0, numberEnv("RETENTION_BATCH_PAUSE_MS", 5)),
+    /** ...and at least this many times what the batch took: a removal that finds the disk slow backs off (0 = the fixed pause only). */
+    batchPauseRatio: Math.max(0, numberEnv("RETENTION_BATCH_PAUSE_RATIO", 1)),
     /** A running offboarding whose progress has not moved for this long is resumed by the retention job (its process died). */
     offboardingStaleMs: durationEnv("OFFBOARDING_STALE_AFTER", 30_000),
   },

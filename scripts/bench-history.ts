@@ -8,14 +8,15 @@
 // empties both. The fill: scripts/bench-history-fill.ts; the workload and its side processes: bench-history-side.ts.
 //
 // Usage: npm run bench:history -- [--rows 200000] [--tenants 50] [--requests 150] [--rounds 4] [--victim-rows 1000000]
-//        [--fill attach|insert] [--fill-jobs 2] [--fill-only 1 | --reuse 1]
+//        [--fill attach|insert] [--fill-jobs 2] [--fill-only 1 | --reuse 1 [--rounds-only 1]]
 // --requests: requests of each kind in a round of each side; --rounds: rounds of each side (empty, filled,
 // filled, empty, ...: both sides see the same load). The ratios of the last line are p99 against p99 of the
 // two rounds run back to back, the median over the rounds; the pooled p99s of each side are printed above it.
 // --victim-rows gives the tenant the retention phase sweeps that many extra notifications 21-60 days old;
 // --fill insert: the earlier fill through the parents (to compare); --fill-jobs: days loaded at once (attach);
 // --fill-only 1 stops after the fill and keeps the rows; --reuse 1 measures them (no fill; the retention and
-// drop phases then remove some, and the end empties the database as always).
+// drop phases then remove some, and the end empties the database as always; --rounds-only 1 stops after the
+// rounds and keeps them, so one fill serves many measured runs).
 // Workload (in-process through app.handle, no network): accept = POST /v1/notifications; reads = the
 // feed, a detail and analytics overview; deliver = the delivery's SQL per message (status move and
 // attempt row in one transaction; the provider call and the actor runtime are left out).
@@ -54,6 +55,9 @@ const FILL_ONLY = args.has("fill-only");
 /** measure the history a --fill-only run left (no fill); the retention and drop phases then change it */
 const REUSE = args.has("reuse");
 if (REUSE && FILL_ONLY) throw new Error("--reuse measures what --fill-only kept: not both");
+/** with --reuse: stop after the rounds, keeping the rows for another measured run (no retention or drop phase) */
+const ROUNDS_ONLY = args.has("rounds-only");
+if (ROUNDS_ONLY && !REUSE) throw new Error("--rounds-only keeps a --fill-only history for the next run: with --reuse 1 only");
 const app = buildApp();
 const load = async () => (await Bun.$`uptime`.text()).trim().replace(/.*load average: /, "");
 
@@ -132,7 +136,7 @@ for (let k = 0; k < ROUNDS; k++) {
   for (const name of k % 2 === 0 ? (["empty", "filled"] as const) : (["filled", "empty"] as const)) {
     const r = await (name === "empty" ? emptySide : filledSide).round(REQUESTS);
     rounds[name].push(r);
-    console.log(`  round ${k + 1} ${name.padEnd(6)}: ${kinds.map((x) => `${x} p99 ${p(r[x].lat, 0.99).toFixed(1)}`).join(", ")} ms (load ${await load()})`);
+    console.log(`  round ${k + 1} ${name.padEnd(6)}: ${kinds.map((x) => `${x} p99 ${p(r[x].lat, 0.99).toFixed(1)}`).join(", ")} ms, rollup rows ${r.rollupRows} (load ${await load()})`);
   }
 }
 await Promise.all([emptySide.quit(), filledSide.quit()]);
@@ -171,6 +175,13 @@ console.log(
     kinds.map((x) => `${x} ${pairs[x].median.toFixed(2)} (${pairs[x].lo.toFixed(2)}-${pairs[x].hi.toFixed(2)})`).join(", ") +
     `; pooled: ${kinds.map((x) => `${x} ${(after[x].p99 / Math.max(1e-6, before[x].p99)).toFixed(2)}`).join(", ")}`,
 );
+
+if (ROUNDS_ONLY) {
+  console.log(`--rounds-only: the rows stay (no retention or drop phase); reads p99 ${after.reads.p99.toFixed(0)} ms (${pairs.reads.median.toFixed(2)} of empty)`);
+  await deletePrefix(redis as any, process.env.REDIS_PREFIX!);
+  await sql.end({ timeout: 5 });
+  process.exit(0);
+}
 
 // the retention and partition phases run here, on the filled database: a warm-up first (this process's first requests)
 await workload(app, tenant.id, sandbox.raw, 50);

@@ -102,11 +102,13 @@ const SUM_LIST = COUNTERS.map((c) => `sum(${c})`).join(", ");
 const SUM_AS_LIST = COUNTERS.map((c) => `sum(${c}) ${c}`).join(", ");
 const ADD_EXCLUDED = COUNTERS.map((c) => `${c} = s.${c} + excluded.${c}`).join(", ");
 
-/** Folds every delta row (shard <> 0) into its shard-0 row; returns the rows folded. */
-export async function compactCounters(): Promise<number> {
-  let folded = 0;
-  for (const [table, bucket] of [["notification_stats_hourly", "hour"], ["notification_stats_daily", "day"]] as const) {
-    const [r] = await sql.unsafe(`
+/**
+ * The fold of one rollup's delta rows (shard <> 0) into their shard-0 rows, returning how many it folded
+ * (exported so a test can check its plan: the delta rows come from the partial index of migration 0916).
+ */
+export function compactStatement(table: "notification_stats_hourly" | "notification_stats_daily") {
+  const bucket = table === "notification_stats_hourly" ? "hour" : "day";
+  return `
       with moved as (
         -- rows a delivery or accept batch is updating right now are left for the next run: the
         -- compaction never waits on (or deadlocks with) the transactions that write counters
@@ -125,7 +127,14 @@ export async function compactCounters(): Promise<number> {
         on conflict (tenant_id, environment, ${bucket}, channel, template, shard) do update set ${ADD_EXCLUDED}
         returning 1
       )
-      select coalesce(sum(n), 0)::int as n from sums`);
+      select coalesce(sum(n), 0)::int as n from sums`;
+}
+
+/** Folds every delta row (shard <> 0) into its shard-0 row; returns the rows folded. */
+export async function compactCounters(): Promise<number> {
+  let folded = 0;
+  for (const table of ["notification_stats_hourly", "notification_stats_daily"] as const) {
+    const [r] = await sql.unsafe(compactStatement(table));
     folded += Number(r?.n ?? 0);
   }
   return folded;

@@ -1,6 +1,7 @@
 // History partitions repository (migration 0860): the day partitions of the history tables, creating
 // them ahead, the checks before one leaves, dropping it, and the longest retention windows.
 import { sql } from "./db";
+import { v7Time } from "./history-keys";
 
 export interface HistoryTable {
   table_name: string;
@@ -32,14 +33,9 @@ export async function historyPartitions(): Promise<HistoryPartition[]> {
   return rows.map((r) => {
     const day = r.day;
     const legacy = r.partition === `${r.parent}_legacy`;
-    const upper = day ? new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000) : legacy && r.legacy_bound ? uuidV7Time(r.legacy_bound) : null;
+    const upper = day ? new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000) : legacy && r.legacy_bound ? new Date(v7Time(r.legacy_bound)) : null;
     return { parent: r.parent, partition: r.partition, day, upper, bounds: r.bounds };
   });
-}
-
-/** The moment in a UUID v7's first 48 bits. */
-export function uuidV7Time(id: string): Date {
-  return new Date(parseInt(id.replace(/-/g, "").slice(0, 12), 16));
 }
 
 /** Creates one UTC day's partition of `table` unless it exists (no lock that stops reads or writes). */

@@ -19,6 +19,7 @@ import {
   type OffboardingRow,
 } from "../../store/offboardings";
 import { findTenant } from "../../store/tenants";
+import { pauseAfterBatch } from "./batch-pause";
 
 const log = logger.child({ component: "offboarding" });
 
@@ -61,10 +62,12 @@ export async function runOffboarding(
 ): Promise<OffboardingOutcome> {
   const batch = opts.batch ?? config.lifecycle.batchRows;
   const pauseMs = opts.pauseMs ?? config.lifecycle.batchPauseMs;
+  const pauseRatio = opts.pauseMs === undefined ? config.lifecycle.batchPauseRatio : 0;
   const tables = await tenantTables();
   let batches = 0;
   for (;;) {
     if (opts.shouldStop?.()) return "stopped";
+    const t0 = performance.now();
     const step = await sql.begin(async (tx) => {
       const cur = await findOffboarding(tenantId, tx, true);
       if (!cur) return (await findOffboarding(tenantId)) ? ("busy" as const) : ("absent" as const);
@@ -95,7 +98,7 @@ export async function runOffboarding(
     // every process forgets the tenant's cached keys and sessions as soon as their rows are gone
     if (step.n < batch && (step.table === "api_keys" || step.table === "sessions")) await bumpAuthEpoch();
     if (++batches % 100 === 0 || step.n < batch) log.info({ tenant_id: tenantId, table: step.table, rows_deleted: step.total }, "tenant offboarding progress");
-    if (pauseMs > 0) await Bun.sleep(pauseMs);
+    await pauseAfterBatch(performance.now() - t0, pauseMs, pauseRatio);
   }
 }
 

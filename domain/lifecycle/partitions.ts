@@ -6,6 +6,7 @@ import { config } from "../../config";
 import { logger } from "../../basics/log";
 import { recordRetentionRemoved } from "../../basics/metrics";
 import { RETENTION_DEFAULTS } from "../../store/retention";
+import { DAY_MS, v7Time } from "../../store/history-keys";
 import {
   createDayPartition,
   deleteKeysBetween,
@@ -14,11 +15,9 @@ import {
   historyTables,
   longestWindows,
   partitionBlocker,
-  uuidV7Time,
   type HistoryPartition,
 } from "../../store/partitions";
 
-const DAY_MS = 86_400_000;
 const CHILDREN = ["notification_attempts", "notification_engagements"];
 
 export interface PartitionPass {
@@ -54,7 +53,7 @@ export async function maintainPartitions(
   const have = new Set(parts.map((p) => p.partition));
   for (const t of tables) {
     // days below the legacy bound belong to the legacy partition (the old table)
-    const legacyUpper = t.legacy_bound ? uuidV7Time(t.legacy_bound).getTime() : -Infinity;
+    const legacyUpper = t.legacy_bound ? v7Time(t.legacy_bound) : -Infinity;
     for (let i = 0; i <= ahead; i++) {
       const day = utcDay(now + i * DAY_MS);
       if (Date.parse(`${day}T00:00:00Z`) < legacyUpper) continue;

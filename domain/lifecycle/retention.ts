@@ -14,6 +14,7 @@ import {
   type RetentionDays,
 } from "../../store/retention";
 import { effectiveWindows } from "./retention-settings";
+import { pauseAfterBatch } from "./batch-pause";
 
 const DAY_MS = 86_400_000;
 const ENVIRONMENTS = ["production", "sandbox"] as const;
@@ -29,13 +30,18 @@ export interface SweepTotals {
 
 const emptyTotals = (): SweepTotals => ({ tenants: 0, notifications: 0, events: 0, workflow_runs: 0, inbox_items: 0, webhook_deliveries: 0 });
 
-/** Repeats one bounded DELETE until it removes less than a full batch (or the sweep is stopped). */
-async function drain(batch: number, one: () => Promise<number>, shouldStop: () => boolean): Promise<number> {
+/** The wait between two batches, given what the batch took (batch-pause.ts; a test may watch it). */
+type Pause = (batchMs: number) => Promise<void>;
+
+/** Repeats one bounded DELETE until it removes less than a full batch (or the sweep is stopped), pausing between two. */
+async function drain(batch: number, one: () => Promise<number>, shouldStop: () => boolean, pause: Pause): Promise<number> {
   let total = 0;
   for (;;) {
+    const t0 = performance.now();
     const n = await one();
     total += n;
     if (n < batch || shouldStop()) return total;
+    await pause(performance.now() - t0);
   }
 }
 
@@ -43,22 +49,23 @@ async function drain(batch: number, one: () => Promise<number>, shouldStop: () =
 export async function sweepTenant(
   tenantId: string,
   windows: RetentionDays,
-  opts: { now?: Date; batch?: number; shouldStop?: () => boolean } = {},
+  opts: { now?: Date; batch?: number; shouldStop?: () => boolean; pause?: Pause } = {},
 ): Promise<Omit<SweepTotals, "tenants">> {
   const now = (opts.now ?? new Date()).getTime();
   const batch = opts.batch ?? config.lifecycle.batchRows;
   const stop = opts.shouldStop ?? (() => false);
+  const pause = opts.pause ?? ((ms: number) => pauseAfterBatch(ms));
   const before = (days: number) => new Date(now - days * DAY_MS);
   const out = { notifications: 0, events: 0, workflow_runs: 0, inbox_items: 0, webhook_deliveries: 0 };
   // a webhook delivery can be replayed while it is kept: its event stays as long as the longer window
   const eventsBefore = before(Math.max(windows.notifications_days, windows.webhook_deliveries_days));
   for (const env of ENVIRONMENTS) {
-    out.notifications += await drain(batch, () => deleteExpiredNotifications(tenantId, env, before(windows.notifications_days), batch), stop);
-    out.events += await drain(batch, () => deleteExpiredEvents(tenantId, env, eventsBefore, batch), stop);
+    out.notifications += await drain(batch, () => deleteExpiredNotifications(tenantId, env, before(windows.notifications_days), batch), stop, pause);
+    out.events += await drain(batch, () => deleteExpiredEvents(tenantId, env, eventsBefore, batch), stop, pause);
   }
-  out.workflow_runs += await drain(batch, () => deleteExpiredRuns(tenantId, before(windows.notifications_days), batch), stop);
-  out.inbox_items += await drain(batch, () => deleteExpiredInboxItems(tenantId, before(windows.inbox_days), batch), stop);
-  out.webhook_deliveries += await drain(batch, () => deleteExpiredWebhookDeliveries(tenantId, before(windows.webhook_deliveries_days), batch), stop);
+  out.workflow_runs += await drain(batch, () => deleteExpiredRuns(tenantId, before(windows.notifications_days), batch), stop, pause);
+  out.inbox_items += await drain(batch, () => deleteExpiredInboxItems(tenantId, before(windows.inbox_days), batch), stop, pause);
+  out.webhook_deliveries += await drain(batch, () => deleteExpiredWebhookDeliveries(tenantId, before(windows.webhook_deliveries_days), batch), stop, pause);
   return out;
 }
 
@@ -73,7 +80,7 @@ export interface SweepResult extends SweepTotals {
  * it (tests, an operator's one-off run).
  */
 export async function sweepRetention(
-  opts: { now?: Date; batch?: number; tenantIds?: string[]; resumeFrom?: string | null; shouldStop?: () => boolean } = {},
+  opts: { now?: Date; batch?: number; tenantIds?: string[]; resumeFrom?: string | null; shouldStop?: () => boolean; pause?: Pause } = {},
 ): Promise<SweepResult> {
   const log = logger.child({ component: "retention" });
   const totals = emptyTotals();

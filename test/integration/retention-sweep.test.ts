@@ -126,9 +126,13 @@ describe("retention sweep", () => {
     ).map((r) => r.id);
     expect(ids.length).toBe(8);
     // batches of 3: the first holds days 47, 46, 45; the last days 41, 40
-    const r = await sweepRetention({ tenantIds: [a.tenant.id], batch: 3 });
+    const pauses: number[] = [];
+    const r = await sweepRetention({ tenantIds: [a.tenant.id], batch: 3, pause: async (ms) => void pauses.push(ms) });
     expect(r.notifications).toBe(8);
     expect(r.events).toBe(8);
+    // a pause after each full batch that another follows (3 + 3 + 2 notifications, the same of events), told what the batch took
+    expect(pauses.length).toBe(4);
+    for (const ms of pauses) expect(ms).toBeGreaterThan(0);
     for (const id of ids) {
       expect(await exists("notifications", id)).toBe(false);
       expect(await countFor("notification_attempts", "notification_id", id)).toBe(0);

@@ -27,19 +27,20 @@ export async function seedNotification(
   return id;
 }
 
-/** Many notifications with one attempt each, in one statement (offboarding volume). */
+/** Many notifications with one attempt each, in one statement (offboarding volume); UUID v7 ids of their
+ *  moment, so they land in that day's partition when it exists, as real rows would. */
 export async function seedManyNotifications(tenantId: string, n: number, ageDays = 1): Promise<void> {
   const at = daysAgo(ageDays);
   await sql`
     with ins as (
       insert into notifications (id, tenant_id, environment, channel, recipient, status, created_at, updated_at)
-      select gen_random_uuid(), ${tenantId}, 'production', 'email', 'x' || g || '@example.com', 'delivered', ${at}, ${at}
+      select nms_uuid_v7_at(${at}), ${tenantId}, 'production', 'email', 'x' || g || '@example.com', 'delivered', ${at}, ${at}
       from generate_series(1, ${n}) g
       returning id)
     insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
-    select gen_random_uuid(), id, ${tenantId}, 1, 'success', ${at} from ins`;
+    select nms_uuid_v7_at(${at}), id, ${tenantId}, 1, 'success', ${at} from ins`;
   await sql`insert into events (id, tenant_id, environment, type, data, created_at)
-            select gen_random_uuid(), ${tenantId}, 'production', 'notification.delivered', '{}'::jsonb, ${at} from generate_series(1, ${n})`;
+            select nms_uuid_v7_at(${at}), ${tenantId}, 'production', 'notification.delivered', '{}'::jsonb, ${at} from generate_series(1, ${n})`;
 }
 
 export async function seedSubscriber(tenantId: string): Promise<string> {
