@@ -39,7 +39,7 @@ export function startLeasedLoop(runtime: Runtime, opts: LeasedLoopOptions, run: 
   // one process at a time on a job: a holder proven dead (kill -9) hands it over at once, not after the ttl
   const lease = createLease(runtime, opts.lease, { ttlMs: opts.leaseTtlMs, takeFromDead: true });
   let runs = 0;
-  const loop = new Loop({ name: opts.name, everyMs: opts.everyMs, alignMs: opts.everyMs, runDeadlineMs: opts.runDeadlineMs ?? opts.leaseTtlMs, log: opts.log }, async () => {
+  const loop = new Loop({ name: opts.name, everyMs: opts.everyMs, runDeadlineMs: opts.runDeadlineMs ?? opts.leaseTtlMs, log: opts.log }, async () => {
     if (!(await lease.hold())) return;
     runs++;
     return await run();
