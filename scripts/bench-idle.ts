@@ -4,8 +4,9 @@
 //   npm run bench:idle            (BENCH_IDLE_S=60, BENCH_REDIS_PORT=6441, BENCH_PORT=4161; db of BENCH_DATABASE_URL)
 // BENCH_BASELINE_ROOT=<dir>: measure that checkout too, in the same run (e.g. `git archive <commit> | tar -x -C dir`
 // with node_modules linked): the idle burn and first-message latency of both, side by side.
+// BENCH_SETTLE_S (5): seconds from the warm-up message to the idle window (the start's own jobs run ~10 s after ready).
 // After the idle period, BENCH_FIRST_N (5) messages are sent BENCH_FIRST_GAP_S (7) s apart, each after a quiet spell
-// longer than a reader's block: the median of accept-to-delivered is "the first message after idle".
+// (a message ends a reader's block at once): the median of accept-to-delivered is "the first message after idle".
 // Last line: `idle: <N> ms/s (bun A, pg B, redis C) over S s; first message delivered in X ms (median of N); load L`
 import postgres from "postgres";
 import { bootstrapKey, CpuTally, loadAvg, pgBackends, PG_SERVER, recreateDb, sleep, startRedis, startService, treeCpuMs } from "./perf/meter";
@@ -16,6 +17,8 @@ const redisPort = Number(process.env.BENCH_REDIS_PORT ?? 6441);
 const port = Number(process.env.BENCH_PORT ?? 4161);
 
 const FIRST_N = Number(process.env.BENCH_FIRST_N ?? 5);
+/** Seconds between the warm-up message and the idle window: with the default 5 the window still holds the start's own jobs (the table-statistics job's first run 10 s in). */
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 5);
 const FIRST_GAP_S = Number(process.env.BENCH_FIRST_GAP_S ?? 7);
 
 async function measure(label: string, root: string | undefined, redisPort: number): Promise<{ perS: number; firstMs: number; line: string }> {
@@ -47,7 +50,7 @@ async function measure(label: string, root: string | undefined, redisPort: numbe
     };
     // warm: one message through every path first
     await waitDelivered(await send());
-    await sleep(5000);
+    await sleep(SETTLE_S * 1000);
 
     const pg = new CpuTally();
     const red = new CpuTally();
