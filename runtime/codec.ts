@@ -1,8 +1,8 @@
 // Encoding of stream entries and timer payloads. Entries carry k (actor key) and m (message JSON),
-// plus t (timer id) when promoteTimers-n.lua produced them; readable in redis-cli as they are.
+// plus t (timer id) when promoteTimers-3.lua produced them; readable in redis-cli as they are.
 
 export function encodeTimerPayload(key: string, message: unknown): string {
-  // promoteTimers-n.lua splits by the key's byte length, so any key (even one with ':') is safe.
+  // promoteTimers-3.lua splits by the key's byte length, so any key (even one with ':') is safe.
   return `${Buffer.byteLength(key)}:${key}${JSON.stringify(message)}`;
 }
 

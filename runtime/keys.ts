@@ -10,7 +10,7 @@ export function runtimeKeys(prefix: string) {
     stream: (actor: string, p: number) => `${prefix}:{${actor}:${p}}`,
     /** Sorted set of timers due in that partition: member = timer id, score = due time (Redis clock, epoch ms). */
     timers: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:timers`,
-    /** Hash timer id => "<key length>:<key><message JSON>", the payload promoteTimers-n.lua moves into the stream. */
+    /** Hash timer id => "<key length>:<key><message JSON>", the payload promoteTimers-3.lua moves into the stream. */
     timerData: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:timer-data`,
     /** Hash stream entry id => handler failures so far; survives a crash so the delivery count keeps growing. */
     attempts: (actor: string, p: number) => `${prefix}:{${actor}:${p}}:attempts`,

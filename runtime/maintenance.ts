@@ -5,11 +5,7 @@ import type { Loop } from "./loop";
 import type { Mailboxes } from "./mailboxes";
 import type { PartitionReader } from "./partition-reader";
 import { observe, type HostCore, type PartitionWorker } from "./host-state";
-import { isCluster } from "./redis-client";
 import { firstError, SlotBatch } from "./slot-batch";
-
-/** Partitions promoted per script call on a single Redis (each moves at most `batch` timers). */
-const PROMOTE_PER_CALL = 32;
 
 /**
  * How long a group at its share must have waited with no slot freed before its waiters stop
@@ -31,23 +27,16 @@ function readingWorkers(core: HostCore): PartitionWorker[] {
 export async function promoteTimers(core: HostCore): Promise<boolean | number> {
   const workers = readingWorkers(core);
   if (!workers.length) return core.opts.timerIdleMs;
-  // On a single Redis one call promotes PROMOTE_PER_CALL partitions; on a cluster a partition's keys
-  // share a slot that the others do not, so one call per partition.
-  const perCall = isCluster(core.redis) ? 1 : PROMOTE_PER_CALL;
   const batch = new SlotBatch(core.redis);
-  for (let i = 0; i < workers.length; i += perCall) {
-    const keys = workers.slice(i, i + perCall).flatMap((w) => [w.timers, w.timerData, w.stream]);
-    batch.add(keys[0]!, (pipeline) => pipeline.nmsRuntime_promoteTimers(keys.length, ...keys, core.opts.batch));
-  }
-  const calls = await batch.exec();
-  const failed = firstError(calls);
+  for (const w of workers) batch.add(w.timers, (pipeline) => pipeline.nmsRuntime_promoteTimers(w.timers, w.timerData, w.stream, core.opts.batch));
+  const results = await batch.exec(); // in the order of workers
+  const failed = firstError(results);
   if (failed) throw failed;
-  const results = calls.flatMap(([, reply]) => reply as number[][]); // in the order of workers
   let more = false;
   let movedAny = false;
   let next = Infinity;
-  results.forEach((reply, i) => {
-    const [moved, nextIn, ...latenessMs] = reply.map(Number);
+  results.forEach(([, reply], i) => {
+    const [moved, nextIn, ...latenessMs] = (reply as number[]).map(Number);
     if (moved! >= core.opts.batch) more = true;
     if (moved! > 0) movedAny = true;
     if (nextIn! >= 0) next = Math.min(next, nextIn!);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-n", "scheduleTimer-2", "renewLease-n", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
+const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-n", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -30,11 +30,8 @@ export interface ScriptCommands {
   /** Resolves to [nowMs, then allowed, remaining, resetAfterMs, retryAfterMs for each cost, in order]. */
   nmsRuntime_rateLimitMany(key: string, limit: number, periodMs: number, ...costs: number[]): Promise<number[]>;
   nmsRuntime_appendMessages(stream: string, ...keyJsonPairs: string[]): Promise<string[]>;
-  /**
-   * `3 * partitions`, then each partition's timers, timer data and stream keys, then the most to move per partition. Resolves,
-   * per partition, to [moved, ms until the earliest timer left is due (-1: none), lateness ms of each timer moved into the stream ...].
-   */
-  nmsRuntime_promoteTimers(keyCount: number, ...keysThenMax: (string | number)[]): Promise<number[][]>;
+  /** Resolves to [moved, ms until the earliest timer left is due (-1: none), lateness ms of each timer moved into the stream ...]. */
+  nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
   /** With `channel` and `tag`, publishes `<tag>:<delay>` on the channel when the timer became the partition's earliest. */
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string, channel?: string, tag?: string): Promise<number>;
   /** `count` leases, then one reclaim flag per lease; resolves to 1 (held now) or 0 (another holder) per lease. */
