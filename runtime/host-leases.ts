@@ -4,7 +4,6 @@ import { leaseTarget, planLeases } from "./balance";
 import type { ActorRunner, HostCore, PartitionWorker } from "./host-state";
 import { SlotBatch } from "./slot-batch";
 import { isLocalPeer, provablyDead } from "./host-identity";
-import { isCluster } from "./redis-client";
 
 /** What the lease keeper asks of the host when it wins, loses or gives back a partition. */
 export interface PartitionOwner {
@@ -58,30 +57,24 @@ export class LeaseKeeper {
     const { redis, runtime, opts, id } = this.core;
     const keys = runtime.keys;
     const stopping = this.core.stopping;
-    // Built and sent in one synchronous step, so a release (DEL) issued later runs after it. On a
-    // single Redis one script call renews every lease of an actor; on a cluster each lease key has
-    // a slot of its own, so one call per lease.
+    // Built and sent in one synchronous step, so a release (DEL) issued later runs after it.
     const batch = new SlotBatch(redis);
-    const perCall = isCluster(redis) ? 1 : Infinity;
     const rounds = this.core.runners.map((runner) => {
       const name = runner.actor.name;
       const beatAt = batch.length;
       if (!stopping) batch.add(keys.hosts(name), (pipeline) => pipeline.nmsRuntime_heartbeat(keys.hosts(name), id, opts.leaseMs, 0));
       const held = [...runner.partitions.values()].filter((w) => w.state !== "lost");
       const renewAt = batch.length;
-      for (let i = 0; i < held.length; i += Math.min(perCall, held.length)) {
-        const part = held.slice(i, i + perCall);
-        const leases = part.map((w) => keys.lease(name, w.p));
-        const reclaim = part.map((w) => (w.state === "releasing" ? 0 : 1));
-        batch.add(leases[0]!, (pipeline) => pipeline.nmsRuntime_renewLease(part.length, ...leases, id, opts.leaseMs, ...reclaim));
+      for (const w of held) {
+        const lease = keys.lease(name, w.p);
+        batch.add(lease, (pipeline) => pipeline.nmsRuntime_renewLease(lease, id, opts.leaseMs, w.state === "releasing" ? 0 : 1));
       }
-      return { runner, beatAt, held, renewAt, perCall: Math.min(perCall, held.length) };
+      return { runner, beatAt, held, renewAt };
     });
     const replies = batch.length ? await batch.exec() : [];
-    for (const { held, renewAt, perCall } of rounds) {
+    for (const { held, renewAt } of rounds) {
       held.forEach((w, i) => {
-        const [err, reply] = replies[renewAt + Math.floor(i / perCall)] ?? [null, []];
-        const ok = (reply as number[] | null)?.[i % perCall];
+        const [err, ok] = replies[renewAt + i] ?? [null, 0];
         if (!err && Number(ok) === 0 && w.state !== "releasing") this.owner.loseLease(w);
       });
     }

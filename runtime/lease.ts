@@ -34,7 +34,7 @@ export function createLease(
     key,
     holder,
     async hold() {
-      if (Number((await runtime.redis.nmsRuntime_renewLease(1, key, holder, opts.ttlMs, 1))[0]) === 1) return true;
+      if (Number(await runtime.redis.nmsRuntime_renewLease(key, holder, opts.ttlMs, 1)) === 1) return true;
       if (!opts.takeFromDead) return false;
       const current = await runtime.redis.get(key);
       if (!current || !provablyDead(current)) return false;

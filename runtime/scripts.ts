@@ -1,10 +1,10 @@
-// Loads the runtime's Lua scripts (runtime/lua/<name>-<numKeys>.lua; `n`: the caller passes the number of keys first) once and registers them
+// Loads the runtime's Lua scripts (runtime/lua/<name>-<numKeys>.lua) once and registers them
 // on an ioredis client with defineCommand, so every call is EVALSHA (EVAL only after NOSCRIPT).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-n", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
+const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
 const sources = new Map<ScriptName, string>();
@@ -19,7 +19,7 @@ function source(name: ScriptName): string {
 
 /** Command names are prefixed so they cannot clash with anything else defined on a shared client. */
 export function commandName(name: ScriptName): string {
-  return "nmsRuntime_" + name.replace(/-(\d+|n)$/, "");
+  return "nmsRuntime_" + name.replace(/-\d+$/, "");
 }
 
 const defined = new WeakSet<object>();
@@ -34,8 +34,7 @@ export interface ScriptCommands {
   nmsRuntime_promoteTimers(timers: string, data: string, stream: string, max: number): Promise<number[]>;
   /** With `channel` and `tag`, publishes `<tag>:<delay>` on the channel when the timer became the partition's earliest. */
   nmsRuntime_scheduleTimer(timers: string, data: string, timerId: string, delayMs: number, payload: string, channel?: string, tag?: string): Promise<number>;
-  /** `count` leases, then one reclaim flag per lease; resolves to 1 (held now) or 0 (another holder) per lease. */
-  nmsRuntime_renewLease(count: number, ...leasesThenArgs: (string | number)[]): Promise<number[]>;
+  nmsRuntime_renewLease(lease: string, hostId: string, leaseMs: number, reclaim: 0 | 1): Promise<number>;
   nmsRuntime_takeLease(lease: string, deadHolder: string, hostId: string, leaseMs: number): Promise<number>;
   nmsRuntime_releaseLease(lease: string, hostId: string): Promise<number>;
   /** the live host ids after the beat (or after leaving) */
@@ -51,8 +50,8 @@ export type ScriptedRedis = RedisClient & ScriptCommands;
 export function withScripts(redis: RedisClient): ScriptedRedis {
   if (!defined.has(redis)) {
     for (const name of SCRIPTS) {
-      const keys = name.slice(name.lastIndexOf("-") + 1);
-      redis.defineCommand(commandName(name), { numberOfKeys: keys === "n" ? undefined : Number(keys), lua: source(name) });
+      const numberOfKeys = Number(name.slice(name.lastIndexOf("-") + 1));
+      redis.defineCommand(commandName(name), { numberOfKeys, lua: source(name) });
     }
     defined.add(redis);
   }
