@@ -8,15 +8,16 @@ import { analyzeTable, autovacuumOn, staleTables, tablesToVacuum, vacuumTable } 
 
 const table = `stats_probe_${process.pid}`;
 const statsRows = async () => (await sql`select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = ${table}`)[0]!.n;
-/** Another backend's row counts reach pg_stat_user_tables when it flushes them (about a second). */
-async function untilStale(): Promise<boolean> {
+/** Whether `name` gets listed within 20 s: another backend's counts reach pg_stat_user_tables when it flushes them (about a second). */
+async function untilListed(list: (o: { limit: number }) => Promise<{ table: string }[]>, name: string): Promise<boolean> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    if ((await staleTables({ limit: 1000 })).some((t) => t.table.endsWith(`.${table}`))) return true;
+    if ((await list({ limit: 1000 })).some((t) => t.table.endsWith(`.${name}`))) return true;
     await Bun.sleep(200);
   }
   return false;
 }
+const untilStale = () => untilListed(staleTables, table);
 
 beforeAll(async () => {
   await sql.unsafe(`drop table if exists ${table}`);
@@ -35,15 +36,7 @@ afterAll(async () => {
 const vtable = `vacuum_probe_${process.pid}`;
 const vstats = async () =>
   (await sql`select n_dead_tup::int as dead, vacuum_count::int as vacuums from pg_stat_user_tables where relname = ${vtable}`)[0]!;
-/** Another backend's counts reach pg_stat_user_tables when it flushes them (about a second). */
-async function untilToVacuum(): Promise<boolean> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if ((await tablesToVacuum({ limit: 1000 })).some((t) => t.table.endsWith(`.${vtable}`))) return true;
-    await Bun.sleep(200);
-  }
-  return false;
-}
+const untilToVacuum = () => untilListed(tablesToVacuum, vtable);
 
 test("a table changed past 50 rows + 10% is listed as stale, then has statistics once analyzed and is no longer listed", async () => {
   await sql.unsafe(`insert into ${table} select g, g % 7 from generate_series(1, 2000) g`);
