@@ -40,6 +40,11 @@ export class Loop {
   /** performance.now() at which the next run is due (Infinity while running or stopped). */
   private nextAt = Infinity;
 
+  /** When the next run was planned for at the end of the last one (performance.now() clock). */
+  get plannedWakeAt(): number {
+    return this.lastRunEnd + this.plannedMs;
+  }
+
   constructor(
     private readonly opts: LoopOptions,
     /** Returns true when there is more to do at once (the next run starts without the pause), or the pause (ms) before the next run. */
