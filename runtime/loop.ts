@@ -15,15 +15,21 @@ export interface LoopOptions {
    * A pause of exactly this many ms (the loop's idle cadence: everyMs, or what its runs return when
    * there is nothing to do) ends on a multiple of it on the process clock, so every loop of the
    * process with the same cadence (one watchdog, lease round, timer promotion ... per host) wakes
-   * in the same event-loop turn: one wake-up instead of one per host. Aligning only ever shortens
-   * a pause (the first one, once), so nothing runs later than before.
+   * in the same event-loop turn: one wake-up instead of one per host. Aligning shortens a pause
+   * (the first one, once) or lengthens it by at most 2 ms (a timer that fired early), so nothing runs
+   * noticeably later than before.
    */
   alignMs?: number;
 }
 
-/** The pause (at most `every`) that ends on a multiple of `every` on the process clock. */
+/**
+ * The pause that ends on a multiple of `every` on the process clock. A run that ends just before a
+ * multiple (within 2 ms: Bun fires timers up to a millisecond early) counts as that multiple's run, so
+ * the pause goes to the next one (at most `every` + 2 ms) instead of running again a millisecond later.
+ */
 export function alignedPause(now: number, every: number): number {
-  return Math.max(1, Math.floor((now + every) / every) * every - now);
+  const slack = Math.min(2, every / 4);
+  return Math.floor((now + slack) / every) * every + every - now;
 }
 
 export class Loop {
