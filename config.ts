@@ -201,12 +201,21 @@ export const config = {
     concurrency: numberEnv("ACCEPT_BATCH_CONCURRENCY", 2),
     /** the wait under steady traffic (store/micro-batcher.ts busyWaitMs): the first accept after a quiet spell still waits waitMs */
     busyWaitMs: numberEnv("ACCEPT_BATCH_BUSY_WAIT_MS", 4),
+    /**
+     * The accept path's first batched statement, the subscriber look-up (store/subscribers.ts): its wait under
+     * steady traffic. The requests of one look-up reach the insert batch together, so it is this wait that
+     * fills the insert's batches (the insert's own busyWaitMs serves the requests without a look-up: in_app).
+     */
+    lookupBusyWaitMs: numberEnv("SUBSCRIBER_LOOKUP_BUSY_WAIT_MS", 12),
   },
   /**
-   * The wait of the sender's batched statements (claim, suppression check, outcome) under steady
-   * traffic (store/micro-batcher.ts busyWaitMs); after a quiet spell they go after 1-2 ms as before.
+   * The wait of a send's first batched statement, the claim, under steady traffic (store/micro-batcher.ts
+   * busyWaitMs); after a quiet spell it goes after 1 ms. The claims of one batch reach the suppression
+   * check together, so that check does not wait again.
    */
-  deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 8),
+  deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 25),
+  /** The outcome batch's wait under steady traffic: provider calls of one claim batch end at different times. */
+  outcomeBatchBusyWaitMs: numberEnv("OUTCOME_BATCH_BUSY_WAIT_MS", 8),
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
   /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */

@@ -61,8 +61,9 @@ async function claimBatch(items: ClaimItem[]): Promise<(NotificationRow | null)[
 const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(claimBatch, {
   maxSize: 500,
   maxWaitMs: 1,
-  busyWaitMs: config.deliveryBatchBusyWaitMs,
+  busyWaitMs: () => config.deliveryBatchBusyWaitMs, // a send's first batched statement: the one that waits for company
   maxConcurrent: 2,
+  name: "delivery claims",
 });
 
 /**

@@ -18,9 +18,12 @@ export interface MicroBatcherOptions {
    * The wait under steady traffic: when the previous batch started less than `busyWindowMs` ago,
    * a new batch waits this long (instead of maxWaitMs) for company, so a steady few hundred items a
    * second share commits instead of paying one each. After a quiet spell the first item still goes
-   * after maxWaitMs. Default: maxWaitMs (no difference).
+   * after maxWaitMs. Default: maxWaitMs (no difference). A function is read at each new batch (a
+   * setting that may change while the process runs). A batcher fed by another batcher's results (the
+   * accept insert after the subscriber look-up, the suppression check after the claim) needs no wait
+   * of its own for those: one batch's callers resume in one turn and arrive together.
    */
-  busyWaitMs?: number;
+  busyWaitMs?: number | (() => number);
   /** How recent the previous batch must be for busyWaitMs to apply (default 50 ms). */
   busyWindowMs?: number;
 }
@@ -57,7 +60,8 @@ export class MicroBatcher<I, O> {
   }
 
   private waitMs(): number {
-    const busy = this.opts.busyWaitMs;
+    const opt = this.opts.busyWaitMs;
+    const busy = typeof opt === "function" ? opt() : opt;
     if (busy === undefined || performance.now() - this.lastStart > (this.opts.busyWindowMs ?? 50)) return this.opts.maxWaitMs;
     return busy;
   }

@@ -82,11 +82,12 @@ async function owningBatch(items: { scope: Scope; recipient: string }[]): Promis
   for (const { i$, ...row } of rows) out[i$] = row as SubscriberRow;
   return out;
 }
-// the accept path's look-up: under steady traffic it waits as long as the accept batch does (config.acceptBatch.busyWaitMs)
+// the accept path's look-up: the first batched statement of an accept, so under steady traffic it is the one that
+// waits for company (config.acceptBatch.lookupBusyWaitMs); its callers then reach the insert batch together
 const owningBatcher = new MicroBatcher(owningBatch, {
   maxSize: 500,
   maxWaitMs: 1,
-  busyWaitMs: config.acceptBatch.busyWaitMs,
+  busyWaitMs: () => config.acceptBatch.lookupBusyWaitMs,
   maxConcurrent: 2,
   name: "subscriber look-up",
 });

@@ -75,7 +75,7 @@ const outcomeBatcher = new MicroBatcher<Outcome, boolean>(
     void wakeWorkflowRuns(outs.map((o, k) => ({ notificationId: o.n.id, workflowRunId: moved[k] === true ? o.n.workflow_run_id : null, status: o.status })));
     return moved;
   },
-  { maxSize: 500, maxWaitMs: 2, busyWaitMs: config.deliveryBatchBusyWaitMs, maxConcurrent: 3, retryEachAlone: true, name: "delivery outcomes" },
+  { maxSize: 500, maxWaitMs: 2, busyWaitMs: () => config.outcomeBatchBusyWaitMs, maxConcurrent: 3, retryEachAlone: true, name: "delivery outcomes" },
 );
 
 /** Records an outcome; resolves true when the notification moved (false: it had already moved). */

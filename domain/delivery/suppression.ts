@@ -154,7 +154,8 @@ async function checkBatch(items: SuppressionSubject[]): Promise<{ reason: Suppre
 }
 
 // Concurrent sends share one query; the sender makes this check for every notification.
-const batcher = new MicroBatcher(checkBatch, { maxSize: 500, maxWaitMs: 1, busyWaitMs: config.deliveryBatchBusyWaitMs, maxConcurrent: 2 });
+// No wait of its own under steady traffic: a batch of claims (store/attempts.ts, which waits) arrives here together.
+const batcher = new MicroBatcher(checkBatch, { maxSize: 500, maxWaitMs: 1, maxConcurrent: 2 });
 
 /** What is decided without the database: a recipient erasure already redacted, a blocked email domain. */
 async function settledBeforeQuery(n: SuppressionSubject): Promise<SuppressionAnswer | null> {

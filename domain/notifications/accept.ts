@@ -311,7 +311,7 @@ async function enqueue(items: AcceptItem[]): Promise<void> {
 const acceptBatcher = new MicroBatcher<AcceptItem, boolean>(flushAccepts, {
   maxSize: config.acceptBatch.size,
   maxWaitMs: config.acceptBatch.waitMs,
-  busyWaitMs: config.acceptBatch.busyWaitMs,
+  busyWaitMs: () => config.acceptBatch.busyWaitMs,
   maxConcurrent: config.acceptBatch.concurrency,
   retryEachAlone: true,
   name: "accept",

@@ -12,6 +12,8 @@
 #      database of BENCH_DATABASE_URL, else nms_bench),
 #      COST_BUN_FLAGS (bun flags for the one-process start, e.g. --cpu-prof-md --cpu-prof-dir=/tmp/prof),
 #      COST_REDIS_STATS (1: Redis commands per notification, from INFO commandstats),
+#      COST_PG_STATEMENTS (1: statements per notification over the window, from pg_stat_statements, which the
+#      server must preload; COST_PG_STATEMENTS_TOP lines, 25),
 #      COST_SVC_SQL (SQL run on the service database once created, @DB@ = its name: a profile's auto_explain),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable
 #      batched pipeline can do: an estimate of the limit), COST_START ("start": the one-process start; "split":
@@ -73,6 +75,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   local idle_ms=$(( (it1-it0)/1000000 ))
   local c0 r0 s0 w0t; w0t=$(date +%s%N); c0=$(cpu_ms "$@"); r0=$(cpu_ms "$rpid"); PGBASE=(); pg_snapshot "$db"; s0=$(dbstat "$db"); local m0; m0=$(busy_ms)
   local t0; t0=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select clock_timestamp()")
+  [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtc "select pg_stat_statements_reset()" >/dev/null
   local out; out=$("$BUN" "$PERF/rate.ts" --url "$url/v1/notifications" --key "$key" --rate "$RATE" --duration "$DUR" --label "cost-$name" 2>&1 | tail -1)
   local waited=0 left
   while :; do
@@ -96,6 +99,9 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   echo "  load: $out"
   # COST_REDIS_STATS=1: Redis commands per delivered notification over the whole run (warm-up included)
   [ -n "${COST_REDIS_STATS:-}" ] && redis-cli -p "$rport" info commandstats | awk -F'[:=,]' -v n="$n" '/^cmdstat_/ {printf "  redis %s %.2f/notif\n", substr($1,9), $3/n}' | sort -k3,3 -rn | head -25
+  # COST_PG_STATEMENTS=1 (the server preloads pg_stat_statements, the postgres database has the extension):
+  # calls, rows and backend time per delivered notification of the window's statements, largest first
+  [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtF' ' -c "select to_char(s.calls::float/$n,'0.000'), to_char(s.rows::float/$n,'990.00'), to_char(s.total_exec_time/$n*1000,'99990.0')||'us', to_char(s.total_plan_time/$n*1000,'9990.0')||'us', left(regexp_replace(s.query,'\s+',' ','g'),150) from pg_stat_statements s join pg_database d on d.oid=s.dbid where d.datname='$db' order by s.total_exec_time desc limit ${COST_PG_STATEMENTS_TOP:-25}" | sed 's/^/  pg /'
   true
 }
 

@@ -66,3 +66,32 @@ test("under steady traffic a batch waits busyWaitMs for company; the first item 
   await quiet.submit("b");
   expect(performance.now() - started).toBeLessThan(2500); // not the 3 s busy wait
 });
+
+test("a batcher fed by another batcher's results needs no wait of its own: one batch's callers arrive together", async () => {
+  // the accept path (subscriber look-up, then the insert) and a send (claim, then the suppression check):
+  // only the first step waits for company; the second goes after 1 ms and still gets the whole cohort
+  const first = writer();
+  const second = writer();
+  let busy = 500;
+  const lookUp = new MicroBatcher(first.run, { maxSize: 10, maxWaitMs: 1, busyWaitMs: () => busy, busyWindowMs: 60_000, maxConcurrent: 1 });
+  const insert = new MicroBatcher(second.run, { maxSize: 10, maxWaitMs: 1, maxConcurrent: 1 });
+  const accept = async (item: string) => insert.submit((await lookUp.submit(item)).toLowerCase());
+  await accept("prime"); // a recent batch: the next one waits busyWaitMs (read when it opens)
+  const spread: Promise<string>[] = [];
+  for (const item of ["a", "b", "c", "d"]) {
+    spread.push(accept(item));
+    await Bun.sleep(20); // arrivals 20 ms apart, far longer than the insert's own 1 ms wait
+  }
+  expect(await Promise.all(spread)).toEqual(["A", "B", "C", "D"]);
+  expect(first.batches).toEqual([["prime"], ["a", "b", "c", "d"]]);
+  expect(second.batches).toEqual([["prime"], ["a", "b", "c", "d"]]);
+  // the wait is read at each new batch: a setting changed at run time applies to the next one
+  busy = 1;
+  const late: Promise<string>[] = [];
+  for (const item of ["e", "f"]) {
+    late.push(accept(item));
+    await Bun.sleep(40);
+  }
+  await Promise.all(late);
+  expect(second.batches.slice(2)).toEqual([["e"], ["f"]]);
+});
