@@ -37,7 +37,13 @@ export function prepareEvents(tx: Tx, events: NewEvent[], opts?: { onlyIfInserte
   // notification.* events of the accept and send paths are read by webhooks alone, and most tenants
   // have none: three rows and six index entries per notification for nobody (docs/operations.md, cost model).
   const inserted = opts?.onlyIfInserted ? tx`t.row in (select id from ins)` : null;
-  const listened = opts?.onlyIfListened ? tx`exists (select 1 from webhooks w where w.tenant_id = t.tenant_id and w.environment = t.environment)` : null;
+  // The first, uncorrelated test is planned as a one-time filter ahead of the scan: where none of the batch's
+  // tenants has a webhook (most), the document is never parsed (a third of the statement's time, measured).
+  const tenants = opts?.onlyIfListened ? [...new Set(events.map((e) => e.tenantId))] : [];
+  const listened = opts?.onlyIfListened
+    ? tx`exists (select 1 from webhooks w0 where w0.tenant_id = any(${tenants}::uuid[]))
+      and exists (select 1 from webhooks w where w.tenant_id = t.tenant_id and w.environment = t.environment)`
+    : null;
   const where = inserted && listened ? tx`where ${inserted} and ${listened}` : inserted ? tx`where ${inserted}` : listened ? tx`where ${listened}` : tx``;
   const insert = tx`insert into events (id, tenant_id, environment, type, data, created_at)
     select id, tenant_id, environment, type, data, ${createdAt}
