@@ -1,7 +1,6 @@
 // Why a notification must not be sent, checked by the channel sender right before each send: erasure,
 // the suppression list, preferences and unsubscribe (one rule set, one query for many notifications)
 // plus the email blocklist; and the address a notification is suppressed by.
-import { config } from "../../config";
 import { parseSubscription } from "../../providers/push/webpush";
 import { isBlockedEmail } from "../../store/blocked-domains";
 import { sql, type Tx } from "../../store/db";
