@@ -43,8 +43,10 @@ export function startTableStatsJob(opts: { everyMs?: number; firstRunInMs?: numb
           vacuumed.add(t.table);
           log.info({ table: t.table, dead: t.dead, inserted: t.inserted, rows: t.rows, ms: Math.round(performance.now() - started) }, "vacuumed a table autovacuum would have");
         } catch (err) {
-          // another vacuum (a late run, an operator) or a partition drop holds it: the next run tries again
-          log.warn({ table: t.table, err: (err as Error).message }, "vacuum skipped a table (lock timeout); the next run tries again");
+          // mostly a lock timeout (another vacuum, an operator, a partition drop holds it); the message says which
+          const code = (err as { code?: string }).code;
+          const why = code === "55P03" ? "lock timeout" : code === "42P01" ? "table gone" : "error";
+          log.warn({ table: t.table, code, err: (err as Error).message }, `vacuum skipped a table (${why}); the next run tries again`);
         }
       }
       for (const t of await staleTables()) {

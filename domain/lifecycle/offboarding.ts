@@ -19,7 +19,7 @@ import {
   type OffboardingRow,
 } from "../../store/offboardings";
 import { findTenant } from "../../store/tenants";
-import { pauseAfterBatch } from "./batch-pause";
+import { pauseAfterBatch, type Pause } from "./batch-pause";
 
 const log = logger.child({ component: "offboarding" });
 
@@ -58,11 +58,10 @@ export type OffboardingOutcome = "completed" | "busy" | "stopped" | "absent";
  */
 export async function runOffboarding(
   tenantId: string,
-  opts: { batch?: number; pauseMs?: number; shouldStop?: () => boolean } = {},
+  opts: { batch?: number; pause?: Pause; shouldStop?: () => boolean } = {},
 ): Promise<OffboardingOutcome> {
   const batch = opts.batch ?? config.lifecycle.batchRows;
-  const pauseMs = opts.pauseMs ?? config.lifecycle.batchPauseMs;
-  const pauseRatio = opts.pauseMs === undefined ? config.lifecycle.batchPauseRatio : 0;
+  const pause = opts.pause ?? ((ms: number) => pauseAfterBatch(ms));
   const tables = await tenantTables();
   let batches = 0;
   for (;;) {
@@ -98,7 +97,7 @@ export async function runOffboarding(
     // every process forgets the tenant's cached keys and sessions as soon as their rows are gone
     if (step.n < batch && (step.table === "api_keys" || step.table === "sessions")) await bumpAuthEpoch();
     if (++batches % 100 === 0 || step.n < batch) log.info({ tenant_id: tenantId, table: step.table, rows_deleted: step.total }, "tenant offboarding progress");
-    await pauseAfterBatch(performance.now() - t0, pauseMs, pauseRatio);
+    await pause(performance.now() - t0);
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type RetentionDays,
 } from "../../store/retention";
 import { effectiveWindows } from "./retention-settings";
-import { pauseAfterBatch } from "./batch-pause";
+import { pauseAfterBatch, type Pause } from "./batch-pause";
 
 const DAY_MS = 86_400_000;
 const ENVIRONMENTS = ["production", "sandbox"] as const;
@@ -30,8 +30,6 @@ export interface SweepTotals {
 
 const emptyTotals = (): SweepTotals => ({ tenants: 0, notifications: 0, events: 0, workflow_runs: 0, inbox_items: 0, webhook_deliveries: 0 });
 
-/** The wait between two batches, given what the batch took (batch-pause.ts; a test may watch it). */
-type Pause = (batchMs: number) => Promise<void>;
 
 /** Repeats one bounded DELETE until it removes less than a full batch (or the sweep is stopped), pausing between two. */
 async function drain(batch: number, one: () => Promise<number>, shouldStop: () => boolean, pause: Pause): Promise<number> {
