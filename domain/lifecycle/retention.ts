@@ -30,7 +30,6 @@ export interface SweepTotals {
 
 const emptyTotals = (): SweepTotals => ({ tenants: 0, notifications: 0, events: 0, workflow_runs: 0, inbox_items: 0, webhook_deliveries: 0 });
 
-
 /** Repeats one bounded DELETE until it removes less than a full batch (or the sweep is stopped), pausing between two. */
 async function drain(batch: number, one: () => Promise<number>, shouldStop: () => boolean, pause: Pause): Promise<number> {
   let total = 0;

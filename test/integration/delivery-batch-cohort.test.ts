@@ -37,7 +37,9 @@ async function accept(to: string): Promise<string> {
 const message = (id: string) => senderMessage({ id, tenantId: T.tenant.id, environment: "sandbox", channel: "sms" }, 1);
 
 test("six sends claimed in one batch are recorded by one outcome statement, though the outcome batch does not wait", async () => {
-  config.outcomeBatchBusyWaitMs = 0; // the outcome batch goes after its 2 ms; only the claim may gather
+  // no busy waits: the six sends start in one turn and share a claim batch; the outcome batch goes after its
+  // own 2 ms, so it gets all six only if they reach it together
+  config.outcomeBatchBusyWaitMs = 0;
   config.deliveryBatchBusyWaitMs = 0;
   const warm = await accept("+5511977770000"); // the channel's target, limits and settings cached
   await sendAttempt(message(warm), ctx());
