@@ -92,8 +92,13 @@ async function plan(f: FeedFilter) {
   const filled = new Set(
     (await sql<{ relname: string }[]>`select relname from pg_class where relname like 'notifications%' and relkind = 'r' and reltuples > 0`).map((r) => r.relname),
   );
+  // an index read is an Index (Only) Scan on a partition, or a Bitmap Heap Scan on one whose Bitmap Index Scans
+  // (under it, through BitmapAnd/Or) name the index: the planner takes either for the same index
+  const bitmapIndexes = (n: PlanNode): string[] =>
+    (n.Plans ?? []).flatMap((c) => (c["Node Type"] === "Bitmap Index Scan" ? [c["Index Name"]!] : c["Node Type"].startsWith("Bitmap") ? bitmapIndexes(c) : []));
+  const used = onNotifications.flatMap((n) => (n["Node Type"] === "Bitmap Heap Scan" ? bitmapIndexes(n) : n["Index Name"] ? [n["Index Name"]] : []));
   return {
-    indexes: onNotifications.map((n) => n["Index Name"]).filter((x): x is string => !!x).map((x) => parents.get(x) ?? x),
+    indexes: used.map((x) => parents.get(x) ?? x),
     seqScans: onNotifications.filter((n) => n["Node Type"] === "Seq Scan" && filled.has(n["Relation Name"]!)).length,
   };
 }
