@@ -30,10 +30,14 @@ export async function emptyBenchDatabase() {
   }
 }
 
-/** CPU ms so far of this process's PostgreSQL backends, by pid (/proc, the server runs on this machine; clock ticks of 10 ms). */
+/**
+ * CPU ms so far of this process's PostgreSQL backends, by pid (/proc, the server runs on this machine; clock ticks
+ * of 10 ms): both of its pools (store/db.ts sql and genericPlans, whose name adds "-generic").
+ */
 export async function backendCpu(): Promise<Map<number, number>> {
   const out = new Map<number, number>();
-  for (const { pid } of await sql`select pid from pg_stat_activity where application_name = ${poolApplicationName}`) {
+  const names = [poolApplicationName, `${poolApplicationName}-generic`];
+  for (const { pid } of await sql`select pid from pg_stat_activity where application_name = any(${names})`) {
     try {
       const f = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
       out.set(pid, (Number(f[11]) + Number(f[12])) * 10);

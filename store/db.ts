@@ -19,6 +19,62 @@ export const sql = postgres(config.databaseUrl, {
   transform: { undefined: null },
 });
 
+/**
+ * A second, smaller pool whose connections plan each prepared statement once and reuse that plan
+ * (`plan_cache_mode = force_generic_plan`), for the activity feed's reads. Their day bounds are literals
+ * (store/history-keys.ts keyRange), so a generic plan holds the same 3 partitions as a custom one; but
+ * PostgreSQL's own choice flips with the statistics: on a 50-million-row history it planned every call
+ * afresh (0.6-1 ms for those 3 partitions, against 0.2-0.3 ms to execute; docs/operations.md, "Generic
+ * plans for the feed"). Connects on first use.
+ */
+export const genericPlans = postgres(config.databaseUrl, {
+  max: Math.max(2, Math.ceil(config.databasePoolSize / 4)),
+  connection: { application_name: `${poolApplicationName}-generic`, jit: "off", plan_cache_mode: "force_generic_plan" },
+  onnotice: () => {},
+  transform: { undefined: null },
+});
+
+/** The statement text ($n placeholders) and parameters of the last query built by `statementCapture`. */
+let captured: { string: string; parameters: unknown[] } | null = null;
+let statementCapture: Sql | null = null;
+
+/**
+ * The generic plan genericPlans runs for a query (EXPLAIN as JSON): the statement postgres.js would send,
+ * PREPAREd on a connection of that pool and EXPLAINed with its parameters (for tests and docs; EXPLAIN
+ * of the query itself plans it with the parameters' values, as a custom plan).
+ */
+export async function explainGenericPlan(query: postgres.PendingQuery<any>): Promise<unknown> {
+  statementCapture ??= postgres(config.databaseUrl, {
+    max: 1,
+    onnotice: () => {},
+    transform: { undefined: null },
+    debug: (_conn: number, string: string, parameters: unknown[]) => {
+      captured = { string, parameters };
+    },
+  });
+  captured = null;
+  await statementCapture`${query}`.describe();
+  const stmt = captured as { string: string; parameters: unknown[] } | null;
+  if (!stmt) throw new Error("explainGenericPlan: the statement was not built");
+  const c = await genericPlans.reserve();
+  try {
+    await c.unsafe(`prepare nms_explain_generic as ${stmt.string}`);
+    try {
+      // the values as untyped literals (EXECUTE's arguments take the prepared statement's types; a bound $n could not)
+      const text = (v: unknown): string =>
+        v instanceof Date ? v.toISOString() : Array.isArray(v) ? `{${v.map((x) => `"${text(x).replace(/["\\]/g, "\\$&")}"`).join(",")}}` : String(v);
+      const literal = (v: unknown) => (v === null || v === undefined ? "null" : `'${text(v).replace(/'/g, "''")}'`);
+      const args = stmt.parameters.map(literal).join(", ");
+      const [row] = await c.unsafe(`explain (format json) execute nms_explain_generic${args ? `(${args})` : ""}`);
+      return row!["QUERY PLAN"];
+    } finally {
+      await c.unsafe("deallocate nms_explain_generic");
+    }
+  } finally {
+    c.release();
+  }
+}
+
 export type Sql = typeof sql;
 /** The pair every tenant-data query filters by: another tenant's or environment's row is a 404. */
 export interface Scope {
@@ -80,6 +136,11 @@ const readConnection = new AsyncLocalStorage<Tx>();
  */
 export function reader(): Tx {
   return readConnection.getStore() ?? sql;
+}
+
+/** reader() for a statement that should run on a generic plan: the replica's connection if withReader chose it, else genericPlans. */
+export function genericPlanReader(): Tx {
+  return readConnection.getStore() ?? genericPlans;
 }
 
 /** Runs fn with reader() answering `tx` (store/replica.ts decides when that is the replica). */

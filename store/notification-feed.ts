@@ -1,7 +1,7 @@
 // The activity feed's reads: notifications of a scope filtered by recipient, subscriber, template,
 // workflow, status, channel and time, newest first, each filter served by its index (migration 0770);
 // and the current status of a set of notifications (a workflow run's steps show them).
-import { reader, sql, type Scope } from "./db";
+import { explainGenericPlan, genericPlanReader, sql, type Scope } from "./db";
 import { DAY_MS, dayStart, ID_TIME_SKEW_MS, keyDays, keyHorizon, keyRange, newestFirstWindows, type KeyWindow } from "./history-keys";
 import type { NotificationRow } from "./notifications";
 
@@ -61,7 +61,8 @@ export async function listNotificationFeed(scope: Scope, f: FeedFilter, page: Fe
   const windows = feedWindows(f, page);
   for (let i = 0; ; i++) {
     const w = windows[i]!;
-    const rows = await reader()<FeedRow[]>`${feedQuery(scope, f, page, w)}`;
+    // on a generic plan, planned once per connection (store/db.ts genericPlans): the bounds are literals, the rest parameters
+    const rows = await genericPlanReader()<FeedRow[]>`${feedQuery(scope, f, page, w)}`;
     if (i === windows.length - 1) return rows;
     // full, and its last row created after every row the window left out: rows beyond are ordered after it
     // (the (limit + 1)th row only says there are more, and there are)
@@ -72,15 +73,18 @@ export async function listNotificationFeed(scope: Scope, f: FeedFilter, page: Fe
 /**
  * PostgreSQL's plan of that read (its first window, the one a busy tenant's page stops at; `window`
  * to choose): EXPLAIN as JSON, or EXPLAIN ANALYZE as text lines with `analyze` (docs/notifications.md
- * shows them; a test pins the indexes).
+ * shows them; a test pins the indexes). Both plan with the parameters' values; `generic` gives the plan
+ * the feed runs, made without them (JSON).
  */
 export async function explainNotificationFeed(
   scope: Scope,
   f: FeedFilter,
   page: FeedPage,
-  opts: { analyze?: boolean; window?: FeedWindow } = {},
+  opts: { analyze?: boolean; window?: FeedWindow; generic?: boolean } = {},
 ): Promise<unknown> {
   const w = opts.window ?? feedWindows(f, page)[0]!;
+  // the plan the feed runs (listNotificationFeed reads on genericPlans): planned without the values
+  if (opts.generic) return await explainGenericPlan(feedQuery(scope, f, page, w));
   if (opts.analyze) {
     const rows = await sql<{ "QUERY PLAN": string }[]>`explain (analyze, buffers off, costs off) ${feedQuery(scope, f, page, w)}`;
     return rows.map((r) => r["QUERY PLAN"]);

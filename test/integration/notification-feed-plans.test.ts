@@ -2,8 +2,8 @@
 // statistics ANALYZE gathers), PostgreSQL reads each filter of GET /v1/notifications through the
 // index made for it, and never scans the table. The plans printed here are the ones docs/notifications.md shows.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sql } from "../../store/db";
-import { explainNotificationFeed, feedWindows, type FeedFilter } from "../../store/notification-feed";
+import { genericPlans, poolApplicationName, sql } from "../../store/db";
+import { explainNotificationFeed, feedWindows, listNotificationFeed, type FeedFilter } from "../../store/notification-feed";
 import { DAY_MS, dayStart } from "../../store/history-keys";
 import { createTenant } from "../support/fixtures";
 import { dropTenant } from "./workflow-support";
@@ -77,13 +77,13 @@ async function parentIndexes(): Promise<Map<string, string>> {
   return new Map(rows.map((r) => [r.child, r.parent]));
 }
 
-async function plan(f: FeedFilter) {
+async function plan(f: FeedFilter, generic = false) {
   // A window over whole days of rows, as each window of a page is on day partitions: here the test
   // database's legacy partition holds all 30 days, and a 2-day window over a sliver of it would make a
   // range read of the primary key the cheaper plan for a tenant alone in the table.
   const page = { limit: 21, cursor: null };
   const window = { lo: dayStart(Date.now() - 31 * DAY_MS), hi: feedWindows(f, page)[0]!.hi };
-  const [doc] = (await explainNotificationFeed({ tenantId: T.tenant.id, environment: "production" }, f, page, { window })) as { Plan: PlanNode }[];
+  const [doc] = (await explainNotificationFeed({ tenantId: T.tenant.id, environment: "production" }, f, page, { window, generic })) as { Plan: PlanNode }[];
   const all = nodes(doc!.Plan);
   const onNotifications = all.filter((n) => isNotifications(n["Relation Name"]));
   const parents = await parentIndexes();
@@ -123,4 +123,22 @@ for (const [name, filter, index] of CASES) {
     expect(p.seqScans).toBe(0);
     expect(p.indexes).toContain(index);
   });
+  // the feed runs on generic plans (store/db.ts genericPlans): planned once without the filter's values, the
+  // same index must serve (the unhappy statuses' literal list is what lets a generic plan use the partial index)
+  test(`${name}, generic plan: read through ${index}, no sequential scan of notifications`, async () => {
+    const f = name === "subscriber" ? { subscriberId } : filter;
+    const p = await plan(f, true);
+    expect(p.seqScans).toBe(0);
+    expect(p.indexes).toContain(index);
+  });
 }
+
+test("the feed reads on the generic-plan pool: its connections force generic plans", async () => {
+  const rows = await listNotificationFeed({ tenantId: T.tenant.id, environment: "production" }, { template: "template-3" }, { limit: 5, cursor: null });
+  expect(rows.length).toBe(6);
+  // the pool's connection that ran it shows the statement as its last query (pg_stat_activity keeps it while idle)
+  const ran = await sql<{ query: string }[]>`select query from pg_stat_activity where application_name = ${`${poolApplicationName}-generic`}`;
+  expect(ran.some((r) => r.query.includes("from notifications") && r.query.includes("template_slug ="))).toBe(true);
+  const [mode] = await genericPlans`show plan_cache_mode`;
+  expect(mode!.plan_cache_mode).toBe("force_generic_plan");
+});
