@@ -7,6 +7,7 @@ import { buildApp } from "../http/app";
 import { sql } from "../store/db";
 import { backendCpu } from "./bench-history-fill";
 import { newId } from "../store/ids";
+import { keyDays } from "../store/history-keys";
 
 
 export type App = ReturnType<typeof buildApp>;
@@ -75,7 +76,10 @@ export async function workload(app: App, tenantId: string, key: string, n: numbe
   const deliver = await timed(n, 4, async (i) => {
     const id = ids[i % ids.length]!;
     await sql.begin(async (tx) => {
-      await tx`update notifications set status = 'delivered', attempt_count = 1, sent_at = now(), delivered_at = now(), updated_at = now() where id = ${id}`;
+      // the day bounds the service's own outcome statements carry (store/attempts.ts): without them each call
+      // planned every partition of notifications (0.7-1.1 ms at 70 partitions, a custom plan each time)
+      await tx`update notifications set status = 'delivered', attempt_count = 1, sent_at = now(), delivered_at = now(), updated_at = now()
+               where id = ${id} ${keyDays("id", [id])}`;
       await tx`insert into notification_attempts (id, notification_id, tenant_id, attempt_number, status, created_at)
                values (${newId()}, ${id}, ${tenantId}, 1, 'success', now()) on conflict do nothing`;
     });
