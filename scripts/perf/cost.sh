@@ -100,8 +100,9 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   # COST_REDIS_STATS=1: Redis commands per delivered notification over the whole run (warm-up included)
   [ -n "${COST_REDIS_STATS:-}" ] && redis-cli -p "$rport" info commandstats | awk -F'[:=,]' -v n="$n" '/^cmdstat_/ {printf "  redis %s %.2f/notif\n", substr($1,9), $3/n}' | sort -k3,3 -rn | head -25
   # COST_PG_STATEMENTS=1 (the server preloads pg_stat_statements, the postgres database has the extension):
-  # calls, rows and backend time per delivered notification of the window's statements, largest first
-  [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtF' ' -c "select to_char(s.calls::float/$n,'0.000'), to_char(s.rows::float/$n,'990.00'), to_char(s.total_exec_time/$n*1000,'99990.0')||'us', to_char(s.total_plan_time/$n*1000,'9990.0')||'us', left(regexp_replace(s.query,'\s+',' ','g'),150) from pg_stat_statements s join pg_database d on d.oid=s.dbid where d.datname='$db' order by s.total_exec_time desc limit ${COST_PG_STATEMENTS_TOP:-25}" | sed 's/^/  pg /'
+  # calls, rows and backend time per delivered notification of the window's statements, largest first, and
+  # plans per call (1.00: planned at every call, a custom plan; planning time counts with pg_stat_statements.track_planning on)
+  [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtF' ' -c "select to_char(s.calls::float/$n,'0.000'), to_char(s.rows::float/$n,'990.00'), to_char(s.total_exec_time/$n*1000,'99990.0')||'us', to_char(s.total_plan_time/$n*1000,'9990.0')||'us', to_char(s.plans::float/greatest(s.calls,1),'0.00')||'p', left(regexp_replace(s.query,'\s+',' ','g'),150) from pg_stat_statements s join pg_database d on d.oid=s.dbid where d.datname='$db' order by s.total_exec_time desc limit ${COST_PG_STATEMENTS_TOP:-25}" | sed 's/^/  pg /'
   true
 }
 
