@@ -74,12 +74,14 @@ beforeAll(async () => {
 
 afterEach(stopAll);
 
+// the cleanup deletes ~26,000 runs and ~25,000 subscribers with their rows: once, with a disk-bound 50-million-row
+// fill beside a CI run, that took longer than the 60 s default of a hook
 afterAll(async () => {
   await stopAll();
   await wipeRedis();
   await sql`delete from workflow_runs where tenant_id = ${T.tenant.id}`;
   await dropTenant(T.tenant.id);
-});
+}, 240_000);
 
 describe("trigger to a topic", () => {
   test("202 with the broadcast exactly; 5,000 members -> exactly 5,000 runs; a member added after the trigger is not included", async () => {
