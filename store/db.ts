@@ -1,5 +1,5 @@
-// The PostgreSQL connection pool (postgres.js) shared by every repository module, and the pipelined
-// transaction of batched writers. PostgreSQL is the source of truth; Redis only carries work.
+// The PostgreSQL connection pools (postgres.js: the one every repository module shares, and a small one on
+// generic plans for the feed's reads) and the pipelined transaction of batched writers. PostgreSQL is the source of truth.
 import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import { config } from "../config";
@@ -34,7 +34,7 @@ export const genericPlans = postgres(config.databaseUrl, {
   transform: { undefined: null },
 });
 
-/** The statement text ($n placeholders) and parameters of the last query built by `statementCapture`. */
+/** The statement text ($n placeholders) and parameters of the last query built by `statementCapture` (one explain at a time). */
 let captured: { string: string; parameters: unknown[] } | null = null;
 let statementCapture: Sql | null = null;
 
