@@ -17,7 +17,8 @@
 #      COST_SVC_SQL (SQL run on the service database once created, @DB@ = its name: a profile's auto_explain),
 #      COST_TARGETS ("service pipeline"; add "floor" for batch-floor.ts, the least work a durable
 #      batched pipeline can do: an estimate of the limit), COST_START ("start": the one-process start; "split":
-#      the Procfile's api + channel-sender + reconciler as separate processes).
+#      the Procfile's api + channel-sender + reconciler as separate processes), COST_SETTLE_S (30: seconds of
+#      rest after the warm-up before the idle burn's COST_IDLE_S, 10, are measured).
 # Last line: `cost: ours X ms/notification, pipeline Y ms/notification, ratio R, idle N ms/s`
 # (ratio = pipeline / ours: above 1 we spend less CPU per delivered notification; idle = ours at rest)
 set -u
@@ -67,8 +68,9 @@ start_redis() { redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly
 measure() { # NAME URL KEY DB REDISPORT PID...
   local name=$1 url=$2 key=$3 db=$4 rport=$5; shift 5
   local rpid=${REDIS_PID[$rport]}
-  sleep 2
-  # idle burn first: what the target spends per second with nothing to do (pollers, timers, leases)
+  # idle burn first: what the target spends per second with nothing to do (pollers, timers, leases), once the
+  # start's own jobs and the warm-up's after-work are over (COST_SETTLE_S, 30 s): the process at rest
+  sleep "${COST_SETTLE_S:-30}"
   local i0 ir0 ipg it0 it1; it0=$(date +%s%N); i0=$(cpu_ms "$@"); ir0=$(cpu_ms "$rpid"); pg_snapshot "$db"
   sleep "${COST_IDLE_S:-10}"
   ipg=$(pg_delta "$db"); local i1 ir1; i1=$(cpu_ms "$@"); ir1=$(cpu_ms "$rpid"); it1=$(date +%s%N)
