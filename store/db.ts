@@ -7,17 +7,30 @@ import { config } from "../config";
 /** Names this process's pool in pg_stat_activity, so the metrics can count its connections by state (store/metrics.ts). */
 export const poolApplicationName = `nms-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
-export const sql = postgres(config.databaseUrl, {
-  max: config.databasePoolSize,
-  // jit off: a batched statement whose estimate passes jit_above_cost (the sender's suppression
-  // check over 300 notifications) spent ~480 of its 600 ms compiling, and with partitioned history a
-  // short statement's estimated cost (summed over every partition) passes it too (a webhook context
-  // read compiled for 15 s on a loaded machine); no statement of this service is long enough to gain
-  connection: { application_name: poolApplicationName, jit: "off" },
-  onnotice: () => {},
-  // timestamps come back as Date; we format them in the serializers
-  transform: { undefined: null },
-});
+/**
+ * The options every pool of the service shares (this file's two, the replica's two in store/replica.ts):
+ * `application_name` names the pool in pg_stat_activity, `extra` adds session settings.
+ */
+export function poolOptions(max: number, applicationName: string, extra: Record<string, string> = {}) {
+  return {
+    max,
+    // jit off: a batched statement whose estimate passes jit_above_cost (the sender's suppression
+    // check over 300 notifications) spent ~480 of its 600 ms compiling, and with partitioned history a
+    // short statement's estimated cost (summed over every partition) passes it too (a webhook context
+    // read compiled for 15 s on a loaded machine); no statement of this service is long enough to gain
+    connection: { application_name: applicationName, jit: "off", ...extra },
+    onnotice: () => {},
+    // timestamps come back as Date; we format them in the serializers
+    transform: { undefined: null },
+  };
+}
+
+/** The size of a generic-plan pool beside a pool of DATABASE_POOL_SIZE connections. */
+export const genericPoolSize = Math.max(2, Math.ceil(config.databasePoolSize / 4));
+/** The session setting of the generic-plan pools. */
+export const forceGenericPlans = { plan_cache_mode: "force_generic_plan" };
+
+export const sql = postgres(config.databaseUrl, poolOptions(config.databasePoolSize, poolApplicationName));
 
 /**
  * A second, smaller pool whose connections plan each prepared statement once and reuse that plan
@@ -27,12 +40,7 @@ export const sql = postgres(config.databaseUrl, {
  * afresh (0.6-1 ms for those 3 partitions, against 0.2-0.3 ms to execute; docs/operations.md, "Generic
  * plans for the feed"). Connects on first use.
  */
-export const genericPlans = postgres(config.databaseUrl, {
-  max: Math.max(2, Math.ceil(config.databasePoolSize / 4)),
-  connection: { application_name: `${poolApplicationName}-generic`, jit: "off", plan_cache_mode: "force_generic_plan" },
-  onnotice: () => {},
-  transform: { undefined: null },
-});
+export const genericPlans = postgres(config.databaseUrl, poolOptions(genericPoolSize, `${poolApplicationName}-generic`, forceGenericPlans));
 
 /** The statement text ($n placeholders) and parameters of the last query built by `statementCapture` (one explain at a time). */
 let captured: { string: string; parameters: unknown[] } | null = null;
@@ -128,22 +136,22 @@ export async function pingPostgres(timeoutMs = 1000): Promise<boolean> {
   }
 }
 
-const readConnection = new AsyncLocalStorage<Tx>();
+const readConnection = new AsyncLocalStorage<{ tx: Tx; generic: Tx }>();
 
 /**
  * The connection of a read that may go to the replica (list, detail and analytics reads): the one
  * withReader chose for this call (store/replica.ts onReplica), the primary pool elsewhere.
  */
 export function reader(): Tx {
-  return readConnection.getStore() ?? sql;
+  return readConnection.getStore()?.tx ?? sql;
 }
 
-/** reader() for a statement that should run on a generic plan: the replica's connection if withReader chose it, else genericPlans. */
+/** reader() for a statement that should run on a generic plan: the generic-plan pool of the server withReader chose, else genericPlans. */
 export function genericPlanReader(): Tx {
-  return readConnection.getStore() ?? genericPlans;
+  return readConnection.getStore()?.generic ?? genericPlans;
 }
 
-/** Runs fn with reader() answering `tx` (store/replica.ts decides when that is the replica). */
-export function withReader<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
-  return readConnection.run(tx, fn);
+/** Runs fn with reader() answering `tx` and genericPlanReader() `generic` (store/replica.ts decides when those are the replica's). */
+export function withReader<T>(tx: Tx, generic: Tx, fn: () => Promise<T>): Promise<T> {
+  return readConnection.run({ tx, generic }, fn);
 }

@@ -5,7 +5,7 @@ import postgres from "postgres";
 import { config } from "../config";
 import { logger } from "../basics/log";
 import { recordReplicaRead } from "../basics/metrics";
-import { sql, withReader } from "./db";
+import { forceGenericPlans, genericPoolSize, poolApplicationName, poolOptions, sql, withReader } from "./db";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
@@ -13,7 +13,11 @@ const STATUS_FRESH_MS = 200;
 const WRITE_MEMORY_MS = 60_000;
 
 export const replicaSql = config.databaseReadUrl
-  ? postgres(config.databaseReadUrl, { max: config.databasePoolSize, connection: { jit: "off" }, onnotice: () => {}, transform: { undefined: null }, connect_timeout: 2 })
+  ? postgres(config.databaseReadUrl, { ...poolOptions(config.databasePoolSize, `${poolApplicationName}-replica`), connect_timeout: 2 })
+  : null;
+/** The replica's generic-plan pool, for the feed's reads routed there (store/db.ts genericPlans says why); connects on first use. */
+const replicaGenericPlans = config.databaseReadUrl
+  ? postgres(config.databaseReadUrl, { ...poolOptions(genericPoolSize, `${poolApplicationName}-replica-generic`, forceGenericPlans), connect_timeout: 2 })
   : null;
 
 interface ReplicaStatus {
@@ -85,7 +89,7 @@ export async function readTarget(caller: string | null): Promise<{ target: ReadT
 export async function onReplica<T>(caller: string | null, fn: () => Promise<T>): Promise<T> {
   const { target, reason } = await readTarget(caller);
   recordReplicaRead(target, reason);
-  return target === "replica" ? withReader(replicaSql!, fn) : fn();
+  return target === "replica" ? withReader(replicaSql!, replicaGenericPlans!, fn) : fn();
 }
 
 /**

@@ -134,5 +134,10 @@ describe("DATABASE_READ_URL", () => {
     expect(list.status).toBe(200);
     expect(list.body.data.length).toBe(2);
     expect((await replica`select count(*)::int as n from notifications`)[0]!.n).toBeGreaterThanOrEqual(1);
+    // the feed ran on the replica's generic-plan pool (store/replica.ts: its connections set plan_cache_mode =
+    // force_generic_plan with this application_name), as it runs on the primary's: pg_stat_activity keeps an idle
+    // connection's last statement
+    const ran = await replica<{ query: string }[]>`select query from pg_stat_activity where application_name like 'nms-%-replica-generic'`;
+    expect(ran.some((r) => r.query.includes("from notifications") && r.query.includes("order by"))).toBe(true);
   });
 });
