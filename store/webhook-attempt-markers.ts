@@ -57,6 +57,18 @@ export async function settleDue(tx: Tx, attempts: SettledAttempt[]): Promise<voi
     .sort((a, b) => (a.webhookId === b.webhookId ? (a.eventId < b.eventId ? -1 : 1) : a.webhookId < b.webhookId ? -1 : 1))
     .map((a) => ({ webhook_id: a.webhookId, event_id: a.eventId, attempt: a.attempt, next_retry_at: a.nextRetryAt?.toISOString() ?? null }));
   const doc = JSON.stringify(rows);
+  // The relay publishes before its COMMIT (store/webhooks.ts takeOutbox; a relay killed between the two leaves
+  // its rows for the next one), so an attempt can be recorded while the relay's marker of it is uncommitted,
+  // invisible to the delete below, which would leave it behind (the repair scan would drop it later). Inserting
+  // every recorded key first waits on the primary key for such a marker's transaction; the delete after it (a
+  // new snapshot) then sees the marker and removes it with these placeholders. Key order, like every writer.
+  const keys = [...new Map(attempts.map((a) => [`${a.webhookId}:${a.eventId}:${a.attempt}`, a])).values()]
+    .sort((a, b) => (a.webhookId !== b.webhookId ? (a.webhookId < b.webhookId ? -1 : 1) : a.eventId !== b.eventId ? (a.eventId < b.eventId ? -1 : 1) : a.attempt - b.attempt))
+    .map((a) => ({ webhook_id: a.webhookId, event_id: a.eventId, attempt: a.attempt }));
+  await tx`
+    insert into webhook_due (webhook_id, event_id, attempt, due_at)
+    select webhook_id, event_id, attempt, now() from jsonb_to_recordset(${JSON.stringify(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
+    on conflict (webhook_id, event_id, attempt) do nothing`;
   if (!rows.some((r) => r.next_retry_at)) {
     await tx`
       delete from webhook_due u
