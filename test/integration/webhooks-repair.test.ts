@@ -84,8 +84,9 @@ async function firstAttemptFailed(type: string) {
 
 const tenants: string[] = [];
 // a tenant per test: the repair scans a whole tenant's markers. Once, in a CI run beside a disk-bound fill, the
-// backlog test's scan counted one marker beyond its own (scanned 202 of 201, that one dropped as refusable; where it
-// came from was not found), failed before its cleanup, and its 200 markers then failed the two tests after it
+// backlog test's scan counted one marker beyond its own (scanned 202 of 201, that one dropped as refusable: attempt
+// 1's marker, committed by a slow relay after the attempt was recorded; webhook-marker-race.test.ts), failed before
+// its cleanup, and its 200 markers then failed the two tests after it
 beforeEach(async () => {
   T = await createTenant();
   tenants.push(T.tenant.id);
