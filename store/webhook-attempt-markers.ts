@@ -46,29 +46,37 @@ export interface SettledAttempt {
  */
 export async function settleDue(tx: Tx, attempts: SettledAttempt[]): Promise<void> {
   if (!attempts.length) return;
-  // one entry per webhook and event (the latest attempt), in key order like every multi-row writer
-  const byPair = new Map<string, SettledAttempt>();
-  for (const a of attempts) {
-    const k = `${a.webhookId}:${a.eventId}`;
-    const seen = byPair.get(k);
-    if (!seen || seen.attempt < a.attempt) byPair.set(k, a);
-  }
-  const rows = [...byPair.values()]
-    .sort((a, b) => (a.webhookId === b.webhookId ? (a.eventId < b.eventId ? -1 : 1) : a.webhookId < b.webhookId ? -1 : 1))
-    .map((a) => ({ webhook_id: a.webhookId, event_id: a.eventId, attempt: a.attempt, next_retry_at: a.nextRetryAt?.toISOString() ?? null }));
-  const doc = JSON.stringify(rows);
+  // key order (webhook, event, attempt), like every multi-row writer
+  const sorted = [...attempts].sort(inKeyOrder);
   // The relay publishes before its COMMIT (store/webhooks.ts takeOutbox; a relay killed between the two leaves
   // its rows for the next one), so an attempt can be recorded while the relay's marker of it is uncommitted,
-  // invisible to the delete below, which would leave it behind (the repair scan would drop it later). Inserting
-  // every recorded key first waits on the primary key for such a marker's transaction; the delete after it (a
-  // new snapshot) then sees the marker and removes it with these placeholders. Key order, like every writer.
-  const keys = [...new Map(attempts.map((a) => [`${a.webhookId}:${a.eventId}:${a.attempt}`, a])).values()]
-    .sort((a, b) => (a.webhookId !== b.webhookId ? (a.webhookId < b.webhookId ? -1 : 1) : a.eventId !== b.eventId ? (a.eventId < b.eventId ? -1 : 1) : a.attempt - b.attempt))
-    .map((a) => ({ webhook_id: a.webhookId, event_id: a.eventId, attempt: a.attempt }));
-  await tx`
+  // invisible to a delete, which would leave it behind (the repair scan would drop it later). Inserting every
+  // recorded key first waits on the primary key for such a marker's transaction; the statement after it (a new
+  // snapshot; sent in the same pipeline, so no extra round trip) then sees the marker and removes it with these
+  // placeholders.
+  const keys = sorted.filter((a, i) => i === 0 || inKeyOrder(sorted[i - 1]!, a) !== 0);
+  const placeholders = tx`
     insert into webhook_due (webhook_id, event_id, attempt, due_at)
-    select webhook_id, event_id, attempt, now() from jsonb_to_recordset(${JSON.stringify(keys)}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
-    on conflict (webhook_id, event_id, attempt) do nothing`;
+    select webhook_id, event_id, attempt, now() from jsonb_to_recordset(${JSON.stringify(keys.map(keyRow))}::text::jsonb) as v(webhook_id uuid, event_id uuid, attempt int)
+    on conflict (webhook_id, event_id, attempt) do nothing`.execute();
+  placeholders.catch(() => {}); // awaited with the statement below
+  // one entry per webhook and event: the latest attempt (the last of its pair in key order)
+  const byPair = new Map(sorted.map((a) => [`${a.webhookId}:${a.eventId}`, a]));
+  const rows = [...byPair.values()].map((a) => ({ ...keyRow(a), next_retry_at: a.nextRetryAt?.toISOString() ?? null }));
+  await Promise.all([placeholders, settle(tx, rows)]);
+}
+
+const keyRow = (a: SettledAttempt) => ({ webhook_id: a.webhookId, event_id: a.eventId, attempt: a.attempt });
+
+function inKeyOrder(a: SettledAttempt, b: SettledAttempt): number {
+  if (a.webhookId !== b.webhookId) return a.webhookId < b.webhookId ? -1 : 1;
+  if (a.eventId !== b.eventId) return a.eventId < b.eventId ? -1 : 1;
+  return a.attempt - b.attempt;
+}
+
+/** Deletes the markers up to each pair's attempt, and writes the next attempt's where a retry is owed. */
+async function settle(tx: Tx, rows: (ReturnType<typeof keyRow> & { next_retry_at: string | null })[]): Promise<void> {
+  const doc = JSON.stringify(rows);
   if (!rows.some((r) => r.next_retry_at)) {
     await tx`
       delete from webhook_due u

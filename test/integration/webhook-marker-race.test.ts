@@ -1,25 +1,18 @@
 // The relay puts a message on the dispatcher's stream before its transaction commits (store/webhooks.ts
 // takeOutbox), so a dispatcher can record the attempt first: its marker must still go, never stay behind.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { config } from "../../config";
 import { sql } from "../../store/db";
 import { takeOutbox } from "../../store/webhooks";
 import { writeAttemptRecords, type AttemptRecord } from "../../store/webhook-deliveries";
 import { createTenant } from "../support/fixtures";
-import { cleanupTenants, createWebhook, emit } from "./webhook-support";
+import { cleanupTenants, createLocalWebhook, emit } from "./webhook-support";
 
 let T: Awaited<ReturnType<typeof createTenant>>;
 let webhookId = "";
 
 beforeAll(async () => {
   T = await createTenant();
-  const saved = config.webhookAllowPrivate;
-  (config as any).webhookAllowPrivate = true;
-  try {
-    webhookId = (await createWebhook(T.secretKey, "http://127.0.0.1:9/hook", ["notification.sent"])).id;
-  } finally {
-    (config as any).webhookAllowPrivate = saved;
-  }
+  webhookId = (await createLocalWebhook(T.secretKey, "http://127.0.0.1:9/hook", ["notification.sent"])).id;
 });
 
 afterAll(async () => {

@@ -55,6 +55,17 @@ export async function createWebhook(key: string, url: string, events: string[]) 
   return r.body.data as { id: string; signing_secret: string; url: string };
 }
 
+/** createWebhook for a receiver on this machine (127.0.0.1): private addresses are allowed for the call only. */
+export async function createLocalWebhook(key: string, url: string, events: string[]) {
+  const saved = config.webhookAllowPrivate;
+  (config as any).webhookAllowPrivate = true;
+  try {
+    return await createWebhook(key, url, events);
+  } finally {
+    (config as any).webhookAllowPrivate = saved;
+  }
+}
+
 /** Writes events the way every feature does (domain/events/outbox.ts, in a transaction); returns their ids. */
 export async function emit(tenantId: string, environment: string, type: string, count = 1, data: (i: number) => Record<string, unknown> = (i) => ({ n: i })) {
   const records = await sql.begin((tx) =>

@@ -1,7 +1,6 @@
 // Webhook work survives Redis losing it (docs/webhooks.md "Durability"): relayed attempts and retry
 // timers are found again from their markers by the repair scan, and a backlog is never doubled.
 import { afterAll, beforeEach, expect, test } from "bun:test";
-import { config } from "../../config";
 import { relayOnce } from "../../domain/webhooks/relay";
 import { repairWebhookWork } from "../../domain/webhooks/repair";
 import { retryTimerId, webhookDispatcherAddress } from "../../domain/webhooks/webhook-dispatcher-mail";
@@ -11,7 +10,7 @@ import { sleep } from "../support/runtime-redis";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import {
   cleanupTenants,
-  createWebhook,
+  createLocalWebhook,
   deliveriesAtLeast,
   deliveriesOf,
   dropDispatcherKeys,
@@ -46,15 +45,7 @@ async function host(timeScale?: number) {
 }
 
 /** Webhooks are created with private receivers allowed (startWebhookHost allows them only while it runs). */
-async function webhook(url: string, events: string[]) {
-  const saved = config.webhookAllowPrivate;
-  (config as any).webhookAllowPrivate = true;
-  try {
-    return await createWebhook(T.secretKey, url, events);
-  } finally {
-    (config as any).webhookAllowPrivate = saved;
-  }
-}
+const webhook = (url: string, events: string[]) => createLocalWebhook(T.secretKey, url, events);
 
 const markersOf = async (webhookId: string) => [
   ...(await sql<{ event_id: string; attempt: number; enqueued_at: Date | null; repairs: number }[]>`
