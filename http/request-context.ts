@@ -15,10 +15,16 @@ const REQUEST_ID_RE = /^[\w.:-]{1,128}$/;
 
 export function beginRequest(request: Request, server: Server<unknown> | null | undefined): RequestFacts {
   const incoming = request.headers.get("x-request-id");
+  // The address is looked up when first asked for (a getpeername system call per request otherwise:
+  // most requests never need it) and kept: the socket's peer is the same for the request's life.
+  let ip: string | null | undefined;
   const f: RequestFacts = {
     id: incoming && REQUEST_ID_RE.test(incoming) ? incoming : `req_${Bun.randomUUIDv7().replace(/-/g, "")}`,
     startedAt: performance.now(),
-    ip: clientAddress(request, server),
+    get ip() {
+      if (ip === undefined) ip = clientAddress(request, server);
+      return ip;
+    },
   };
   facts.set(request, f);
   return f;

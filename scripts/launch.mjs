@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withServiceEnv } from "./service-env.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bun = join(root, "node_modules", ".bin", "bun");
@@ -180,7 +181,7 @@ async function main() {
     const built = await run(bun, ["scripts/build-web.ts"], env);
     if (built !== 0) process.exit(built);
   }
-  if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], env));
+  if (mode === "start") process.exit(await run(bun, ["scripts/start.ts", ...rest], withServiceEnv(env)));
   if (mode === "bench" || mode === "run") process.exit(await run(bun, rest, env));
   if (mode === "test") {
     // --timeout: Bun ignores bunfig.toml's test timeout, and a loaded CI machine needs more than its 5 s default

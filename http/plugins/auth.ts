@@ -65,8 +65,10 @@ export function compileAllowedIps(entries: string[]): IpMatcher[] {
   return out;
 }
 
-function ipAllowed(key: CachedKey, ip: string | null): boolean {
+/** `facts.ip` is read only for a key with allowed_ips (the address costs a system call). */
+function ipAllowed(key: CachedKey, facts: { readonly ip: string | null }): boolean {
   if (!key.allowed_ips || key.allowed_ips.length === 0) return true;
+  const ip = facts.ip;
   if (!ip) return false;
   let list = matchers.get(key);
   if (!list) matchers.set(key, (list = compileAllowedIps(key.allowed_ips)));
@@ -100,18 +102,18 @@ interface Resolved {
 async function resolveKey(request: Request): Promise<Resolved> {
   const raw = bearerToken(request);
   if (!raw || !KEY_RE.test(raw)) throw unauthorized();
-  const ip = requestFacts(request).ip;
+  const facts = requestFacts(request);
   // With a cached row the rate-limit call goes out together with the epoch read: one round trip.
   // (allowed_ips never changes on a key, so the cached row can answer the address check here.)
   // Publishable keys are counted per subscriber once the subscriber hash is verified (authenticateSubscriber),
   // so a forged X-Subscriber-Id cannot spend a real subscriber's budget.
   const hash = hashKey(raw); // once per request: the peek and the live look-up share it
   const peeked = peekKey(hash);
-  let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, ip) ? takeRequest(rateKey(peeked.id), peeked.tenant_id) : null;
+  let rate = peeked && peeked.key_type === "secret" && ipAllowed(peeked, facts) ? takeRequest(rateKey(peeked.id), peeked.tenant_id) : null;
   const { key, epoch } = await liveKey(raw, hash);
   if (!key) throw unauthorized();
   // A caller outside allowed_ips may hold a stolen key: it must not spend the owner's budget.
-  const ipRefused = !ipAllowed(key, ip);
+  const ipRefused = !ipAllowed(key, facts);
   if (ipRefused || key.key_type === "publishable") rate = Promise.resolve(null);
   else if (!rate) rate = takeRequest(rateKey(key.id), key.tenant_id);
   if (!ipRefused) touchLastUsed(key.id);
@@ -124,7 +126,9 @@ async function resolveKey(request: Request): Promise<Resolved> {
     keyType: key.key_type,
     keyPrefix: key.prefix,
     permissions: key.permissions as ("read" | "write")[],
-    ip,
+    get ip() {
+      return facts.ip; // asked of the socket only by the routes that record it (audit entries, consent)
+    },
     userAgent: request.headers.get("user-agent"),
   };
   return { auth, epoch, rate, ipRefused };

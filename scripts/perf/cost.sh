@@ -12,6 +12,7 @@
 #      database of BENCH_DATABASE_URL, else nms_bench),
 #      COST_BUN_FLAGS (bun flags for the one-process start, e.g. --cpu-prof-md --cpu-prof-dir=/tmp/prof),
 #      COST_REDIS_STATS (1: Redis commands per notification, from INFO commandstats),
+#      COST_SYSCALLS (1: the target's system calls per notification over the load, from perf trace -s),
 #      COST_PG_STATEMENTS (1: statements per notification over the window, from pg_stat_statements, which the
 #      server must preload; COST_PG_STATEMENTS_TOP lines, 25),
 #      COST_SVC_SQL (SQL run on the service database once created, @DB@ = its name: a profile's auto_explain),
@@ -78,6 +79,12 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   local c0 r0 s0 w0t; w0t=$(date +%s%N); c0=$(cpu_ms "$@"); r0=$(cpu_ms "$rpid"); PGBASE=(); pg_snapshot "$db"; s0=$(dbstat "$db"); local m0; m0=$(busy_ms)
   local t0; t0=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select clock_timestamp()")
   [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtc "select pg_stat_statements_reset()" >/dev/null
+  # COST_SYSCALLS=1: the target's system calls over the load (perf trace -s), per delivered notification below
+  local strace_pid="" sysfile=/tmp/cost-$DBBASE-$name-syscalls.txt
+  if [ -n "${COST_SYSCALLS:-}" ]; then
+    local tp; tp=$(for r in "$@"; do tree "$r"; done | paste -sd,)
+    perf trace -s -o "$sysfile" -p "$tp" 2>"$sysfile.err" & strace_pid=$!
+  fi
   local out; out=$("$BUN" "$PERF/rate.ts" --url "$url/v1/notifications" --key "$key" --rate "$RATE" --duration "$DUR" --label "cost-$name" 2>&1 | tail -1)
   local waited=0 left
   while :; do
@@ -85,6 +92,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
     [ "$left" = "0" ] && break; [ $waited -ge 120 ] && break; sleep 1; waited=$((waited+1))
   done
   sleep 3 # let trailing batches (events, rollups) land
+  [ -n "$strace_pid" ] && { kill -INT "$strace_pid" 2>/dev/null; wait "$strace_pid" 2>/dev/null; }
   local n; n=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select count(*) from notifications where created_at >= '$t0' and status='delivered'")
   local c1 r1 pgd s1 w1t; c1=$(cpu_ms "$@"); r1=$(cpu_ms "$rpid"); pgd=$(pg_delta "$db"); s1=$(dbstat "$db"); w1t=$(date +%s%N); local m1; m1=$(busy_ms)
   local win_ms=$(( (w1t-w0t)/1000000 ))
@@ -99,6 +107,8 @@ measure() { # NAME URL KEY DB REDISPORT PID...
     console.log(`${name}: ${n} delivered (${left} not terminal), ${f(mb+mp+mr)} ms/notif (bun ${f(mb)}, pg ${f(mp)}, redis ${f(mr)}; rows ${(rows/n).toFixed(1)}, commits ${(tx/n).toFixed(2)}, pg blocks ${(blk/n).toFixed(0)}); idle ${((ib+ip+ir)*1000/idle).toFixed(0)} ms/s (bun ${(ib*1000/idle).toFixed(0)}, pg ${(ip*1000/idle).toFixed(0)}, redis ${(ir*1000/idle).toFixed(0)}); window ${(win/1000).toFixed(1)} s, whole machine busy ${(machine/n).toFixed(3)} ms/notif (${(machine/win).toFixed(2)} cores)`);
   ' "$name" "$n" $((c1-c0)) "$pgd" $((r1-r0)) $((w1-w0)) $((x1-x0)) $((b1-b0)) "$left" $((i1-i0)) "$ipg" $((ir1-ir0)) "$idle_ms" "$win_ms" $((m1-m0))
   echo "  load: $out"
+  # system calls of the target's processes (all threads) per delivered notification, most frequent first
+  [ -n "$strace_pid" ] && awk -v n="$n" '$2 ~ /^[0-9]+$/ && NF >= 8 {c[$1]+=$2} END {for (k in c) printf "  syscall %s %.2f/notif\n", k, c[k]/n}' "$sysfile" | sort -k3,3 -rn | head -12
   # COST_REDIS_STATS=1: Redis commands per delivered notification over the whole run (warm-up included)
   [ -n "${COST_REDIS_STATS:-}" ] && redis-cli -p "$rport" info commandstats | awk -F'[:=,]' -v n="$n" '/^cmdstat_/ {printf "  redis %s %.2f/notif\n", substr($1,9), $3/n}' | sort -k3,3 -rn | head -25
   # COST_PG_STATEMENTS=1 (the server preloads pg_stat_statements, the postgres database has the extension):
@@ -119,13 +129,16 @@ for T in $TARGETS; do
     export PORT ADMIN_TOKEN=bench-admin-token-0123456789abcdef ENCRYPTION_KEY="MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" \
       DATABASE_URL=postgres://postgres@127.0.0.1:5432/$SVC_DB REDIS_URL=redis://127.0.0.1:$RP1 \
       APP_URL=http://127.0.0.1:$PORT PUBLIC_URL=http://127.0.0.1:$PORT RATE_LIMIT_PER_MINUTE=100000000 LOG_LEVEL=warn NODE_ENV=development
+    # the service starts as npm start and the Procfile start it (scripts/service-env.mjs); the pipeline, a naive
+    # one, with Bun's defaults (a BUN_JSC_useFTLJIT in the environment applies to both)
+    ftl=${BUN_JSC_useFTLJIT:-0}
     svc=()
     if [ "$START" = split ]; then
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1 || (cd "$PROJECT" && npm run -s migrate >/dev/null 2>&1)
-      for k in api channel-sender reconciler; do setsid node_modules/.bin/bun scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
+      for k in api channel-sender reconciler; do BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
     else
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1
-      setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
+      BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
     fi
     for _ in $(seq 90); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break; sleep 1; done
     key=$(BASE_URL=http://127.0.0.1:$PORT ADMIN_TOKEN=$ADMIN_TOKEN "$BUN" "$PERF/bootstrap.ts") || { echo "bootstrap failed"; exit 1; }

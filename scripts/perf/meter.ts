@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import postgres from "postgres";
+import { withServiceEnv } from "../service-env.mjs";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = join(ROOT, "node_modules", ".bin", "bun");
@@ -163,7 +164,7 @@ export async function startService(opts: {
 }): Promise<Service> {
   const root = opts.root ?? ROOT;
   const env = {
-    ...process.env,
+    ...withServiceEnv(process.env), // as npm start and the Procfile start it
     ...BENCH_ENV,
     DATABASE_URL: `${PG_SERVER}/${opts.db}`,
     REDIS_URL: opts.redisUrl,

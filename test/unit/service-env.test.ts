@@ -1,0 +1,53 @@
+// Every way the service starts gets scripts/service-env.mjs's settings (npm start's launcher, the
+// Procfile's lines, the benches' starts), and the Bun in node_modules accepts them: an option JSC
+// does not know stops the process at start, so a Bun upgrade that drops one fails here first.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SERVICE_ENV, withServiceEnv } from "../../scripts/service-env.mjs";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const BUN = join(ROOT, "node_modules", ".bin", "bun");
+
+describe("the service's start environment", () => {
+  test("names at least the FTL setting, and an operator's own value wins", () => {
+    expect(SERVICE_ENV.BUN_JSC_useFTLJIT).toBe("0");
+    expect(withServiceEnv({ PATH: "/bin" })).toEqual({ PATH: "/bin", ...SERVICE_ENV });
+    expect(withServiceEnv({ BUN_JSC_useFTLJIT: "1" }).BUN_JSC_useFTLJIT).toBe("1");
+  });
+
+  test("each Procfile line starts bun with every setting", () => {
+    const lines = readFileSync(join(ROOT, "Procfile"), "utf8").split("\n").filter((l) => l.trim());
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) {
+      const command = line.slice(line.indexOf(":") + 1).trim();
+      for (const [k, v] of Object.entries(SERVICE_ENV)) expect(command.startsWith(`${k}=${v} `) || command.includes(` ${k}=${v} `)).toBe(true);
+      expect(command).toContain("node_modules/.bin/bun scripts/start.ts --only ");
+    }
+  });
+
+  test("the launcher and the benches' starts add it", () => {
+    expect(readFileSync(join(ROOT, "scripts/launch.mjs"), "utf8")).toContain('run(bun, ["scripts/start.ts", ...rest], withServiceEnv(env))');
+    expect(readFileSync(join(ROOT, "scripts/perf/meter.ts"), "utf8")).toContain("...withServiceEnv(process.env)");
+    const cost = readFileSync(join(ROOT, "scripts/perf/cost.sh"), "utf8");
+    expect(cost.match(/BUN_JSC_useFTLJIT=\$ftl setsid node_modules\/\.bin\/bun/g)?.length).toBe(2);
+  });
+
+  test("this Bun starts with them and runs code (an unknown JSC option would end it at start)", async () => {
+    const proc = Bun.spawn([BUN, "-e", "let s = 0; for (let i = 0; i < 2e6; i++) s += i % 7; console.log(s)"], {
+      env: withServiceEnv({ PATH: process.env.PATH ?? "/usr/bin:/bin" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect({ code, err: err.slice(0, 300) }).toEqual({ code: 0, err: "" });
+    let expected = 0;
+    for (let i = 0; i < 2e6; i++) expected += i % 7;
+    expect(out.trim()).toBe(String(expected));
+  });
+
+  test("a JSC option this Bun does not know does end it (so the test above can fail)", async () => {
+    const proc = Bun.spawn([BUN, "-e", "console.log(1)"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BUN_JSC_noSuchOptionAtAll: "0" }, stdout: "pipe", stderr: "pipe" });
+    expect(await proc.exited).not.toBe(0);
+  });
+});
