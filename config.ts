@@ -216,6 +216,11 @@ export const config = {
   deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 25),
   /** The outcome batch's wait under steady traffic: provider calls of one claim batch end at different times. */
   outcomeBatchBusyWaitMs: numberEnv("OUTCOME_BATCH_BUSY_WAIT_MS", 8),
+  /**
+   * The API's Redis pipeline (runtime/tick-pipeline.ts: every request's auth-epoch read and rate-limit take):
+   * under steady traffic it waits this long for later requests' commands, so they share one socket write.
+   */
+  redisPipelineBusyWaitMs: numberEnv("REDIS_PIPELINE_BUSY_WAIT_MS", 2),
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
   /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */

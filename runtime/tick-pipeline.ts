@@ -1,5 +1,5 @@
-// Commands issued in one turn of the event loop travel as one pipeline: one socket write and one
-// read for every request of the turn (the HTTP tier's rate-limit takes and auth-epoch reads, the channel sender's provider takes).
+// Commands issued in one turn of the event loop (or, under steady traffic, within a short linger)
+// travel as one pipeline: one socket write and one read for every request of the turn (the HTTP tier's rate-limit takes and auth-epoch reads, the channel sender's provider takes).
 import type { ChainableCommander } from "ioredis";
 import { isCluster, type RedisClient } from "./redis-client";
 
@@ -18,7 +18,17 @@ export interface TickPipeline {
   call<T>(add: (p: ChainableCommander) => void): Promise<T>;
   /** Increases each time a pipeline is sent: a value shared by callers of one generation is still unsent. */
   readonly generation: number;
+  /**
+   * Under steady traffic (a pipeline went out within the last BUSY_WINDOW_MS) a pipeline waits this
+   * long for the commands of later turns before it goes, so requests that arrive a turn apart share one
+   * socket write; after a quiet spell it goes at the end of its turn, as with 0 (the default). Read at
+   * each new pipeline.
+   */
+  setBusyLinger(ms: number | (() => number)): void;
 }
+
+/** How recent the last pipeline must be for a new one to wait (busyLinger): the traffic is steady. */
+export const BUSY_WINDOW_MS = 50;
 
 const pipelines = new WeakMap<object, TickPipeline>();
 
@@ -31,10 +41,13 @@ export function tickPipeline(redis: RedisClient): TickPipeline {
   if (tp) return tp;
   let queue: Queued[] = [];
   let generation = 0;
+  let lastSentAt = -Infinity;
+  let busyLinger: number | (() => number) = 0;
   const flush = () => {
     const batch = queue;
     queue = [];
     generation++;
+    lastSentAt = performance.now();
     const p = redis.pipeline();
     for (const q of batch) q.add(p);
     p.exec().then(
@@ -63,12 +76,19 @@ export function tickPipeline(redis: RedisClient): TickPipeline {
         });
       }
       return new Promise<T>((resolve, reject) => {
-        if (queue.length === 0) setImmediate(flush);
+        if (queue.length === 0) {
+          const linger = typeof busyLinger === "function" ? busyLinger() : busyLinger;
+          if (linger > 0 && performance.now() - lastSentAt < BUSY_WINDOW_MS) setTimeout(flush, linger);
+          else setImmediate(flush);
+        }
         queue.push({ add, resolve: resolve as (v: unknown) => void, reject });
       });
     },
     get generation() {
       return generation;
+    },
+    setBusyLinger(ms) {
+      busyLinger = ms;
     },
   };
   pipelines.set(redis, tp);

@@ -7,6 +7,7 @@ import { tickPipeline } from "../runtime";
 import { redisKeys } from "./redis-keys";
 import { sql, type Tx } from "./db";
 import { logger } from "../basics/log";
+import { config } from "../config";
 
 export type Environment = "production" | "sandbox";
 export type KeyType = "secret" | "publishable";
@@ -183,10 +184,12 @@ export async function bumpAuthEpoch(): Promise<void> {
   }
 }
 
-// Requests of one event-loop turn share one GET of the epoch, sent in that turn's pipeline with their
+// Requests of one event-loop turn (a few, under steady traffic) share one GET of the epoch, sent in that turn's pipeline with their
 // rate-limit takes (runtime/tick-pipeline.ts). A caller joins only a read not yet sent, so the read
 // always starts after the caller asked: a revocation whose bump completed before is always seen.
 const epochTick = tickPipeline(redis);
+// under steady traffic the requests of a few turns share the pipeline (its reads still start after each caller asked)
+epochTick.setBusyLinger(() => config.redisPipelineBusyWaitMs);
 let sharedEpoch: { generation: number; read: Promise<string | null> } | null = null;
 function getEpoch(): Promise<string | null> {
   if (sharedEpoch && sharedEpoch.generation === epochTick.generation) return sharedEpoch.read;
