@@ -97,7 +97,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   local c1 r1 pgd s1 w1t; c1=$(cpu_ms "$@"); r1=$(cpu_ms "$rpid"); pgd=$(pg_delta "$db"); s1=$(dbstat "$db"); w1t=$(date +%s%N); local m1; m1=$(busy_ms)
   local win_ms=$(( (w1t-w0t)/1000000 ))
   IFS='|' read -r w0 x0 b0 <<<"$s0"; IFS='|' read -r w1 x1 b1 <<<"$s1"
-  [ "${n:-0}" -gt 0 ] || { echo "$name: nothing delivered ($out)"; return 1; }
+  [ "${n:-0}" -gt 0 ] || { echo "$name: nothing delivered ($out; since $t0 by status: $(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select string_agg(status || ' ' || c, ', ') from (select status, count(*) c from notifications where created_at >= '$t0' group by 1) s"))"; return 1; }
   node -e '
     const [name,n,bun,pg,red,rows,tx,blk,left,ib,ip,ir,idle,win,machine]=process.argv.slice(1).map((v,i)=>i?Number(v):v);
     const k=win/idle; // idle burn scaled to the loaded window, subtracted: the marginal cost of the work
