@@ -184,11 +184,11 @@ export async function bumpAuthEpoch(): Promise<void> {
   }
 }
 
-// Requests of one event-loop turn (a few, under steady traffic) share one GET of the epoch, sent in that turn's pipeline with their
-// rate-limit takes (runtime/tick-pipeline.ts). A caller joins only a read not yet sent, so the read
-// always starts after the caller asked: a revocation whose bump completed before is always seen.
+// Requests of one event-loop turn (of a few, under steady traffic: REDIS_PIPELINE_BUSY_WAIT_MS) share one GET
+// of the epoch, sent in that pipeline with their rate-limit takes (runtime/tick-pipeline.ts). A caller joins
+// only a read not yet sent, so the read always starts after the caller asked: a revocation whose bump
+// completed before is always seen.
 const epochTick = tickPipeline(redis);
-// under steady traffic the requests of a few turns share the pipeline (its reads still start after each caller asked)
 epochTick.setBusyLinger(() => config.redisPipelineBusyWaitMs);
 let sharedEpoch: { generation: number; read: Promise<string | null> } | null = null;
 function getEpoch(): Promise<string | null> {
