@@ -191,12 +191,6 @@ export class Mailboxes {
       return;
     }
     for (;;) {
-      // A redelivered message's run is marked before it starts: if its host dies during the run,
-      // the next owner counts that death (claimPending); one that died waiting is not charged.
-      if (deliveries > 1 && !(await this.untilDone(w, () => this.core.redis.hset(w.attempts, runMarkOf(d.id), deliveries)))) {
-        w.abandoned.add(key);
-        return;
-      }
       const outcome = await this.runHandler(w, key, d, deliveries);
       if (outcome === "ok") {
         this.acks.ack(w, d.id, deliveries > 1);
@@ -253,6 +247,11 @@ export class Mailboxes {
       held = this.core.slots.tryAcquire(slot.group, slot.policy) || (await this.core.slots.acquire(slot.group, slot.policy));
       if (!held) return "shed";
       if (w.stopping) return "stopped";
+      // A redelivered message's run is marked when it starts, once its slot is held: if its host dies
+      // during the run, the next owner counts that death (claimPending); one that died waiting for its
+      // turn or its slot is not charged (a takeover's claimed backlog queued behind one webhook's few
+      // slots was charged a run per kill, and reached the dead letters after eight kills unrun).
+      if (deliveries > 1 && !(await this.untilDone(w, () => this.core.redis.hset(w.attempts, runMarkOf(d.id), deliveries)))) return "stopped";
       return await this.runWithDeadline(w, key, d, deliveries);
     } finally {
       if (held) this.core.slots.release(slot.group);

@@ -317,6 +317,40 @@ describeEachRedis("runtime host", (target) => {
       expect(await scope.admin.xlen(keys.dead("waited"))).toBe(0);
     });
 
+    test("claimed entries waiting for a slot are not charged a run: only the one that started is marked", async () => {
+      const { runtime, keys, start } = setup({ partitions: 1 });
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const started: string[] = [];
+      // one slot for every message (as a webhook's share in the dispatcher): the second waits for it
+      const actor = defineActor<Msg>({
+        name: "slotwait",
+        keyOf: (m) => m.key,
+        fairness: { groupOf: () => "one-webhook", share: 1, busyThreshold: 1 },
+        async handle(m) {
+          started.push(m.key);
+          if (m.key === "a") await held;
+        },
+      });
+      const stream = keys.stream("slotwait", 0);
+      const a = await runtime.send(actor, { key: "a", seq: 1 });
+      const b = await runtime.send(actor, { key: "b", seq: 1 });
+      await scope.admin.xgroup("CREATE", stream, GROUP, "0", "MKSTREAM");
+      await scope.admin.xreadgroup("GROUP", GROUP, "dead-host", "COUNT", 10, "STREAMS", stream, ">");
+      start([actor]);
+      expect(await waitFor(() => started.length === 1, 5000)).toBe(true);
+      await sleep(200);
+      // a's run is marked (a death now is charged to it); b only waits: a host killed now must not
+      // charge it (413 of a takeover bench's webhook messages reached the dead letters so, each
+      // "run" 8 times while queued behind their webhook's slots)
+      expect(await scope.admin.hget(keys.attempts("slotwait", 0), `${a}:run`)).toBe("2");
+      expect(await scope.admin.hget(keys.attempts("slotwait", 0), `${b}:run`)).toBeNull();
+      release();
+      expect(await waitFor(() => started.length === 2, 5000)).toBe(true);
+      expect(await waitFor(async () => (await pendingCount(runtime, actor)) === 0, 2000)).toBe(true);
+      expect(await waitFor(async () => (await scope.admin.hlen(keys.attempts("slotwait", 0))) === 0, 2000)).toBe(true);
+    });
+
     test("an entry whose JSON cannot be read goes straight to the dead letters", async () => {
       const { runtime, keys, start } = setup({ partitions: 1 });
       const actor = defineActor<Msg>({ name: "garbled", keyOf: (m) => m.key, async handle() {} });
