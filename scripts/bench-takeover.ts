@@ -74,6 +74,7 @@ try {
   const killed = ["channel-sender", "webhook-dispatcher", "workflow-run"] as const;
   let kills = 0;
   const restartMs: number[] = [];
+  const killTimes: number[] = [];
   let stopKilling = false;
   const killer = (async () => {
     while (!stopKilling) {
@@ -81,6 +82,7 @@ try {
       for (const until = Date.now() + KILL_EVERY_S * 1000; !stopKilling && Date.now() < until; ) await sleep(100);
       if (stopKilling) break;
       // kill -9 all three and restart each at once; the next kill comes KILL_EVERY_S after they are up
+      killTimes.push(Date.now());
       await Promise.all(
         killed.map(async (k) => {
           const old = procs.get(k)!;
@@ -165,10 +167,19 @@ try {
         union all select completed_at from workflow_runs where completed_at between ${since} and ${loadEnd}) x order by 1`).map((r) => Number(r.t));
   let gap = 0;
   let prev = since.getTime();
+  const gaps: { from: number; ms: number }[] = [];
   for (const t of [...marks, loadEnd.getTime()]) {
     gap = Math.max(gap, t - prev);
+    if (t - prev >= 1000) gaps.push({ from: prev, ms: t - prev });
     prev = t;
   }
+  // where the long gaps fell: each one's start, measured from the kill before it
+  const sinceKill = (t: number) => {
+    const k = killTimes.filter((x) => x <= t).at(-1);
+    return k === undefined ? "before the first kill" : `${(t - k).toFixed(0)} ms after a kill`;
+  };
+  gaps.sort((a, b) => b.ms - a.ms);
+  console.log(`gaps of 1 s or more: ${gaps.length}${gaps.length ? `; longest: ${gaps.slice(0, 5).map((g) => `${g.ms.toFixed(0)} ms from ${sinceKill(g.from)}`).join(", ")}` : ""}`);
   // messages dead-lettered because hosts kept dying while holding them (each claim counts a delivery)
   const cli = (...a: string[]) => Bun.spawnSync(["redis-cli", "-p", String(redis.port), ...a]).stdout.toString().trim();
   const deadKeys = cli("--scan", "--pattern", "*dead:*").split("\n").filter(Boolean);
