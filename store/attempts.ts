@@ -175,12 +175,15 @@ export async function writeAttemptsAndMoves(tx: Tx, outs: Outcome[], now: Date):
 const staleInterval = (staleMs: number) => `${staleMs} milliseconds`;
 
 /** Where a notification's claimed attempt stands: null when the notification is gone (or another tenant's). */
+/** Where a notification's current attempt stands; next_attempt_at is set while a retry is due. */
+export type ClaimState = { status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null; next_attempt_at: Date | null };
+
 export async function claimStateOf(
   ref: { id: string; tenantId: string; environment: string },
   staleMs: number,
-): Promise<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null } | null> {
-  const [s] = await sql<{ status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null }[]>`
-    select n.status, n.attempt_count, n.claimed_by,
+): Promise<ClaimState | null> {
+  const [s] = await sql<ClaimState[]>`
+    select n.status, n.attempt_count, n.claimed_by, n.next_attempt_at,
       exists (select 1 from notification_attempts a where a.notification_id = n.id ${keyDays("a.notification_id", [ref.id])}
         and a.attempt_number = n.attempt_count) as has_outcome,
       greatest(0, ceil(extract(epoch from coalesce(n.claimed_at, n.updated_at) + ${staleInterval(staleMs)}::interval - now()) * 1000))::int as stale_in_ms

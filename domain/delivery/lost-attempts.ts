@@ -44,7 +44,18 @@ export async function recordLostAttempt(ref: Ref, attempt: number, staleMs = STA
 export async function onClaimTaken(msg: SendMessage, ctx: SendContext): Promise<void> {
   const ref = { id: msg.notificationId, tenantId: msg.tenantId, environment: msg.environment };
   const s = await claimStateOf(ref, STALE_CLAIM_MS);
-  if (!s || s.status !== "pending" || s.attempt_count !== msg.attempt || s.has_outcome) return;
+  if (!s || s.status !== "pending" || s.attempt_count !== msg.attempt) return;
+  if (s.has_outcome) {
+    // Attempt n is recorded and the next one is due: a redelivered message's handler may have died
+    // between that commit and scheduling the retry (kill -9), which nothing else would notice before
+    // the reconciler's 60 s scan. It is scheduled again under the same timer id (a retry already
+    // scheduled is replaced by the same one; one that already ran moved attempt_count on).
+    if ((ctx.deliveries ?? 1) > 1 && s.next_attempt_at) {
+      const next: SendMessage = { ...msg, attempt: msg.attempt + 1, entry: undefined };
+      await ctx.schedule(senderTimers.retry(msg.notificationId), Math.max(0, s.next_attempt_at.getTime() - Date.now()), next, { unscaled: true });
+    }
+    return;
+  }
   // The claimer is a process of this machine that is gone (kill -9 mid-call): nobody can still be
   // calling the provider for this attempt, so it is recorded as lost now, not after the claim goes stale
   const claimerDead = !!s.claimed_by && hostProvablyDead(s.claimed_by);

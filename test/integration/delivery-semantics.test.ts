@@ -206,10 +206,42 @@ describe("a sender that died mid-attempt: the attempt is recorded as outcome_unk
     const ctxs = [fakeCtx(2), fakeCtx(2), fakeCtx(1), fakeCtx(4)];
     await Promise.all(ctxs.map((c) => sendAttempt(msgOf(row, 1), c)));
     expect(await attempts(row.id)).toHaveLength(1);
-    expect(ctxs.flatMap((c) => c.scheduled)).toHaveLength(1);
+    // one retry: a redelivery that came after the record may schedule it again, under the same timer
+    // id (which replaces it), for the same attempt
+    const scheduled = ctxs.flatMap((c) => c.scheduled);
+    expect(scheduled.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(scheduled.map((x) => x.timerId)).size).toBe(1);
+    expect(new Set(scheduled.map((x) => x.msg.attempt))).toEqual(new Set([2]));
     const failed = await sql`select 1 from events where type = 'notification.failed' and data -> 'notification' ->> 'id' = ${row.id}`;
     expect(failed).toHaveLength(1);
     expect(sends()).toBe(0);
+  });
+
+  test("a handler killed after recording a failure but before scheduling the retry: its redelivery schedules it, due when the record said", async () => {
+    tw.reset();
+    const row = await accept(T.secretKey, { channel: "sms", to: "+5511912345606", data: { content: "unscheduled" } });
+    await crashedClaim(row.id, 1, "10 minutes");
+    // the first handler records the lost attempt and its retry... and dies before the timer is written
+    const died = fakeCtx(2);
+    await sendAttempt(msgOf(row, 1), died);
+    expect(died.scheduled.map((x) => x.msg.attempt)).toEqual([2]);
+    const [n] = await sql`select status, attempt_count, next_attempt_at from notifications where id = ${row.id}`;
+    expect(n).toMatchObject({ status: "pending", attempt_count: 1 });
+    // a duplicate first delivery (another copy of the message) leaves it: a live handler schedules
+    const dup = fakeCtx(1);
+    await sendAttempt(msgOf(row, 1), dup);
+    expect(dup.scheduled).toHaveLength(0);
+    // the message comes back to the next owner (a redelivery): the retry is scheduled, at its due time,
+    // under the timer id the first handler would have used (not left to the reconciler's 60 s scan)
+    const next = fakeCtx(2);
+    await sendAttempt(msgOf(row, 1), next);
+    expect(next.scheduled).toHaveLength(1);
+    expect(next.scheduled[0]!.timerId).toBe(died.scheduled[0]!.timerId);
+    expect(next.scheduled[0]!.msg).toMatchObject({ notificationId: row.id, attempt: 2 });
+    expect(next.scheduled[0]!.opts?.unscaled).toBe(true);
+    expect(next.scheduled[0]!.delayMs).toBeLessThanOrEqual(Math.max(0, new Date(n!.next_attempt_at).getTime() - Date.now()) + 1000);
+    expect(sends()).toBe(0);
+    expect(await attempts(row.id)).toHaveLength(1);
   });
 
   test("a fresh claim is another handler's: left alone (no call, no attempt row); a redelivery looks again when it turns stale", async () => {
