@@ -27,6 +27,7 @@ await recreateDb(db);
 const seenEvents = new Map<string, number>();
 let webhookRequests = 0;
 let longestResend = 0;
+const resendAfter = new Map<string, number>();
 const receiver = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
@@ -37,7 +38,10 @@ const receiver = Bun.serve({
       if (j.id) {
         const first = seenEvents.get(j.id);
         if (first === undefined) seenEvents.set(j.id, Date.now());
-        else longestResend = Math.max(longestResend, Date.now() - first);
+        else {
+          longestResend = Math.max(longestResend, Date.now() - first);
+          if (!resendAfter.has(j.id)) resendAfter.set(j.id, Date.now() - first);
+        }
       }
     } catch {}
     return new Response("ok");
@@ -75,6 +79,7 @@ try {
   let kills = 0;
   const restartMs: number[] = [];
   const killTimes: number[] = [];
+  const readyByKind: Record<string, number[]> = {};
   let stopKilling = false;
   const killer = (async () => {
     while (!stopKilling) {
@@ -98,6 +103,7 @@ try {
             allLogs.push({ name: `${k}-${kills}-killed-at-${Date.now()}`, log: fresh.log });
             procs.set(k, fresh);
             restartMs.push(performance.now() - t);
+            (readyByKind[k] ??= []).push(performance.now() - t);
           }
         }),
       );
@@ -126,6 +132,11 @@ try {
   console.log(
     `accepted: ${notes.ok} notifications (${notes.errors} refused: ${JSON.stringify(notes.statuses)}), ${runs.ok} runs (${runs.errors} refused); ${kills} kills; ` +
       `kill to ready line: median ${restartMs[Math.floor(restartMs.length / 2)]?.toFixed(0)} ms, max ${restartMs.at(-1)?.toFixed(0)} ms`,
+  );
+  console.log(
+    `kill to ready line by kind (median/max ms): ${Object.entries(readyByKind)
+      .map(([k, xs]) => (xs.sort((a, b) => a - b), `${k} ${xs[Math.floor(xs.length / 2)]!.toFixed(0)}/${xs.at(-1)!.toFixed(0)}`))
+      .join(", ")}`,
   );
 
   // drain: every accepted notification and run terminal (or 120 s)
@@ -157,6 +168,11 @@ try {
     from notifications n where n.created_at >= ${since} and exists (
       select 1 from notification_attempts a where a.notification_id = n.id and a.error->>'code' = 'outcome_unknown')`;
   const deliveredEvents = await sql<{ n: number }[]>`select count(*)::int as n from events where created_at >= ${since} and type = 'notification.delivered'`;
+  // webhook latency: an event's first receipt after its creation
+  const created = await sql<{ id: string; t: number }[]>`select id, extract(epoch from created_at) * 1000 as t from events where created_at >= ${since} and type = 'notification.delivered'`;
+  const hookLat = created.flatMap((e) => (seenEvents.has(e.id) ? [seenEvents.get(e.id)! - Number(e.t)] : [])).sort((a, b) => a - b);
+  // the re-sends: how long after its first receipt each came (an outcome lost with a killed dispatcher)
+  const resends = [...resendAfter.values()].sort((a, b) => a - b);
   const lat = (await sql<{ ms: number }[]>`select (extract(epoch from (delivered_at - created_at)) * 1000)::float8 as ms
       from notifications where created_at >= ${since} and status = 'delivered'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
   const runLat = (await sql<{ ms: number }[]>`select (extract(epoch from (completed_at - started_at)) * 1000)::float8 as ms
@@ -179,6 +195,16 @@ try {
     return k === undefined ? "before the first kill" : `${(t - k).toFixed(0)} ms after a kill`;
   };
   gaps.sort((a, b) => b.ms - a.ms);
+  // after each kill: how long until the first delivery and the first run completion
+  const firstAfter = async (q: "delivered" | "completed") => {
+    const ts = (await (q === "delivered"
+      ? sql<{ t: number }[]>`select extract(epoch from delivered_at) * 1000 as t from notifications where delivered_at between ${since} and ${loadEnd} order by 1`
+      : sql<{ t: number }[]>`select extract(epoch from completed_at) * 1000 as t from workflow_runs where completed_at between ${since} and ${loadEnd} order by 1`)).map((r) => Number(r.t));
+    return killTimes.map((k) => (ts.find((t) => t >= k) ?? NaN) - k).filter(Number.isFinite).sort((a, b) => a - b);
+  };
+  const [fd, fr] = [await firstAfter("delivered"), await firstAfter("completed")];
+  const med = (xs: number[]) => xs[Math.floor(xs.length / 2)]?.toFixed(0);
+  console.log(`after a kill: first delivery median ${med(fd)} ms, max ${fd.at(-1)?.toFixed(0)} ms; first run completed median ${med(fr)} ms, max ${fr.at(-1)?.toFixed(0)} ms`);
   console.log(`gaps of 1 s or more: ${gaps.length}${gaps.length ? `; longest: ${gaps.slice(0, 5).map((g) => `${g.ms.toFixed(0)} ms from ${sinceKill(g.from)}`).join(", ")}` : ""}`);
   // messages dead-lettered because hosts kept dying while holding them (each claim counts a delivery)
   const cli = (...a: string[]) => Bun.spawnSync(["redis-cli", "-p", String(redis.port), ...a]).stdout.toString().trim();
@@ -192,6 +218,10 @@ try {
   console.log(
     `notifications: ${c!.accepted} stored, ${c!.delivered} delivered, ${c!.failed} failed (runs' included); runs: ${c!.runs} stored, ${c!.completed} completed; ` +
       `webhook: ${deliveredEvents[0]!.n} delivered events, ${seenEvents.size} distinct received (${webhookRequests} requests, a re-sent event at most ${longestResend} ms after its first receipt)`,
+  );
+  console.log(
+    `webhook: first receipt after the event p50 ${hookLat[Math.floor(hookLat.length / 2)]?.toFixed(0)} ms p99 ${p99(hookLat).toFixed(0)} ms; ` +
+      `${resends.length} events re-sent, after their first receipt: p50 ${resends[Math.floor(resends.length / 2)]?.toFixed(0) ?? "-"} ms, p90 ${resends[Math.floor(resends.length * 0.9)]?.toFixed(0) ?? "-"} ms, max ${resends.at(-1)?.toFixed(0) ?? "-"} ms`,
   );
   console.log(`attempts lost with a killed sender: ${unknown!.n} notifications, delivered at most ${unknown!.worst?.toFixed(0) ?? "-"} ms after accept`);
   console.log(`delivered p50 ${lat[Math.floor(lat.length / 2)]?.toFixed(0)} ms p99 ${p99(lat).toFixed(0)} ms; run p50 ${runLat[Math.floor(runLat.length / 2)]?.toFixed(0)} ms p99 ${p99(runLat).toFixed(0)} ms (its delay is 600 ms); load ${loadAvg()}`);
