@@ -33,7 +33,10 @@ const isProduction = nodeEnv === "production";
 
 // Development secrets are generated once and kept in .nms/dev-secrets.json, so restarts and
 // every process of the Procfile agree on the admin token and can decrypt stored credentials.
-const DEV_SECRETS = join(import.meta.dir, ".nms", "dev-secrets.json");
+// The checkout this runs from: this file's folder, or for the compiled actor binary (its modules live
+// in /$bunfs, scripts/build-actors.ts) the checkout whose .nms/bin holds it.
+const APP_ROOT = import.meta.dir.startsWith("/$bunfs") ? join(process.execPath, "..", "..", "..") : import.meta.dir;
+const DEV_SECRETS = join(APP_ROOT, ".nms", "dev-secrets.json");
 function devSecrets(): Record<string, string> {
   try {
     return JSON.parse(readFileSync(DEV_SECRETS, "utf8"));
@@ -43,7 +46,7 @@ function devSecrets(): Record<string, string> {
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     };
     try {
-      mkdirSync(join(import.meta.dir, ".nms"), { recursive: true });
+      mkdirSync(join(APP_ROOT, ".nms"), { recursive: true });
       writeFileSync(DEV_SECRETS, JSON.stringify(fresh, null, 2), { flag: "wx", mode: 0o600 });
       return fresh;
     } catch {

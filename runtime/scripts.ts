@@ -1,20 +1,39 @@
-// Loads the runtime's Lua scripts (runtime/lua/<name>-<numKeys>.lua) once and registers them
+// Holds the runtime's Lua scripts (runtime/lua/<name>-<numKeys>.lua) and registers them
 // on an ioredis client with defineCommand, so every call is EVALSHA (EVAL only after NOSCRIPT).
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import rateLimitLua from "./lua/rateLimit-1.lua" with { type: "text" };
+import rateLimitManyLua from "./lua/rateLimitMany-1.lua" with { type: "text" };
+import appendMessagesLua from "./lua/appendMessages-1.lua" with { type: "text" };
+import promoteTimersLua from "./lua/promoteTimers-3.lua" with { type: "text" };
+import scheduleTimerLua from "./lua/scheduleTimer-2.lua" with { type: "text" };
+import renewLeaseLua from "./lua/renewLease-1.lua" with { type: "text" };
+import takeLeaseLua from "./lua/takeLease-1.lua" with { type: "text" };
+import releaseLeaseLua from "./lua/releaseLease-1.lua" with { type: "text" };
+import heartbeatLua from "./lua/heartbeat-1.lua" with { type: "text" };
+import trimStreamLua from "./lua/trimStream-1.lua" with { type: "text" };
+import deferMessageLua from "./lua/deferMessage-4.lua" with { type: "text" };
+import redriveDeadLetterLua from "./lua/redriveDeadLetter-2.lua" with { type: "text" };
 import type { RedisClient } from "./redis-client";
 
 const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 
-const sources = new Map<ScriptName, string>();
+// imported as text: the sources travel inside a compiled binary too (scripts/build-actors.ts)
+const SOURCES: Record<ScriptName, string> = {
+  "rateLimit-1": rateLimitLua,
+  "rateLimitMany-1": rateLimitManyLua,
+  "appendMessages-1": appendMessagesLua,
+  "promoteTimers-3": promoteTimersLua,
+  "scheduleTimer-2": scheduleTimerLua,
+  "renewLease-1": renewLeaseLua,
+  "takeLease-1": takeLeaseLua,
+  "releaseLease-1": releaseLeaseLua,
+  "heartbeat-1": heartbeatLua,
+  "trimStream-1": trimStreamLua,
+  "deferMessage-4": deferMessageLua,
+  "redriveDeadLetter-2": redriveDeadLetterLua,
+};
 function source(name: ScriptName): string {
-  let lua = sources.get(name);
-  if (!lua) {
-    lua = readFileSync(fileURLToPath(new URL(`./lua/${name}.lua`, import.meta.url)), "utf8");
-    sources.set(name, lua);
-  }
-  return lua;
+  return SOURCES[name];
 }
 
 /** Command names are prefixed so they cannot clash with anything else defined on a shared client. */

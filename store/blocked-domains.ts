@@ -5,14 +5,12 @@
 // so lookups read an in-process Set and never touch PostgreSQL after the first load.
 // Redis (store/redis-keys.ts): blockedDomainsVersion, INCR'd on every change and polled every POLL_MS
 // as a fallback; blockedDomainsChanged, a pub/sub channel whose messages make every process reload now.
-import { createRequire } from "node:module";
 import { emailDomain, normalizeDomain } from "../schemas/email";
 import { sql, type Tx } from "./db";
 import { pubsub } from "./pubsub";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
-const require = createRequire(import.meta.url);
 const POLL_MS = 2000;
 const SEED_LOCK = 827364777;
 
@@ -26,10 +24,14 @@ export interface BlockedDomainRow {
 // ---------------------------------------------------------------------------------------------
 // Seeding from the package: once per package version, skipping domains an admin unblocked.
 
-function packageList(): { version: string; domains: string[] } {
-  const version: string = require("disposable-email-domains/package.json").version;
-  const domains: string[] = require("disposable-email-domains");
-  return { version, domains };
+// imported by literal names (so a compiled binary carries them), the large list only when seeding
+async function packageVersion(): Promise<string> {
+  const pkg = await import("disposable-email-domains/package.json");
+  return (pkg.default ?? pkg).version as string;
+}
+async function packageDomains(): Promise<string[]> {
+  const list = await import("disposable-email-domains");
+  return (list.default ?? list) as unknown as string[];
 }
 
 let seeding: Promise<void> | null = null;
@@ -43,9 +45,10 @@ export function ensureBlocklistSeeded(): Promise<void> {
 }
 
 async function seedOnce(): Promise<void> {
-  const { version, domains } = packageList();
+  const version = await packageVersion();
   const [done] = await sql`select 1 from blocked_domain_seeds where version = ${version}`;
   if (done) return;
+  const domains = await packageDomains();
   const clean = [...new Set(domains.map((d) => normalizeDomain(d)).filter((d): d is string => d !== null))];
   const seeded = await sql.begin(async (tx) => {
     // several processes may start together; one seeds, the others find the version row

@@ -1,7 +1,6 @@
 // Frequency-cap admission (delivery policy, issue 22): one Lua script per send counts the sends of a
 // subscriber and channel over each cap's rolling window and admits or refuses, atomically.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import frequencyCapAdmitLua from "./lua/frequencyCapAdmit-1.lua" with { type: "text" };
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
 
@@ -12,7 +11,7 @@ function scripts(): Scripted {
   if (!scripted) {
     redis.defineCommand("nmsFrequencyCapAdmit", {
       numberOfKeys: 1,
-      lua: readFileSync(fileURLToPath(new URL("./lua/frequencyCapAdmit-1.lua", import.meta.url)), "utf8"),
+      lua: frequencyCapAdmitLua,
     });
     scripted = redis as Scripted;
   }

@@ -1,7 +1,7 @@
 // The notification quota's Redis counters (docs/billing.md "Quota"): per tenant, period and
 // limits version, a count and the set of open reservations, changed only by the Lua scripts in store/lua/.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import quotaReserveLua from "./lua/quotaReserve-2.lua" with { type: "text" };
+import quotaSettleLua from "./lua/quotaSettle-2.lua" with { type: "text" };
 import { MicroBatcher } from "./micro-batcher";
 import { redis } from "./redis";
 import { redisKeys } from "./redis-keys";
@@ -22,8 +22,8 @@ type Scripted = typeof redis & {
 let scripted: Scripted | null = null;
 function scripts(): Scripted {
   if (!scripted) {
-    for (const [name, file] of [["nmsQuotaReserve", "quotaReserve-2"], ["nmsQuotaSettle", "quotaSettle-2"]] as const) {
-      redis.defineCommand(name, { numberOfKeys: 2, lua: readFileSync(fileURLToPath(new URL(`./lua/${file}.lua`, import.meta.url)), "utf8") });
+    for (const [name, lua] of [["nmsQuotaReserve", quotaReserveLua], ["nmsQuotaSettle", quotaSettleLua]] as const) {
+      redis.defineCommand(name, { numberOfKeys: 2, lua });
     }
     scripted = redis as Scripted;
   }
