@@ -1,6 +1,6 @@
 // CPU meters and process plumbing for the cost, idle, capacity and takeover benches: CPU time (never
 // wall time) of a process tree, of a database's PostgreSQL backends and of a private redis-server.
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -152,6 +152,17 @@ export interface Service {
 }
 
 /** Migrates `db` and starts `bun scripts/start.ts` (the one-process start, or `--only kind`); resolves at its ready line. */
+const builtFor = new Set<string>();
+/** Builds a checkout's actor binary (scripts/build-actors.ts) once per bench run, so its restarts start from it. */
+function ensureActorBinary(root: string) {
+  if (builtFor.has(root)) return;
+  const t = performance.now();
+  const r = Bun.spawnSync([BUN, "scripts/build-actors.ts"], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`build:actors failed in ${root}: ${r.stderr.toString().slice(-800)}`);
+  builtFor.add(root);
+  console.log(`actor binary built for ${root} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
 export async function startService(opts: {
   db: string;
   port: number;
@@ -177,8 +188,12 @@ export async function startService(opts: {
     const m = Bun.spawnSync([BUN, "scripts/migrate.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
     if (m.exitCode !== 0) throw new Error(`migrate failed: ${m.stderr.toString().slice(-500)}`);
   }
-  const args = ["scripts/start.ts", ...(opts.only ? ["--only", opts.only] : [])];
-  const child = spawn(BUN, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  // an actor kind as its Procfile line starts it (scripts/run-kind.sh: the compiled binary when it is
+  // current, built here once per checkout); the api and the one-process start from source, as npm start
+  const runKind = opts.only && opts.only !== "api" && existsSync(join(root, "scripts", "run-kind.sh"));
+  if (runKind) ensureActorBinary(root);
+  const [cmd, args] = runKind ? ["sh", ["scripts/run-kind.sh", opts.only!]] : [BUN, ["scripts/start.ts", ...(opts.only ? ["--only", opts.only] : [])]];
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   const log: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
     const onLine = (b: Buffer) => {
