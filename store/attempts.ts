@@ -174,10 +174,10 @@ export async function writeAttemptsAndMoves(tx: Tx, outs: Outcome[], now: Date):
 
 const staleInterval = (staleMs: number) => `${staleMs} milliseconds`;
 
-/** Where a notification's claimed attempt stands: null when the notification is gone (or another tenant's). */
-/** Where a notification's current attempt stands; next_attempt_at is set while a retry is due. */
+/** A notification's current attempt: has_outcome when its attempt row exists; next_attempt_at is set while a retry is due. */
 export type ClaimState = { status: string; attempt_count: number; has_outcome: boolean; stale_in_ms: number; claimed_by: string | null; next_attempt_at: Date | null };
 
+/** Where a notification's claimed attempt stands: null when the notification is gone (or another tenant's). */
 export async function claimStateOf(
   ref: { id: string; tenantId: string; environment: string },
   staleMs: number,

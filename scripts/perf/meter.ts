@@ -151,7 +151,6 @@ export interface Service {
   log: string[];
 }
 
-/** Migrates `db` and starts `bun scripts/start.ts` (the one-process start, or `--only kind`); resolves at its ready line. */
 const builtFor = new Set<string>();
 /** Builds a checkout's actor binary (scripts/build-actors.ts) once per bench run, so its restarts start from it. */
 function ensureActorBinary(root: string) {
@@ -163,6 +162,7 @@ function ensureActorBinary(root: string) {
   console.log(`actor binary built for ${root} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
+/** Migrates `db` and starts the service (the one-process start, or `--only kind` as its Procfile line does); resolves at its ready line. */
 export async function startService(opts: {
   db: string;
   port: number;
