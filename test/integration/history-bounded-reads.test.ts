@@ -24,6 +24,7 @@ import { notificationStates, notificationStatus } from "../../store/workflow-run
 import { deleteTenantBatch } from "../../store/offboardings";
 import { inboxEventsSince } from "../../domain/inbox/inbox";
 import { DAY_MS } from "../../store/history-keys";
+import { newId } from "../../store/ids";
 import { createTenant } from "../support/fixtures";
 import { dropTenant } from "./workflow-support";
 
@@ -222,7 +223,9 @@ test("a manual attempt of a 40-day-old event: numbered after its last attempt, m
   await sql`insert into webhook_deliveries (id, webhook_id, tenant_id, event_id, event_type, attempt, status, kind, created_at)
             values (${await idAt(ago(40, 2000))}, ${webhook2}, ${T.tenant.id}, ${ev.old!}, 'notification.delivered', 4, 'failed', 'auto', ${new Date(ago(40, 2000))})`;
   const [pending] = await sql.begin((tx) =>
-    insertPendingDeliveries(tx, { id: webhook2, tenantId: T.tenant.id }, [{ id: crypto.randomUUID(), eventId: ev.old!, eventType: "notification.delivered" }]),
+    // a UUID v7 as the routes make (newId): reads bound the event's day by the delivery id's time, and
+    // a random v4 id read as a time fell before the 40-day-old event about once in 150 runs
+    insertPendingDeliveries(tx, { id: webhook2, tenantId: T.tenant.id }, [{ id: newId(), eventId: ev.old!, eventType: "notification.delivered" }]),
   );
   expect([pending!.attempt, pending!.status]).toEqual([5, "pending"]);
   await sql.begin((tx) => markManualRelayed(tx, [{ webhookId: webhook2, eventId: ev.old!, deliveryId: pending!.id }]));
