@@ -14,11 +14,9 @@ import deferMessageLua from "./lua/deferMessage-4.lua" with { type: "text" };
 import redriveDeadLetterLua from "./lua/redriveDeadLetter-2.lua" with { type: "text" };
 import type { RedisClient } from "./redis-client";
 
-const SCRIPTS = ["rateLimit-1", "rateLimitMany-1", "appendMessages-1", "promoteTimers-3", "scheduleTimer-2", "renewLease-1", "takeLease-1", "releaseLease-1", "heartbeat-1", "trimStream-1", "deferMessage-4", "redriveDeadLetter-2"] as const;
-type ScriptName = (typeof SCRIPTS)[number];
-
-// imported as text: the sources travel inside a compiled binary too (scripts/build-actors.ts)
-const SOURCES: Record<ScriptName, string> = {
+// imported as text: the sources travel inside a compiled binary too (scripts/build-actors.ts);
+// a name ends with its number of keys
+const SOURCES = {
   "rateLimit-1": rateLimitLua,
   "rateLimitMany-1": rateLimitManyLua,
   "appendMessages-1": appendMessagesLua,
@@ -31,10 +29,8 @@ const SOURCES: Record<ScriptName, string> = {
   "trimStream-1": trimStreamLua,
   "deferMessage-4": deferMessageLua,
   "redriveDeadLetter-2": redriveDeadLetterLua,
-};
-function source(name: ScriptName): string {
-  return SOURCES[name];
-}
+} as const;
+type ScriptName = keyof typeof SOURCES;
 
 /** Command names are prefixed so they cannot clash with anything else defined on a shared client. */
 export function commandName(name: ScriptName): string {
@@ -68,9 +64,9 @@ export type ScriptedRedis = RedisClient & ScriptCommands;
 
 export function withScripts(redis: RedisClient): ScriptedRedis {
   if (!defined.has(redis)) {
-    for (const name of SCRIPTS) {
+    for (const [name, lua] of Object.entries(SOURCES) as [ScriptName, string][]) {
       const numberOfKeys = Number(name.slice(name.lastIndexOf("-") + 1));
-      redis.defineCommand(commandName(name), { numberOfKeys, lua: source(name) });
+      redis.defineCommand(commandName(name), { numberOfKeys, lua });
     }
     defined.add(redis);
   }

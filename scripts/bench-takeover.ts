@@ -178,9 +178,10 @@ try {
   const runLat = (await sql<{ ms: number }[]>`select (extract(epoch from (completed_at - started_at)) * 1000)::float8 as ms
       from workflow_runs where started_at >= ${since} and status = 'completed'`).map((r) => Number(r.ms)).sort((a, b) => a - b);
   // progress: any delivery or run completion; the longest stretch of the load window without one
-  const marks = (await sql<{ t: number }[]>`select extract(epoch from t) * 1000 as t from (
-        select delivered_at as t from notifications where delivered_at between ${since} and ${loadEnd}
-        union all select completed_at from workflow_runs where completed_at between ${since} and ${loadEnd}) x order by 1`).map((r) => Number(r.t));
+  const times = async (q: Promise<{ t: number }[]>) => (await q).map((r) => Number(r.t));
+  const deliveredAt = await times(sql`select extract(epoch from delivered_at) * 1000 as t from notifications where delivered_at between ${since} and ${loadEnd} order by 1`);
+  const completedAt = await times(sql`select extract(epoch from completed_at) * 1000 as t from workflow_runs where completed_at between ${since} and ${loadEnd} order by 1`);
+  const marks = [...deliveredAt, ...completedAt].sort((a, b) => a - b);
   let gap = 0;
   let prev = since.getTime();
   const gaps: { from: number; ms: number }[] = [];
@@ -196,13 +197,8 @@ try {
   };
   gaps.sort((a, b) => b.ms - a.ms);
   // after each kill: how long until the first delivery and the first run completion
-  const firstAfter = async (q: "delivered" | "completed") => {
-    const ts = (await (q === "delivered"
-      ? sql<{ t: number }[]>`select extract(epoch from delivered_at) * 1000 as t from notifications where delivered_at between ${since} and ${loadEnd} order by 1`
-      : sql<{ t: number }[]>`select extract(epoch from completed_at) * 1000 as t from workflow_runs where completed_at between ${since} and ${loadEnd} order by 1`)).map((r) => Number(r.t));
-    return killTimes.map((k) => (ts.find((t) => t >= k) ?? NaN) - k).filter(Number.isFinite).sort((a, b) => a - b);
-  };
-  const [fd, fr] = [await firstAfter("delivered"), await firstAfter("completed")];
+  const firstAfter = (ts: number[]) => killTimes.map((k) => (ts.find((t) => t >= k) ?? NaN) - k).filter(Number.isFinite).sort((a, b) => a - b);
+  const [fd, fr] = [firstAfter(deliveredAt), firstAfter(completedAt)];
   const med = (xs: number[]) => xs[Math.floor(xs.length / 2)]?.toFixed(0);
   console.log(`after a kill: first delivery median ${med(fd)} ms, max ${fd.at(-1)?.toFixed(0)} ms; first run completed median ${med(fr)} ms, max ${fr.at(-1)?.toFixed(0)} ms`);
   console.log(`gaps of 1 s or more: ${gaps.length}${gaps.length ? `; longest: ${gaps.slice(0, 5).map((g) => `${g.ms.toFixed(0)} ms from ${sinceKill(g.from)}`).join(", ")}` : ""}`);
