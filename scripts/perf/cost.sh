@@ -10,7 +10,7 @@
 #      COST_PORT (4164 service; the pipeline +100, the floor +200), COST_REDIS_PORT (6444 service, 6445 pipeline, 6446 floor; private servers),
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
-#      COST_BUN_FLAGS (bun flags for the one-process start, e.g. --cpu-prof-md --cpu-prof-dir=/tmp/prof),
+#      COST_BUN_FLAGS (bun flags for the service processes, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof: one profile per process),
 #      COST_REDIS_STATS (1: Redis commands per notification, from INFO commandstats),
 #      COST_SYSCALLS (1: the target's system calls per notification over the load, from perf trace -s),
 #      COST_PG_STATEMENTS (1: statements per notification over the window, from pg_stat_statements, which the
@@ -77,6 +77,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   ipg=$(pg_delta "$db"); local i1 ir1; i1=$(cpu_ms "$@"); ir1=$(cpu_ms "$rpid"); it1=$(date +%s%N)
   local idle_ms=$(( (it1-it0)/1000000 ))
   local c0 r0 s0 w0t; w0t=$(date +%s%N); c0=$(cpu_ms "$@"); r0=$(cpu_ms "$rpid"); PGBASE=(); pg_snapshot "$db"; s0=$(dbstat "$db"); local m0; m0=$(busy_ms)
+  local -a each0=(); local p; for p in "$@"; do each0+=("$(cpu_ms "$p")"); done  # per process (the split start: api, channel-sender, reconciler)
   local t0; t0=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select clock_timestamp()")
   [ -n "${COST_PG_STATEMENTS:-}" ] && psql -h 127.0.0.1 -U postgres -d postgres -qAtc "select pg_stat_statements_reset()" >/dev/null
   # COST_SYSCALLS=1: the target's system calls over the load (perf trace -s), per delivered notification below
@@ -95,6 +96,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
   [ -n "$strace_pid" ] && { kill -INT "$strace_pid" 2>/dev/null; wait "$strace_pid" 2>/dev/null; }
   local n; n=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select count(*) from notifications where created_at >= '$t0' and status='delivered'")
   local c1 r1 pgd s1 w1t; c1=$(cpu_ms "$@"); r1=$(cpu_ms "$rpid"); pgd=$(pg_delta "$db"); s1=$(dbstat "$db"); w1t=$(date +%s%N); local m1; m1=$(busy_ms)
+  local -a each1=(); for p in "$@"; do each1+=("$(cpu_ms "$p")"); done
   local win_ms=$(( (w1t-w0t)/1000000 ))
   IFS='|' read -r w0 x0 b0 <<<"$s0"; IFS='|' read -r w1 x1 b1 <<<"$s1"
   [ "${n:-0}" -gt 0 ] || { echo "$name: nothing delivered ($out; since $t0 by status: $(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select string_agg(status || ' ' || c, ', ') from (select status, count(*) c from notifications where created_at >= '$t0' group by 1) s"))"; return 1; }
@@ -107,6 +109,12 @@ measure() { # NAME URL KEY DB REDISPORT PID...
     console.log(`${name}: ${n} delivered (${left} not terminal), ${f(mb+mp+mr)} ms/notif (bun ${f(mb)}, pg ${f(mp)}, redis ${f(mr)}; rows ${(rows/n).toFixed(1)}, commits ${(tx/n).toFixed(2)}, pg blocks ${(blk/n).toFixed(0)}); idle ${((ib+ip+ir)*1000/idle).toFixed(0)} ms/s (bun ${(ib*1000/idle).toFixed(0)}, pg ${(ip*1000/idle).toFixed(0)}, redis ${(ir*1000/idle).toFixed(0)}); window ${(win/1000).toFixed(1)} s, whole machine busy ${(machine/n).toFixed(3)} ms/notif (${(machine/win).toFixed(2)} cores)`);
   ' "$name" "$n" $((c1-c0)) "$pgd" $((r1-r0)) $((w1-w0)) $((x1-x0)) $((b1-b0)) "$left" $((i1-i0)) "$ipg" $((ir1-ir0)) "$idle_ms" "$win_ms" $((m1-m0))
   echo "  load: $out"
+  if [ $# -gt 1 ]; then
+    local i=0 parts=""; for p in "$@"; do
+      local kind; kind=$(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | sed -nE 's/.*--only ([a-z-]+).*/\1/p'); parts="$parts ${kind:-pid $p} $(node -e 'console.log((process.argv[1]/process.argv[2]).toFixed(3))' $((each1[i]-each0[i])) "$n")"; i=$((i+1))
+    done
+    echo "  bun by process (ms/notif, idle not subtracted):$parts"
+  fi
   # system calls of the target's processes (all threads) per delivered notification, most frequent first
   [ -n "$strace_pid" ] && awk -v n="$n" '$2 ~ /^[0-9]+$/ && NF >= 8 {c[$1]+=$2} END {for (k in c) printf "  syscall %s %.2f/notif\n", k, c[k]/n}' "$sysfile" | sort -k3,3 -rn | head -12
   # COST_REDIS_STATS=1: Redis commands per delivered notification over the whole run (warm-up included)
@@ -135,7 +143,7 @@ for T in $TARGETS; do
     svc=()
     if [ "$START" = split ]; then
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1 || (cd "$PROJECT" && npm run -s migrate >/dev/null 2>&1)
-      for k in api channel-sender reconciler; do BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
+      for k in api channel-sender reconciler; do BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
     else
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1
       BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
