@@ -224,6 +224,11 @@ export const config = {
    * under steady traffic it waits this long for later requests' commands, so they share one socket write.
    */
   redisPipelineBusyWaitMs: numberEnv("REDIS_PIPELINE_BUSY_WAIT_MS", 2),
+  /**
+   * The one-process start (`npm start`, no --only) runs its actors and jobs on a thread of their own
+   * (scripts/actor-thread.ts), so the API keeps the main thread: ACTOR_THREAD=false keeps them on it.
+   */
+  actorThread: env("ACTOR_THREAD") !== "false",
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
   /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */

@@ -68,7 +68,14 @@ if (runsApi) {
   // sign-in links and the Origin rule use APP_URL: open the dashboard there, not at another name of this host
   console.log(`Dashboard: ${config.appUrl}${config.smtpUrl ? "" : " (no SMTP_URL: sign-in links are printed in this log)"}`);
 }
-if (!only || only !== "api") {
+// npm start: the actors on a thread of their own (scripts/actor-thread.ts); the compiled binary of the
+// Procfile's actor kinds carries no thread entry, so run whole it keeps them on the main thread
+if (!only && config.actorThread && !import.meta.dir.startsWith("/$bunfs")) {
+  const { startActorThread } = await import("./actor-thread");
+  const thread = await startActorThread();
+  stops.push(() => thread.stop());
+  console.log(`Actors running (a thread of their own): ${processKinds().join(", ")}`);
+} else if (!only || only !== "api") {
   const actors = await startProcessKinds(only ? [only] : processKinds());
   stops.push(() => actors.stop());
   console.log(`Actors running: ${(only ? [only] : processKinds()).join(", ") || "(none)"}`);

@@ -1,6 +1,7 @@
 // The metrics read on scrape (cheaply, one round trip each): per partition this process owns the
 // stream length, pending count, oldest pending age, consumer lag and timers; dead letters; host stats; pool use.
 import postgres from "postgres";
+import { AggregatorRegistry } from "prom-client";
 import { GROUP, type Host, type Runtime } from "../runtime";
 import { config } from "../config";
 import { logger } from "../basics/log";
@@ -149,8 +150,43 @@ async function bounded(name: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
+type MetricsJson = Awaited<ReturnType<typeof metricsRegistry.getMetricsAsJSON>>;
+
+/** Metrics of the process's other threads (the actor thread of `npm start`), merged into every scrape. */
+const threadSources = new Set<() => Promise<MetricsJson>>();
+
+/** Adds a thread's metrics (see threadMetrics) to this thread's scrapes until the returned function is called. */
+export function addThreadMetrics(source: () => Promise<MetricsJson>): () => void {
+  threadSources.add(source);
+  return () => void threadSources.delete(source);
+}
+
+/** Reported once per process, by the thread that serves /metrics: its process, runtime and pool figures. */
+const PROCESS_WIDE = /^nms_(process_|nodejs_|pg_pool_connections$)/;
+
+/** What a thread that does not serve /metrics hands to the one that does: its on-scrape gauges refreshed, process-wide figures left out. */
+export async function threadMetrics(): Promise<MetricsJson> {
+  await bounded("actors", collectActors);
+  return (await metricsRegistry.getMetricsAsJSON()).filter((m) => !PROCESS_WIDE.test(m.name));
+}
+
 /** Refreshes the on-scrape gauges and renders the whole registry in the Prometheus text format. */
 export async function collectMetrics(): Promise<{ contentType: string; text: string }> {
   await Promise.all([bounded("actors", collectActors), bounded("postgres_pool", collectPool)]);
-  return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+  if (!threadSources.size) return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+  // counters and histograms add up across threads; a thread that does not answer is left out of this scrape
+  const others = await Promise.all(
+    [...threadSources].map((source) =>
+      source().catch((err) => {
+        g.scrapeErrors.inc({ collector: "thread" });
+        logger.warn({ err }, "a thread's metrics did not come; this scrape leaves them out");
+        return [] as MetricsJson;
+      }),
+    ),
+  );
+  // a family of this thread alone goes out as it is (the aggregator would drop those marked "omit", e.g. the start time)
+  const theirs = new Set(others.flat().map((m) => m.name));
+  const own = (await metricsRegistry.getMetricsAsJSON()).map((m) => (theirs.has(m.name) ? m : { ...m, aggregator: "first" as const }));
+  const merged = AggregatorRegistry.aggregate([own, ...others]);
+  return { contentType: metricsRegistry.contentType, text: await merged.metrics() };
 }

@@ -168,6 +168,9 @@ describe("a process running several kinds (npm start)", () => {
       expect(m.value("nms_http_requests_total", { route: "/health", status: "200" })).toBe(1);
       expect(m.value("nms_actor_partitions_owned", { actor: "channel-sender" })).toBe(config.partitions);
       expect(m.find("nms_actor_pending_messages", { actor: "channel-sender" })).toHaveLength(config.partitions);
+      // the actors run on a thread of their own (ACTOR_THREAD): its metrics are merged in, the process's own once
+      expect(m.find("nms_process_start_time_seconds", {})).toHaveLength(1);
+      expect(m.find("nms_pg_pool_max_connections", {})).toHaveLength(1);
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
