@@ -167,6 +167,7 @@ const PROCESS_WIDE = /^nms_(process_|nodejs_|pg_pool_connections$)/;
 /** What a thread that does not serve /metrics hands to the one that does: its on-scrape gauges refreshed, process-wide figures left out. */
 export async function threadMetrics(): Promise<MetricsJson> {
   await bounded("actors", collectActors);
+  g.pgPoolMax.set(config.databasePoolSize); // this thread's own pool: the sum is the process's
   return (await metricsRegistry.getMetricsAsJSON()).filter((m) => !PROCESS_WIDE.test(m.name));
 }
 

@@ -171,6 +171,7 @@ describe("a process running several kinds (npm start)", () => {
       // the actors run on a thread of their own (ACTOR_THREAD): its metrics are merged in, the process's own once
       expect(m.find("nms_process_start_time_seconds", {})).toHaveLength(1);
       expect(m.find("nms_pg_pool_max_connections", {})).toHaveLength(1);
+      expect(m.value("nms_pg_pool_max_connections", {})).toBe(2 * config.databasePoolSize); // a pool per thread
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
