@@ -12,7 +12,7 @@ export async function startActorThread(): Promise<{ stop(): Promise<void> }> {
   const waiting = new Map<number, (m: Extract<FromActorThread, { type: "metrics" }>) => void>();
   let onStopped: (() => void) | null = null;
   let nextId = 0;
-  let stopping = false;
+  let stopping = false; // stopped on purpose, or already reported as failed: its close exits nothing
   const ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (e: MessageEvent<FromActorThread>) => {
       const m = e.data;
@@ -22,6 +22,7 @@ export async function startActorThread(): Promise<{ stop(): Promise<void> }> {
     };
     worker.onerror = (e) => {
       // an actor thread that failed leaves the process half alive: exit, and let the supervisor start it again
+      stopping = true;
       logger.fatal({ err: e.message }, "the actor thread failed; exiting");
       reject(new Error(e.message));
       setTimeout(() => process.exit(1), 100);

@@ -99,13 +99,16 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   const sent = num(line, /sent (\d+)/);
   const ok = num(line, /ok (\d+)/);
   const httpP99 = num(line, /p99 ([\d.]+) ms/);
-  // stragglers: wait until every row of the step is terminal (or the grace runs out)
-  const until = performance.now() + GRACE_S * 1000;
-  for (;;) {
-    const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from notifications where created_at >= ${t0} and status <> all(${t.terminal}::text[])`;
-    if (left === 0 || performance.now() > until) break;
-    await sleep(250);
-  }
+  // rows of the step not terminal yet, polled every pollMs until there are none or `seconds` have passed
+  const untilTerminal = async (seconds: number, pollMs: number) => {
+    const until = performance.now() + seconds * 1000;
+    for (;;) {
+      const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from notifications where created_at >= ${t0} and status <> all(${t.terminal}::text[])`;
+      if (left === 0 || performance.now() > until) return left;
+      await sleep(pollMs);
+    }
+  };
+  await untilTerminal(GRACE_S, 250); // stragglers
   const [r] = await sql<{ delivered: number; p50: number | null; p99: number | null }[]>`
     select count(*)::int as delivered,
       percentile_cont(0.5) within group (order by extract(epoch from delivered_at - created_at) * 1000) as p50,
@@ -119,12 +122,7 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   // 2,853/s left 7,000 rows, which the same target's next step queued behind while the other targets'
   // steps shared the machine with their processing).
   const drainFrom = performance.now();
-  let left = 0;
-  for (;;) {
-    [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from notifications where created_at >= ${t0} and status <> all(${t.terminal}::text[])`;
-    if (left === 0 || performance.now() - drainFrom > DRAIN_S * 1000) break;
-    await sleep(500);
-  }
+  const left = await untilTerminal(DRAIN_S, 500);
   const drainedS = (performance.now() - drainFrom) / 1000;
   return { rate, sent, ok, delivered: r!.delivered, httpP99, p50, p99, held, load, drainedS: left === 0 && drainedS < 1 ? 0 : drainedS, leftAfterDrain: left };
 }

@@ -75,7 +75,7 @@ if (!only && config.actorThread && !import.meta.dir.startsWith("/$bunfs")) {
   const thread = await startActorThread();
   stops.push(() => thread.stop());
   console.log(`Actors running (a thread of their own): ${processKinds().join(", ")}`);
-} else if (!only || only !== "api") {
+} else if (only !== "api") {
   const actors = await startProcessKinds(only ? [only] : processKinds());
   stops.push(() => actors.stop());
   console.log(`Actors running: ${(only ? [only] : processKinds()).join(", ") || "(none)"}`);
