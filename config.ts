@@ -10,6 +10,11 @@ function env(name: string): string | undefined {
   return v === undefined || v === "" ? undefined : v;
 }
 
+/** SENDER_CONCURRENCY, read before the config object (SENDER_BUSY_THRESHOLD's default follows it). */
+function senderConcurrencyOf(): number {
+  return Math.max(1, numberEnv("SENDER_CONCURRENCY", 600) || 600);
+}
+
 function numberEnv(name: string, fallback: number): number {
   const raw = env(name);
   if (raw === undefined) return fallback;
@@ -231,8 +236,18 @@ export const config = {
   actorThread: env("ACTOR_THREAD") !== "false",
   /** Actor hosts: how long finished messages' acks gather into one XACK per partition (runtime/types.ts ackDelayMs). */
   runtimeAckDelayMs: numberEnv("RUNTIME_ACK_DELAY_MS", 10),
-  /** Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts). */
-  senderShards: numberEnv("SENDER_SHARDS", 256),
+  /**
+   * Serial lanes per (tenant, environment, channel) of the channel sender (domain/delivery/channel-sender-mail.ts).
+   * A lane sends one message at a time, each taking its claim's and outcome's batch waits (~40-60 ms), so one
+   * tenant's channel drains at most lanes / that latency per process: 256 lanes held it near 1,200/s under a backlog.
+   */
+  senderShards: numberEnv("SENDER_SHARDS", 1024),
+  /**
+   * Handler slots of the channel sender's normal and high lanes' hosts in one process (actors/index.ts). A send is
+   * mostly waiting (batched statements, the provider), so slots, not CPU, bounded delivery: 200 held a backlog near
+   * 3,300/s with a core idle (docs/operations.md, "Slots, not CPU").
+   */
+  senderConcurrency: senderConcurrencyOf(),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
   /**
@@ -242,8 +257,8 @@ export const config = {
   senderLanes: (env("SENDER_LANES") ?? "high,normal,low").split(",").map((s) => s.trim()).filter((s) => s === "high" || s === "normal" || s === "low") as ("high" | "normal" | "low")[],
   /** Handler slots of the low-priority lane's host in a sender process (actors/channel-sender.ts; docs/routing.md). */
   senderLowConcurrency: Math.max(1, numberEnv("SENDER_LOW_CONCURRENCY", 64) || 64),
-  /** In-flight sends past which a process counts as busy and tenant shares apply. */
-  senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", 184) || 184),
+  /** In-flight sends past which a process counts as busy and tenant shares apply: 16 below SENDER_CONCURRENCY unless set. */
+  senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", Math.max(1, senderConcurrencyOf() - 16)) || 1),
   /** How long a workflow fallback step waits for a final status before treating it as not delivered (TIME_SCALE applies). */
   fallbackWaitMs: durationEnv("FALLBACK_WAIT", 10 * 60_000),
   /** Secure cookies everywhere but local development and tests, which run over plain http. */

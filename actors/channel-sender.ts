@@ -9,7 +9,7 @@ import { defineActor } from "../runtime";
 /**
  * Handler slots one tenant (tenant + environment) may hold in a sender process once the process
  * is busy. Without it one tenant's slow provider fills every runtime slot (the host's concurrency,
- * 200) through its 256 lanes and every other tenant waits behind it. The share is work-conserving:
+ * SENDER_CONCURRENCY) through its SENDER_SHARDS lanes and every other tenant waits behind it. The share is work-conserving:
  * while fewer than SENDER_BUSY_THRESHOLD slots are in use, a lone tenant may use them all; past it,
  * a tenant at its share waits in memory for a slot (runtime/fair-semaphore.ts), holding none, and
  * the slots above the threshold stay for other tenants. (This used to put such messages back on a
@@ -17,7 +17,7 @@ import { defineActor } from "../runtime";
  * backlog circulated between the stream and the timers; see docs/notifications.md, overload.)
  */
 export const SENDER_TENANT_CONCURRENCY = config.senderTenantConcurrency;
-// 16 of the host's 200 slots stay free for other tenants: enough for a newcomer to start at once,
+// 16 of the host's SENDER_CONCURRENCY slots stay free for other tenants: enough for a newcomer to start at once,
 // few enough that a lone tenant's burst keeps most of the host
 export const SENDER_BUSY_THRESHOLD = config.senderBusyThreshold;
 
@@ -39,11 +39,11 @@ export const channelSenderHigh = defineActor<SendMessage>({ ...channelSenderLane
 export const channelSenderLow = defineActor<SendMessage>({ ...channelSenderLanes.low, ...senderDefinition });
 
 /**
- * Host options of the lanes: high reads with the default slots; low is capped at SENDER_LOW_CONCURRENCY
+ * Host options of the lanes: high has SENDER_CONCURRENCY slots, as normal does; low is capped at SENDER_LOW_CONCURRENCY
  * handler slots, so a flood keeps its share of the process (it never starves) without taking the
  * CPU and database connections that high and normal work need.
  */
 export const SENDER_LANE_HOST_OPTIONS = {
-  high: { timerPollMs: 50 },
+  high: { timerPollMs: 50, concurrency: config.senderConcurrency },
   low: { timerPollMs: 100, concurrency: config.senderLowConcurrency, maxInFlight: config.senderLowConcurrency * 2 },
 };

@@ -54,7 +54,9 @@ export async function startActorHosts(names: string[]): Promise<Running> {
   // dead predecessor's partitions) overlap instead of queueing behind each other
   const ready: Promise<void>[] = [];
   if (shared.length) {
-    const host = getRuntime().startHost({ ...readTuning(), actors: shared });
+    // the normal lane's slots are the sender's (SENDER_CONCURRENCY); domain-health, its companion, needs few
+    const sender = shared.some((a) => a.name === "channel-sender") ? { concurrency: config.senderConcurrency } : {};
+    const host = getRuntime().startHost({ ...readTuning(), ...sender, actors: shared });
     ready.push(host.ready);
     const unwatch = watchHost(host);
     running.push({ stop: () => host.stop().finally(unwatch) });

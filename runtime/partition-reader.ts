@@ -150,7 +150,7 @@ export class PartitionReader {
         continue;
       }
       const blocking = !w.backlogged;
-      const room = blocking ? (this.core.capacity.room(1) > 0 ? this.idleShare() : 0) : this.core.capacity.reserve(this.core.opts.batch);
+      const room = blocking ? (this.core.capacity.room(1) > 0 ? this.idleShare() : 0) : this.core.capacity.reserve(this.backlogShare());
       if (room === 0) {
         await this.waitForRoom(w);
         continue;
@@ -202,6 +202,18 @@ export class PartitionReader {
         giveBack();
       }
     }
+  }
+
+  /**
+   * What a backlogged stream's read asks for: a batch, or, when several streams are backlogged, an equal
+   * part of maxInFlight each. A batch each let four partitions fill the room (4 x 500 of 2,000) while the
+   * other twelve waited for it: only the keys of those four could run, one message at a time each, and a
+   * sender with 600 free slots ran 30-60 handlers and drained a backlog at ~1,200/s with its CPU idle.
+   */
+  private backlogShare(): number {
+    let backlogged = 0;
+    for (const r of this.core.runners) for (const w of r.partitions.values()) if (w.backlogged) backlogged++;
+    return Math.max(1, Math.min(this.core.opts.batch, Math.ceil(this.core.opts.maxInFlight / Math.max(1, backlogged))));
   }
 
   /**

@@ -233,6 +233,42 @@ describeEachRedis("runtime host", (target) => {
       for (const n of snapshot) expect(n).toBeGreaterThanOrEqual(PER / 5);
       await waitFor(() => handled.every((n) => n === PER), 30_000);
     });
+
+    test("a backlog on every partition shares the room among them: the keys of every partition run at once, not those of the one read first", async () => {
+      const P = 8;
+      const { runtime, start } = setup({ partitions: P });
+      // 4 keys on each partition, 25 messages each: a key runs one message at a time
+      const keysOf: string[][] = Array.from({ length: P }, () => []);
+      for (let i = 0; keysOf.some((k) => k.length < 4); i++) {
+        const k = `k${i}`;
+        const p = partitionOf(k, P);
+        if (keysOf[p]!.length < 4) keysOf[p]!.push(k);
+      }
+      const running = new Map<string, number>(); // key -> its partition, while its handler runs
+      let peakKeys = 0;
+      let peakPartitions = 0;
+      let done = 0;
+      const actor = defineActor<Msg>({
+        name: "shared-room",
+        keyOf: (m) => m.key,
+        async handle(m) {
+          running.set(m.key, partitionOf(m.key, P));
+          peakKeys = Math.max(peakKeys, running.size);
+          peakPartitions = Math.max(peakPartitions, new Set(running.values()).size);
+          await sleep(10);
+          running.delete(m.key);
+          done++;
+        },
+      });
+      await runtime.sendMany(actor, keysOf.flatMap((ks) => Array.from({ length: 25 * ks.length }, (_, i) => ({ key: ks[i % ks.length]!, seq: i }))));
+      // slots for every key; a batch larger than the room: one partition's read used to take all of it
+      // (a batch each), and only its 4 keys could run until half of it had
+      const host = start([actor], { concurrency: 64, batch: 500, maxInFlight: 200, blockMs: 5000 });
+      await host.ready;
+      await waitFor(() => done === P * 4 * 25, 30_000);
+      expect(peakPartitions).toBeGreaterThanOrEqual(6);
+      expect(peakKeys).toBeGreaterThanOrEqual(20);
+    });
   });
 
   describe("takeover", () => {
