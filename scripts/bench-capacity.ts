@@ -2,11 +2,11 @@
 // delivered and accept-to-delivered p99 under 1 s, found by stepping the rate up in one run for the
 // naive pipeline (scripts/perf/pipeline.ts), our one-process start and the Procfile split.
 //
-//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--targets pipeline,start,split]
+//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--refine 2] [--targets pipeline,start,split]
 // Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>);
 // all run at once and step in turns (interleaved, so each rate meets about the same machine for every
 // target), after a short warm-up: --start req/s, times --factor after every step it holds, until a step fails;
-// then one step half-way between the last rate held and the first missed (when the first step
+// then --refine steps (default 2), each half-way between the last rate held and the first missed (when the first step
 // misses, the rate is halved until a step holds, down to an eighth of --start). Every step is an open-loop
 // sender (scripts/perf/rate.ts, latency from the scheduled send time) for --seconds, then up to
 // --grace seconds (default 15) for stragglers to become terminal. A step that missed may leave a backlog:
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     grace: { type: "string", default: "15" },
     drain: { type: "string", default: "300" },
     targets: { type: "string", default: "pipeline,start,split" },
+    refine: { type: "string", default: "2" },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -40,9 +41,10 @@ const FACTOR = Number(values.factor);
 const MAX = Number(values.max);
 const GRACE_S = Number(values.grace);
 const DRAIN_S = Number(values.drain);
+const REFINE = Number(values.refine);
 const TARGETS = values.targets!.split(",").map((t) => t.trim()).filter(Boolean);
-if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
-  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--grace 15] [--drain 300] [--targets pipeline,start,split]");
+if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || !(Number.isInteger(REFINE) && REFINE >= 0) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
+  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 8000] [--grace 15] [--drain 300] [--refine 2] [--targets pipeline,start,split]");
   process.exit(2);
 }
 const baseDb = new URL(process.env.BENCH_DATABASE_URL ?? `${PG_SERVER}/nms_bench`).pathname.slice(1) || "nms_bench";
@@ -129,8 +131,8 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
 
 /**
  * The rates one target is stepped through: up by --factor while steps hold; when the first step
- * misses, halved until one holds (down to --start / 8); then once half-way between the last rate
- * held and the first missed. Each `yield` is a step; the value sent back is whether it held.
+ * misses, halved until one holds (down to --start / 8); then --refine times half-way between the
+ * last rate held and the first missed. Each `yield` is a step; the value sent back is whether it held.
  */
 function* plan(): Generator<number, number, boolean> {
   let rate = START;
@@ -148,9 +150,12 @@ function* plan(): Generator<number, number, boolean> {
     if (yield down) held = down;
     else missed = down;
   }
-  if (missed && held && missed > held) {
+  // --refine halvings of the gap between the last rate held and the first missed: one left the ratio of
+  // two systems anywhere between (held / missed) and (missed / held) of the other, 1.50 to 2.25 at a factor of 1.5
+  for (let i = 0; i < REFINE && missed && held && missed - held > 1; i++) {
     const mid = Math.round((held + missed) / 2);
     if (yield mid) held = mid;
+    else missed = mid;
   }
   return held;
 }
