@@ -245,7 +245,7 @@ export const config = {
   /**
    * Handler slots of the channel sender's normal and high lanes' hosts in one process (actors/index.ts). A send is
    * mostly waiting (batched statements, the provider), so slots, not CPU, bounded delivery: 200 held a backlog near
-   * 3,300/s with a core idle (docs/operations.md, "Slots, not CPU").
+   * 3,300/s with a core idle (docs/operations.md, "Slots and lanes, not CPU").
    */
   senderConcurrency: senderConcurrencyOf(),
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
