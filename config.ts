@@ -10,11 +10,6 @@ function env(name: string): string | undefined {
   return v === undefined || v === "" ? undefined : v;
 }
 
-/** SENDER_CONCURRENCY, read before the config object (SENDER_BUSY_THRESHOLD's default follows it). */
-function senderConcurrencyOf(): number {
-  return Math.max(1, numberEnv("SENDER_CONCURRENCY", 600) || 600);
-}
-
 function numberEnv(name: string, fallback: number): number {
   const raw = env(name);
   if (raw === undefined) return fallback;
@@ -141,6 +136,10 @@ function oauthProvider(name: OAuthProviderName): OAuthProviderSettings | null {
   return out;
 }
 
+/** SENDER_CONCURRENCY, read before the config object: SENDER_BUSY_THRESHOLD's default is 16 below it. */
+const senderConcurrency = Math.max(1, numberEnv("SENDER_CONCURRENCY", 600) || 600);
+const senderBusyDefault = Math.max(1, senderConcurrency - 16);
+
 export const config = {
   nodeEnv,
   isProduction,
@@ -247,7 +246,7 @@ export const config = {
    * mostly waiting (batched statements, the provider), so slots, not CPU, bounded delivery: 200 held a backlog near
    * 3,300/s with a core idle (docs/operations.md, "Slots and lanes, not CPU").
    */
-  senderConcurrency: senderConcurrencyOf(),
+  senderConcurrency,
   /** In-flight sends one tenant may hold in a busy process (actors/channel-sender.ts). */
   senderTenantConcurrency: Math.max(1, numberEnv("SENDER_TENANT_CONCURRENCY", 64) || 64),
   /**
@@ -258,7 +257,7 @@ export const config = {
   /** Handler slots of the low-priority lane's host in a sender process (actors/channel-sender.ts; docs/routing.md). */
   senderLowConcurrency: Math.max(1, numberEnv("SENDER_LOW_CONCURRENCY", 64) || 64),
   /** In-flight sends past which a process counts as busy and tenant shares apply: 16 below SENDER_CONCURRENCY unless set. */
-  senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", Math.max(1, senderConcurrencyOf() - 16)) || 1),
+  senderBusyThreshold: Math.max(1, numberEnv("SENDER_BUSY_THRESHOLD", senderBusyDefault) || senderBusyDefault),
   /** How long a workflow fallback step waits for a final status before treating it as not delivered (TIME_SCALE applies). */
   fallbackWaitMs: durationEnv("FALLBACK_WAIT", 10 * 60_000),
   /** Secure cookies everywhere but local development and tests, which run over plain http. */

@@ -150,8 +150,8 @@ function* plan(): Generator<number, number, boolean> {
     if (yield down) held = down;
     else missed = down;
   }
-  // --refine halvings of the gap between the last rate held and the first missed: one left the ratio of
-  // two systems anywhere between (held / missed) and (missed / held) of the other, 1.50 to 2.25 at a factor of 1.5
+  // --refine halvings of the gap between the last rate held and the first missed: after one, each figure could
+  // still be up to 1.25 times below the true one (at --factor 1.5), and a printed 1.88 meant anything from 1.50 to 2.25
   for (let i = 0; i < REFINE && missed && held && missed - held > 1; i++) {
     const mid = Math.round((held + missed) / 2);
     if (yield mid) held = mid;
