@@ -3,9 +3,13 @@
 //
 // BUN_JSC_useFTLJIT=0: JavaScriptCore's fourth tier (FTL) off. Under steady load its compiler thread
 // kept recompiling for minutes and cost a fifth of the process's CPU, while the main thread's time per
-// notification stayed the same without it (docs/operations.md "The JIT's own CPU"). An operator's own
-// value in the environment wins.
-export const SERVICE_ENV = Object.freeze({ BUN_JSC_useFTLJIT: "0" });
+// notification stayed the same without it (docs/operations.md "The JIT's own CPU").
+// MIMALLOC_PURGE_HOLES_MIN_INTERVAL=1000: Bun's allocator (mimalloc 3) returns the free holes inside pages
+// in use once a second instead of every 100 ms. At 100 ms its scavenger thread took a twentieth of the
+// process's CPU under load, and the memory it gave back faulted in again at its next use; at 1 s the
+// resident set stays the same (docs/operations.md "The allocator's scavenger").
+// An operator's own value in the environment wins.
+export const SERVICE_ENV = Object.freeze({ BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES_MIN_INTERVAL: "1000" });
 
 /** `env` with SERVICE_ENV's settings added where it has none of its own. */
 export function withServiceEnv(env) {

@@ -137,16 +137,17 @@ for T in $TARGETS; do
     export PORT ADMIN_TOKEN=bench-admin-token-0123456789abcdef ENCRYPTION_KEY="MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" \
       DATABASE_URL=postgres://postgres@127.0.0.1:5432/$SVC_DB REDIS_URL=redis://127.0.0.1:$RP1 \
       APP_URL=http://127.0.0.1:$PORT PUBLIC_URL=http://127.0.0.1:$PORT RATE_LIMIT_PER_MINUTE=100000000 LOG_LEVEL=warn NODE_ENV=development
-    # the service starts as npm start and the Procfile start it (scripts/service-env.mjs); the pipeline, a naive
-    # one, with Bun's defaults (a BUN_JSC_useFTLJIT in the environment applies to both)
-    ftl=${BUN_JSC_useFTLJIT:-0}
+    # the service starts as npm start and the Procfile start it (scripts/service-env.mjs: its settings, an own
+    # value in this environment winning); the pipeline, a naive one, with Bun's defaults (a BUN_JSC_useFTLJIT or
+    # MIMALLOC_PURGE_HOLES_MIN_INTERVAL in the environment applies to both)
+    mapfile -t svcenv < <(node --input-type=module -e 'import { SERVICE_ENV, withServiceEnv } from "./scripts/service-env.mjs"; const e = withServiceEnv(process.env); for (const k of Object.keys(SERVICE_ENV)) console.log(`${k}=${e[k]}`)')
     svc=()
     if [ "$START" = split ]; then
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1 || (cd "$PROJECT" && npm run -s migrate >/dev/null 2>&1)
-      for k in api channel-sender reconciler; do BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
+      for k in api channel-sender reconciler; do env "${svcenv[@]}" setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts --only $k >/tmp/cost-$DBBASE-svc-$k.log 2>&1 & svc+=($!); PIDS+=($!); done
     else
       node_modules/.bin/bun scripts/migrate.ts >/dev/null 2>&1
-      BUN_JSC_useFTLJIT=$ftl setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
+      env "${svcenv[@]}" setsid node_modules/.bin/bun ${COST_BUN_FLAGS:-} scripts/start.ts >/tmp/cost-$DBBASE-svc.log 2>&1 & svc+=($!); PIDS+=($!)
     fi
     for _ in $(seq 90); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break; sleep 1; done
     key=$(BASE_URL=http://127.0.0.1:$PORT ADMIN_TOKEN=$ADMIN_TOKEN "$BUN" "$PERF/bootstrap.ts") || { echo "bootstrap failed"; exit 1; }

@@ -10,8 +10,9 @@ const ROOT = join(import.meta.dir, "..", "..");
 const BUN = join(ROOT, "node_modules", ".bin", "bun");
 
 describe("the service's start environment", () => {
-  test("names at least the FTL setting, and an operator's own value wins", () => {
+  test("names the FTL and allocator settings, and an operator's own value wins", () => {
     expect(SERVICE_ENV.BUN_JSC_useFTLJIT).toBe("0");
+    expect(SERVICE_ENV.MIMALLOC_PURGE_HOLES_MIN_INTERVAL).toBe("1000");
     expect(withServiceEnv({ PATH: "/bin" })).toEqual({ PATH: "/bin", ...SERVICE_ENV });
     expect(withServiceEnv({ BUN_JSC_useFTLJIT: "1" }).BUN_JSC_useFTLJIT).toBe("1");
   });
@@ -33,7 +34,8 @@ describe("the service's start environment", () => {
     expect(readFileSync(join(ROOT, "scripts/launch.mjs"), "utf8")).toContain('run(bun, ["scripts/start.ts", ...rest], withServiceEnv(env))');
     expect(readFileSync(join(ROOT, "scripts/perf/meter.ts"), "utf8")).toContain("...withServiceEnv(process.env)");
     const cost = readFileSync(join(ROOT, "scripts/perf/cost.sh"), "utf8");
-    expect(cost.match(/BUN_JSC_useFTLJIT=\$ftl setsid node_modules\/\.bin\/bun/g)?.length).toBe(2);
+    expect(cost).toContain('import { SERVICE_ENV, withServiceEnv } from "./scripts/service-env.mjs"');
+    expect(cost.match(/env "\$\{svcenv\[@\]\}" setsid node_modules\/\.bin\/bun/g)?.length).toBe(2);
   });
 
   test("this Bun starts with them and runs code (an unknown JSC option would end it at start)", async () => {
@@ -47,6 +49,16 @@ describe("the service's start environment", () => {
     let expected = 0;
     for (let i = 0; i < 2e6; i++) expected += i % 7;
     expect(out.trim()).toBe(String(expected));
+  });
+
+  test("this Bun's allocator reads the purge interval (mimalloc ignores an option it does not know)", async () => {
+    const options = async (env: Record<string, string>) => {
+      const proc = Bun.spawn([BUN, "-e", "1"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MIMALLOC_VERBOSE: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+      const [err] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      return err.match(/option 'purge_holes_min_interval': (-?\d+)/)?.[1];
+    };
+    expect(await options(withServiceEnv({}))).toBe("1000");
+    expect(await options({})).toBe("100");
   });
 
   test("a JSC option this Bun does not know does end it (so the test above can fail)", async () => {
