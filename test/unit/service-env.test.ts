@@ -52,7 +52,7 @@ describe("the service's start environment", () => {
   });
 
   test("this Bun's allocator reads the purge interval (mimalloc ignores an option it does not know)", async () => {
-    const options = async (env: Record<string, string>) => {
+    const options = async (env: Record<string, string | undefined>) => {
       const proc = Bun.spawn([BUN, "-e", "1"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MIMALLOC_VERBOSE: "1", ...env }, stdout: "pipe", stderr: "pipe" });
       const [err] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
       return err.match(/option 'purge_holes_min_interval': (-?\d+)/)?.[1];
