@@ -2,7 +2,7 @@
 // delivered and accept-to-delivered p99 under 1 s, found by stepping the rate up in one run for the
 // naive pipeline (scripts/perf/pipeline.ts), our one-process start and the Procfile split.
 //
-//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--refine 2] [--targets pipeline,start,split]
+//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--refine 2] [--conns 4096] [--targets pipeline,start,split]
 // Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>);
 // all run at once and step in turns (interleaved, so each rate meets about the same machine for every
 // target), after a short warm-up: --start req/s, times --factor after every step it holds (the step past --max is
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     drain: { type: "string", default: "300" },
     targets: { type: "string", default: "pipeline,start,split" },
     refine: { type: "string", default: "2" },
+    conns: { type: "string", default: "4096" },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -43,9 +44,14 @@ const MAX = Number(values.max);
 const GRACE_S = Number(values.grace);
 const DRAIN_S = Number(values.drain);
 const REFINE = Number(values.refine);
+// The load client's most connections. An open-loop client must never be what limits a step: with rate.ts's
+// default of 256, a system answering in 35 ms (ours batches its statements for a few ms) needs ~250 at 7,000/s,
+// and at 7,223/s every one was busy, requests waited for a free one (the client's own lag p99 1,008 ms, HTTP p99
+// 3.7 s) while the machine was 1.24 cores busy; with 2,048 allowed the same load peaked at 911 (HTTP p99 94 ms).
+const CONNS = Number(values.conns);
 const TARGETS = values.targets!.split(",").map((t) => t.trim()).filter(Boolean);
-if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || !(Number.isInteger(REFINE) && REFINE >= 0) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
-  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--grace 15] [--drain 300] [--refine 2] [--targets pipeline,start,split]");
+if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || !(Number.isInteger(REFINE) && REFINE >= 0) || !(CONNS > 0) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
+  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--grace 15] [--drain 300] [--refine 2] [--conns 4096] [--targets pipeline,start,split]");
   process.exit(2);
 }
 const baseDb = new URL(process.env.BENCH_DATABASE_URL ?? `${PG_SERVER}/nms_bench`).pathname.slice(1) || "nms_bench";
@@ -59,6 +65,9 @@ interface Step {
   ok: number;
   delivered: number;
   httpP99: number;
+  /** the load client's most open connections, and its own lag p99 (a request waiting for a connection) */
+  conns: number;
+  lagP99: number;
   p50: number;
   p99: number;
   held: boolean;
@@ -81,7 +90,7 @@ interface Target {
 
 function runRate(url: string, key: string, rate: number, seconds: number, label: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BUN, [join(ROOT, "scripts/perf/rate.ts"), "--url", `${url}/v1/notifications`, "--key", key, "--rate", String(rate), "--duration", String(seconds), "--label", label], {
+    const child = spawn(BUN, [join(ROOT, "scripts/perf/rate.ts"), "--url", `${url}/v1/notifications`, "--key", key, "--rate", String(rate), "--duration", String(seconds), "--conns", String(CONNS), "--label", label], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -102,6 +111,8 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   const sent = num(line, /sent (\d+)/);
   const ok = num(line, /ok (\d+)/);
   const httpP99 = num(line, /p99 ([\d.]+) ms/);
+  const conns = num(line, /conns (\d+)/);
+  const lagP99 = num(line, /lag p99 ([\d.]+) ms/);
   // rows of the step not terminal yet, polled every pollMs until there are none or `seconds` have passed
   const untilTerminal = async (seconds: number, pollMs: number) => {
     const until = performance.now() + seconds * 1000;
@@ -127,7 +138,7 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   const drainFrom = performance.now();
   const left = await untilTerminal(DRAIN_S, 500);
   const drainedS = (performance.now() - drainFrom) / 1000;
-  return { rate, sent, ok, delivered: r!.delivered, httpP99, p50, p99, held, load, drainedS: left === 0 && drainedS < 1 ? 0 : drainedS, leftAfterDrain: left };
+  return { rate, sent, ok, delivered: r!.delivered, httpP99, conns, lagP99, p50, p99, held, load, drainedS: left === 0 && drainedS < 1 ? 0 : drainedS, leftAfterDrain: left };
 }
 
 /**
@@ -176,7 +187,7 @@ interface Climber {
 const show = (name: string, s: Step) =>
   console.log(
     `${name} ${s.rate}/s: ${s.held ? "held" : "MISSED"}; sent ${s.sent}, ok ${s.ok}, delivered ${s.delivered}; ` +
-      `accept-to-delivered p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms; http p99 ${s.httpP99.toFixed(0)} ms; load ${s.load}` +
+      `accept-to-delivered p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms; http p99 ${s.httpP99.toFixed(0)} ms (client: ${s.conns} connections, lag p99 ${s.lagP99.toFixed(0)} ms); load ${s.load}` +
       (s.leftAfterDrain > 0
         ? `; ${s.leftAfterDrain} still not terminal after a ${DRAIN_S} s drain (later steps start behind them)`
         : s.drainedS > 0

@@ -11,6 +11,7 @@
 #      COST_DB (databases <COST_DB>_svc, <COST_DB>_pipe, <COST_DB>_floor, recreated each run; default the
 #      database of BENCH_DATABASE_URL, else nms_bench),
 #      COST_BUN_FLAGS (bun flags for the service processes, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof: one profile per process),
+#      COST_CONNS (the load client's most connections, 256: past rate x latency of them, requests wait for one),
 #      COST_REDIS_STATS (1: Redis commands per notification, from INFO commandstats),
 #      COST_SYSCALLS (1: the target's system calls per notification over the load, from perf trace -s),
 #      COST_PG_STATEMENTS (1: statements per notification over the window, from pg_stat_statements, which the
@@ -86,7 +87,7 @@ measure() { # NAME URL KEY DB REDISPORT PID...
     local tp; tp=$(for r in "$@"; do tree "$r"; done | paste -sd,)
     perf trace -s -o "$sysfile" -p "$tp" 2>"$sysfile.err" & strace_pid=$!
   fi
-  local out; out=$("$BUN" "$PERF/rate.ts" --url "$url/v1/notifications" --key "$key" --rate "$RATE" --duration "$DUR" --label "cost-$name" 2>&1 | tail -1)
+  local out; out=$("$BUN" "$PERF/rate.ts" --url "$url/v1/notifications" --key "$key" --rate "$RATE" --duration "$DUR" --conns "${COST_CONNS:-256}" --label "cost-$name" 2>&1 | tail -1)
   local waited=0 left
   while :; do
     left=$(psql -h 127.0.0.1 -U postgres -d "$db" -Atc "select count(*) from notifications where created_at >= '$t0' and status not in ('delivered','failed')")
