@@ -221,6 +221,12 @@ export const config = {
    * check together, so that check does not wait again.
    */
   deliveryBatchBusyWaitMs: numberEnv("DELIVERY_BATCH_BUSY_WAIT_MS", 25),
+  /**
+   * Claims gathered at which a waiting claim batch goes without waiting out DELIVERY_BATCH_BUSY_WAIT_MS: at a few
+   * hundred sends a second the wait fills the batch; at thousands a batch this size gathers in a few ms, and each
+   * send's serial lane (SENDER_SHARDS) is free again that much sooner.
+   */
+  deliveryBatchStartAt: Math.max(1, numberEnv("DELIVERY_BATCH_START_AT", 64) || 64),
   /** The outcome batch's wait under steady traffic: provider calls of one claim batch end at different times. */
   outcomeBatchBusyWaitMs: numberEnv("OUTCOME_BATCH_BUSY_WAIT_MS", 8),
   /**

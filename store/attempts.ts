@@ -62,6 +62,7 @@ const claimBatcher = new MicroBatcher<ClaimItem, NotificationRow | null>(claimBa
   maxSize: 500,
   maxWaitMs: 1,
   busyWaitMs: () => config.deliveryBatchBusyWaitMs, // a send's first batched statement: the one that waits for company
+  startAt: () => config.deliveryBatchStartAt, // ... until enough company came: thousands a second need not wait the whole wait
   maxConcurrent: 2,
   name: "delivery claims",
 });

@@ -26,6 +26,13 @@ export interface MicroBatcherOptions {
   busyWaitMs?: number | (() => number);
   /** How recent the previous batch must be for busyWaitMs to apply (default 50 ms). */
   busyWindowMs?: number;
+  /**
+   * A waiting batch starts as soon as this many items wait (default maxSize; it still takes up to
+   * maxSize when it starts): under heavy traffic the wait ends once a batch is worth its round trip,
+   * so a long busyWaitMs fills batches at a few hundred items a second without adding its whole wait
+   * to every item at thousands. A function is read at each submit.
+   */
+  startAt?: number | (() => number);
 }
 
 type Settled<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -54,9 +61,15 @@ export class MicroBatcher<I, O> {
       this.items.push(item);
       this.waiters.push({ resolve, reject });
       if (this.running >= this.opts.maxConcurrent) return; // a finishing batch picks these up
-      if (this.items.length >= this.opts.maxSize) this.start();
+      if (this.items.length >= this.startAt()) this.start();
       else if (!this.timer) this.timer = setTimeout(() => this.start(), this.waitMs());
     });
+  }
+
+  private startAt(): number {
+    const opt = this.opts.startAt;
+    const at = typeof opt === "function" ? opt() : opt;
+    return at === undefined || !(at > 0) ? this.opts.maxSize : Math.min(at, this.opts.maxSize);
   }
 
   private waitMs(): number {

@@ -95,3 +95,27 @@ test("a batcher fed by another batcher's results needs no wait of its own: one b
   await Promise.all(late);
   expect(second.batches.slice(2)).toEqual([["e"], ["f"]]);
 });
+
+test("startAt: a batch waiting out a long busy wait goes once that many items wait, and still takes up to maxSize", async () => {
+  const w = writer();
+  // busyWaitMs 3 s: only startAt can start the second batch before that
+  const b = new MicroBatcher(w.run, { maxSize: 10, maxWaitMs: 1, busyWaitMs: 3000, busyWindowMs: 60_000, maxConcurrent: 1, startAt: () => 3 });
+  expect(await b.submit("prime")).toBe("PRIME");
+  await Bun.sleep(5);
+  const started = performance.now();
+  const cohort = ["a", "b"].map((i) => b.submit(i));
+  await Bun.sleep(30);
+  expect(w.batches).toHaveLength(1); // two of three: still waiting for company
+  cohort.push(b.submit("c"));
+  expect(await Promise.all(cohort)).toEqual(["A", "B", "C"]);
+  expect(performance.now() - started).toBeLessThan(2500); // the third item started it, not the 3 s wait
+  expect(w.batches).toEqual([["prime"], ["a", "b", "c"]]);
+  // the batch starts in the very submit that reaches startAt; what comes after waits for it and goes next, together
+  const whole = new MicroBatcher(w.run, { maxSize: 4, maxWaitMs: 1, busyWaitMs: 3000, busyWindowMs: 60_000, maxConcurrent: 1, startAt: 2 });
+  await whole.submit("p");
+  await Bun.sleep(5);
+  // four in one turn: the second starts a batch of two; the other two wait for it (maxConcurrent 1), then go at once
+  const four = ["w", "x", "y", "z"].map((i) => whole.submit(i));
+  expect(await Promise.all(four)).toEqual(["W", "X", "Y", "Z"]);
+  expect(w.batches.slice(2)).toEqual([["p"], ["w", "x"], ["y", "z"]]);
+});
