@@ -2,7 +2,7 @@
 // delivered and accept-to-delivered p99 under 1 s, found by stepping the rate up in one run for the
 // naive pipeline (scripts/perf/pipeline.ts), our one-process start and the Procfile split.
 //
-//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--refine 2] [--conns 4096] [--targets pipeline,start,split]
+//   npm run bench:capacity [-- --seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--refine 2] [--conns 4096] [--upkeep vacuum] [--targets pipeline,start,split]
 // Each target gets a private redis-server and a recreated database (<BENCH_DATABASE_URL db>_cap_<target>);
 // all run at once and step in turns (interleaved, so each rate meets about the same machine for every
 // target), after a short warm-up: --start req/s, times --factor after every step it holds (the step past --max is
@@ -13,6 +13,10 @@
 // --grace seconds (default 15) for stragglers to become terminal. A step that missed may leave a backlog:
 // before anything else runs, its target works it off (up to --drain seconds, default 300, not part of any
 // step's figures), so no step shares the machine with another target's backlog or starts behind its own.
+// Then (--upkeep vacuum, the default; none skips it) the bench runs VACUUM (ANALYZE) on that target's database and a
+// CHECKPOINT, as autovacuum and the checkpointer would between bursts: with autovacuum off (this machine kind's
+// PostgreSQL), ours vacuums its own tables every minute (jobs/table-stats.ts), and those vacuums, paced over
+// seconds, ran during whichever target stepped next; the pipeline's tables were never vacuumed at all.
 // A step holds when every request was answered 2xx, every notification it created is delivered,
 // and both the HTTP answer p99 and the accept-to-delivered p99 (delivered_at - created_at, each
 // system's own row) are under 1 s. Ports: BENCH_PORT (3103) +100 +200; Redis BENCH_REDIS_PORT (6525) +1 +2.
@@ -35,6 +39,7 @@ const { values } = parseArgs({
     targets: { type: "string", default: "pipeline,start,split" },
     refine: { type: "string", default: "2" },
     conns: { type: "string", default: "4096" },
+    upkeep: { type: "string", default: "vacuum" },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -49,9 +54,10 @@ const REFINE = Number(values.refine);
 // and at 7,223/s every one was busy, requests waited for a free one (the client's own lag p99 1,008 ms, HTTP p99
 // 3.7 s) while the machine was 1.24 cores busy; with 2,048 allowed the same load peaked at 911 (HTTP p99 94 ms).
 const CONNS = Number(values.conns);
+const UPKEEP = values.upkeep === "vacuum";
 const TARGETS = values.targets!.split(",").map((t) => t.trim()).filter(Boolean);
-if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || !(Number.isInteger(REFINE) && REFINE >= 0) || !(CONNS > 0) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
-  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--grace 15] [--drain 300] [--refine 2] [--conns 4096] [--targets pipeline,start,split]");
+if (!(SECONDS > 0) || !(START > 0) || !(FACTOR > 1) || !(MAX >= START) || !(Number.isInteger(REFINE) && REFINE >= 0) || !(CONNS > 0) || !["vacuum", "none"].includes(values.upkeep!) || TARGETS.some((t) => !["pipeline", "start", "split"].includes(t))) {
+  console.error("usage: bench-capacity.ts [--seconds 60] [--start 250] [--factor 1.5] [--max 20000] [--grace 15] [--drain 300] [--refine 2] [--conns 4096] [--upkeep vacuum|none] [--targets pipeline,start,split]");
   process.exit(2);
 }
 const baseDb = new URL(process.env.BENCH_DATABASE_URL ?? `${PG_SERVER}/nms_bench`).pathname.slice(1) || "nms_bench";
@@ -76,6 +82,8 @@ interface Step {
   drainedS: number;
   /** rows still not terminal when the drain gave up (then the next steps start behind them) */
   leftAfterDrain: number;
+  /** seconds of the VACUUM (ANALYZE) and CHECKPOINT after the step (--upkeep vacuum), outside every step */
+  upkeepS: number;
 }
 
 /** One running system: where to send, which database holds its rows, how to stop it. */
@@ -138,7 +146,13 @@ async function step(t: Target, sql: postgres.Sql, rate: number): Promise<Step> {
   const drainFrom = performance.now();
   const left = await untilTerminal(DRAIN_S, 500);
   const drainedS = (performance.now() - drainFrom) / 1000;
-  return { rate, sent, ok, delivered: r!.delivered, httpP99, conns, lagP99, p50, p99, held, load, drainedS: left === 0 && drainedS < 1 ? 0 : drainedS, leftAfterDrain: left };
+  const upkeepFrom = performance.now();
+  if (UPKEEP) {
+    await sql.unsafe("vacuum (analyze)");
+    await sql.unsafe("checkpoint");
+  }
+  const upkeepS = (performance.now() - upkeepFrom) / 1000;
+  return { rate, sent, ok, delivered: r!.delivered, httpP99, conns, lagP99, p50, p99, held, load, drainedS: left === 0 && drainedS < 1 ? 0 : drainedS, leftAfterDrain: left, upkeepS };
 }
 
 /**
@@ -192,7 +206,8 @@ const show = (name: string, s: Step) =>
         ? `; ${s.leftAfterDrain} still not terminal after a ${DRAIN_S} s drain (later steps start behind them)`
         : s.drainedS > 0
           ? `; its backlog worked off ${s.drainedS.toFixed(1)} s after the grace`
-          : ""),
+          : "") +
+      (UPKEEP ? `; vacuum and checkpoint ${s.upkeepS.toFixed(1)} s` : ""),
   );
 
 /**
@@ -285,7 +300,7 @@ async function startOurs(split: boolean): Promise<Target> {
 }
 
 const results = new Map<string, number>();
-console.log(`capacity: steps of ${SECONDS} s from ${START}/s, x${FACTOR}, targets interleaved; holds = all delivered, http and accept-to-delivered p99 < ${LIMIT_MS} ms; load ${loadAvg()}`);
+console.log(`capacity: steps of ${SECONDS} s from ${START}/s, x${FACTOR}, targets interleaved, ${UPKEEP ? "VACUUM (ANALYZE) and CHECKPOINT after each step" : "no upkeep between steps"}; holds = all delivered, http and accept-to-delivered p99 < ${LIMIT_MS} ms; load ${loadAvg()}`);
 const climbers: Climber[] = [];
 try {
   for (const name of TARGETS) {
