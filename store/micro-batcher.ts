@@ -35,6 +35,9 @@ export interface MicroBatcherOptions {
   startAt?: number | (() => number);
 }
 
+/** An option given as a value or as a function read each time (a setting that may change while the process runs). */
+const setting = (opt: number | (() => number) | undefined): number | undefined => (typeof opt === "function" ? opt() : opt);
+
 type Settled<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /**
@@ -67,14 +70,12 @@ export class MicroBatcher<I, O> {
   }
 
   private startAt(): number {
-    const opt = this.opts.startAt;
-    const at = typeof opt === "function" ? opt() : opt;
+    const at = setting(this.opts.startAt);
     return at === undefined || !(at > 0) ? this.opts.maxSize : Math.min(at, this.opts.maxSize);
   }
 
   private waitMs(): number {
-    const opt = this.opts.busyWaitMs;
-    const busy = typeof opt === "function" ? opt() : opt;
+    const busy = setting(this.opts.busyWaitMs);
     if (busy === undefined || performance.now() - this.lastStart > (this.opts.busyWindowMs ?? 50)) return this.opts.maxWaitMs;
     return busy;
   }
